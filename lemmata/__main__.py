@@ -1,0 +1,3 @@
+from lemmata.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Versioned release folders: Parquet per config/split, card, Croissant, manifest, citation."""
