@@ -56,6 +56,14 @@ class ReleaseBuilder(ABC):
     def make_tables(self, sources: dict[str, Path]) -> list[SplitTable]:
         """Verified raw files in, one table per (config, split) out; bad rows raise InputError."""
 
+    def fetch_sources(self) -> dict[str, Path]:
+        """Verified local paths of the raw inputs, by name.
+
+        Default: the pinned ``meta.sources`` files from ``source_dir``, a local
+        mirror, or their URLs. Hub-pinned builders override this.
+        """
+        return resolve_sources(self.meta, list(self.source_names) or None, self.source_dir)
+
     def card_body(self, tables: list[SplitTable]) -> str:
         """Benchmark-specific card sections (markdown)."""
         return ""
@@ -69,8 +77,8 @@ class ReleaseBuilder(ABC):
         meta = self.meta
         out_root = Path(out_root) if out_root is not None else releases_dir()
         steps = Steps(6, quiet=quiet)
-        steps.step(f"verifying {len(self.source_names) or len(meta.sources)} source file(s) for {meta.release_id}")
-        sources = resolve_sources(meta, list(self.source_names) or None, self.source_dir)
+        steps.step(f"fetching and verifying sources of {meta.release_id}")
+        sources = self.fetch_sources()
         steps.step("converting and checking rows")
         tables = self.make_tables(sources)
         features = self.features()
