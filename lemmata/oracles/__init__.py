@@ -1,0 +1,1 @@
+"""Oracles: LLM judges and Lean verifiers behind small interfaces, with a content-addressed verdict cache."""

@@ -1,0 +1,1 @@
+"""Submission files: the shared JSONL envelope and per-benchmark formats."""
