@@ -1,0 +1,47 @@
+"""Shared test setup: offline Hub, no analytics, an isolated LEMMATA_HOME, and real releases built once.
+
+Releases are built from the raw-source mirror (``../shared/data`` beside the
+checkout, or ``LEMMATA_MIRROR``); without a mirror the builders download the
+pinned upstream files, so the suite also runs on a networked machine.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+_HOME = tempfile.mkdtemp(prefix="lemmata-test-home-")
+os.environ["LEMMATA_HOME"] = _HOME
+os.environ.setdefault("HF_HOME", os.path.join(_HOME, "hf"))
+
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def releases_root(tmp_path_factory) -> Path:
+    """A session-wide folder of built releases (each built at most once per session)."""
+    return tmp_path_factory.mktemp("releases")
+
+
+@pytest.fixture(scope="session")
+def re2math_release(releases_root) -> Path:
+    """The real Re2Math release built from the pinned snapshot."""
+    from lemmata.builders.re2math import Re2MathBuilder
+
+    return Re2MathBuilder().build(releases_root, quiet=True)
+
+
+@pytest.fixture(scope="session")
+def re2math_source_dir() -> Path:
+    """Verified raw Re2Math sources (mirror or pinned download)."""
+    from lemmata.benchmarks.re2math import RE2MATH
+    from lemmata.sources import resolve_sources
+
+    paths = resolve_sources(RE2MATH)
+    return next(iter(paths.values())).parent
