@@ -37,11 +37,16 @@ def re2math_release(releases_root) -> Path:
     return Re2MathBuilder().build(releases_root, quiet=True)
 
 
-@pytest.fixture(scope="session")
-def re2math_source_dir() -> Path:
-    """Verified raw Re2Math sources (mirror or pinned download)."""
+@pytest.fixture
+def re2math_sources_copy(tmp_path) -> Path:
+    """A writable copy of the verified raw Re2Math sources, for tests that tamper with them."""
+    import shutil
+
     from lemmata.benchmarks.re2math import RE2MATH
     from lemmata.sources import resolve_sources
 
-    paths = resolve_sources(RE2MATH)
-    return next(iter(paths.values())).parent
+    dest = tmp_path / "mirror" / "re2math"
+    dest.mkdir(parents=True)
+    for name, path in resolve_sources(RE2MATH).items():
+        shutil.copyfile(path, dest / name)
+    return dest
