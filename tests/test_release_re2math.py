@@ -101,7 +101,8 @@ def test_split_integrity_at_paper_level(release, upstream):
 def test_card_yaml_declares_configs_and_features(re2math_release, release):
     card = (re2math_release / "README.md").read_text("utf-8")
     fm = parse_front_matter(card)
-    assert [c["config_name"] for c in fm["configs"]] == ["eval200", "full", "pool"]
+    assert [c["config_name"] for c in fm["configs"]] == ["eval200", "full", "pool", "retrieval_corpus", "retrieval_queries",
+                                                         "retrieval_qrels"]
     infos = {i["config_name"]: i for i in fm["dataset_info"]}
     assert {s["name"]: s["num_examples"] for s in infos["eval200"]["splits"]} == {"test": 200}
     names = [f["name"] for f in infos["eval200"]["features"]]

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from lemmata.benchmarks.re2math import RE2MATH
 from lemmata.errors import InputError, Problem
 from lemmata.jsonl import iter_jsonl
+from lemmata.re2math import theorem_retrieval
 from lemmata.re2math.papers import paper_key, publication_year
 from lemmata.re2math.render import WINDOWS
 from lemmata.re2math.schema import Instance
@@ -102,7 +103,7 @@ class Re2MathBuilder(ReleaseBuilder):
 
     def features(self):
         f = instance_features()
-        return {"eval200": f, "full": f, "pool": f}
+        return {"eval200": f, "full": f, "pool": f, **theorem_retrieval.features()}
 
     def make_tables(self, sources: dict[str, Path]) -> list[SplitTable]:
         full = _load(sources[FULL], FULL)
@@ -143,11 +144,16 @@ class Re2MathBuilder(ReleaseBuilder):
             **{f"{s}_papers": len({r["paper_key"] for r in rows}) for s, rows in pool.items()},
         }
         self.domains = Counter(r["domain"] for r in eval_rows)
+        self.theorem_track = theorem_retrieval.make_track(full_rows, {"test": eval_rows, **pool})
+        t = self.theorem_track
         return [
             SplitTable("eval200", "test", eval_rows),
             SplitTable("full", "full", full_rows),
             SplitTable("pool", "train", pool["train"]),
             SplitTable("pool", "dev", pool["dev"]),
+            SplitTable(theorem_retrieval.CORPUS_CONFIG, "corpus", t.corpus),
+            *(SplitTable(theorem_retrieval.QUERIES_CONFIG, s, t.queries[s]) for s in theorem_retrieval.QUERY_SPLITS),
+            *(SplitTable(theorem_retrieval.QRELS_CONFIG, s, t.qrels[s]) for s in theorem_retrieval.QUERY_SPLITS),
         ]
 
     @staticmethod
@@ -218,4 +224,4 @@ Evaluation of retrieval-augmented mathematical assistants on the `eval200` test 
 - `publication_date` is `"Unknown"` for many rows; `publication_year` then comes from the arXiv identifier (first version), which can precede journal publication.
 - Eval-200 contains only `journal_paper` citations; `pool` mixes books, preprints and unknown source types.
 - Domains are balanced in the test set (40 each) but not in `pool`.
-"""
+""" + theorem_retrieval.card_section(self.theorem_track)
