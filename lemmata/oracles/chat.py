@@ -1,0 +1,245 @@
+"""An OpenAI-compatible chat-completions client, and the judge built on it.
+
+Configured by environment so no credential ever sits in a file:
+``LEMMATA_JUDGE_BASE_URL`` (e.g. ``https://api.openai.com/v1``),
+``LEMMATA_JUDGE_MODEL``, ``LEMMATA_JUDGE_API_KEY``, and optionally
+``LEMMATA_JUDGE_ID`` (the judge's name in the scoring artifact; default
+``chat:<model>``), ``LEMMATA_JUDGE_TIMEOUT_S``, ``LEMMATA_JUDGE_MAX_RETRIES``,
+``LEMMATA_JUDGE_JSON_MODE`` (``0`` to never send ``response_format``).
+
+Requests use temperature 0 and ask for a JSON object where the server
+supports it (a server that rejects ``response_format`` is asked again without
+it). Rate limits (429), server errors (5xx), timeouts, dropped connections and
+protocol-malformed bodies are retried with exponential backoff (``Retry-After``
+is honoured up to the backoff cap); when retries run out the question stays
+pending. Authentication failures stop the run: no retry can fix them.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import random
+import socket
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from lemmata.errors import LemmataError
+from lemmata.oracles.judge import Judge, JudgeAnswer, OracleUnavailable, Rubric, parse_verdict, unparsable
+
+ENV_BASE_URL = "LEMMATA_JUDGE_BASE_URL"
+ENV_MODEL = "LEMMATA_JUDGE_MODEL"
+ENV_API_KEY = "LEMMATA_JUDGE_API_KEY"
+ENV_JUDGE_ID = "LEMMATA_JUDGE_ID"
+RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+USER_AGENT = "lemmata-judge/1"
+
+
+class OracleAuthError(LemmataError):
+    """The server refused the credentials (401/403)."""
+
+
+class OracleRequestError(LemmataError):
+    """The server rejected the request itself (a 4xx other than rate limiting): a configuration problem."""
+
+
+class ChatConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    base_url: str = Field(pattern=r"^https?://\S+$")
+    model: str = Field(min_length=1)
+    api_key: str = Field(default="", repr=False)
+    judge_id: str | None = None
+    timeout_s: float = Field(default=120.0, gt=0)
+    max_retries: int = Field(default=5, ge=0)
+    backoff_s: float = Field(default=1.0, ge=0)
+    max_backoff_s: float = Field(default=60.0, ge=0)
+    json_mode: bool = True
+    max_tokens: int = Field(default=1024, gt=0)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> "ChatConfig | None":
+        """The configured judge endpoint, or None when base URL or model is not set."""
+        env = os.environ if environ is None else environ
+        base, model = env.get(ENV_BASE_URL, "").strip(), env.get(ENV_MODEL, "").strip()
+        if not base or not model:
+            return None
+        extra: dict[str, Any] = {}
+        for name, key, conv in (("LEMMATA_JUDGE_TIMEOUT_S", "timeout_s", float),
+                                ("LEMMATA_JUDGE_MAX_RETRIES", "max_retries", int)):
+            if env.get(name, "").strip():
+                try:
+                    extra[key] = conv(env[name])
+                except ValueError:
+                    raise LemmataError(f"{name} must be a number, got {env[name]!r}") from None
+        if env.get("LEMMATA_JUDGE_JSON_MODE", "").strip():
+            extra["json_mode"] = env["LEMMATA_JUDGE_JSON_MODE"].strip().lower() not in ("0", "false", "no")
+        return cls(base_url=base, model=model, api_key=env.get(ENV_API_KEY, "").strip(),
+                   judge_id=env.get(ENV_JUDGE_ID, "").strip() or None, **extra)
+
+    @property
+    def endpoint(self) -> str:
+        return self.base_url.rstrip("/") + "/chat/completions"
+
+    @property
+    def resolved_judge_id(self) -> str:
+        return self.judge_id or f"chat:{self.model}"
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class ChatRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    messages: list[ChatMessage]
+    temperature: float = 0.0
+    max_tokens: int
+    response_format: dict[str, str] | None = None
+
+
+class _ReplyMessage(BaseModel):
+    content: str | None = None
+
+
+class _Choice(BaseModel):
+    message: _ReplyMessage
+    finish_reason: str | None = None
+
+
+class ChatCompletion(BaseModel):
+    """The fields of a chat-completions response this client relies on (others are ignored)."""
+
+    id: str | None = None
+    model: str | None = None
+    choices: list[_Choice] = Field(min_length=1)
+
+
+class _WithoutJsonMode(Exception):
+    """The server rejected ``response_format``: ask again without it."""
+
+
+class _Retryable(Exception):
+    def __init__(self, why: str, retry_after: float | None = None) -> None:
+        super().__init__(why)
+        self.retry_after = retry_after
+
+
+def _retry_after(headers: Any) -> float | None:
+    value = headers.get("Retry-After") if headers is not None else None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+class ChatClient:
+    """One endpoint; ``complete`` returns the assistant's text or raises."""
+
+    def __init__(self, config: ChatConfig, *, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.config = config
+        self._sleep = sleep
+        self._json_mode = config.json_mode
+        self.requests_sent = 0
+
+    def _post(self, body: bytes) -> bytes:
+        headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": USER_AGENT}
+        if self.config.api_key:
+            headers["Authorization"] = f"Bearer {self.config.api_key}"
+        req = urllib.request.Request(self.config.endpoint, data=body, headers=headers, method="POST")
+        self.requests_sent += 1
+        try:
+            with urllib.request.urlopen(req, timeout=self.config.timeout_s) as resp:
+                return resp.read()
+        except urllib.error.HTTPError as exc:
+            detail = exc.read()[:500].decode("utf-8", "replace")
+            if exc.code in (401, 403):
+                raise OracleAuthError(f"the judge endpoint {self.config.endpoint} refused the credentials "
+                                      f"(HTTP {exc.code}); check {ENV_API_KEY}") from None
+            if exc.code in RETRY_STATUS or exc.code >= 500:
+                raise _Retryable(f"HTTP {exc.code}", _retry_after(exc.headers)) from None
+            if exc.code == 400 and self._json_mode and "response_format" in detail:
+                self._json_mode = False
+                raise _WithoutJsonMode() from None
+            raise OracleRequestError(f"the judge endpoint {self.config.endpoint} rejected the request "
+                                     f"(HTTP {exc.code}): {detail.strip()[:200]}") from None
+        except (TimeoutError, socket.timeout) as exc:
+            raise _Retryable(f"timed out after {self.config.timeout_s}s") from exc
+        except urllib.error.URLError as exc:
+            if isinstance(exc.reason, (TimeoutError, socket.timeout)):
+                raise _Retryable(f"timed out after {self.config.timeout_s}s") from None
+            raise _Retryable(f"connection failed: {exc.reason}") from None
+        except (http.client.HTTPException, ConnectionError, OSError) as exc:
+            raise _Retryable(f"connection failed: {exc}") from None
+
+    def _request(self, messages: list[dict[str, str]]) -> bytes:
+        req = ChatRequest(model=self.config.model, messages=[ChatMessage(**m) for m in messages],
+                          max_tokens=self.config.max_tokens,
+                          response_format={"type": "json_object"} if self._json_mode else None)
+        return req.model_dump_json(exclude_none=True).encode("utf-8")
+
+    def complete(self, messages: list[dict[str, str]]) -> ChatCompletion:
+        """POST the messages; retry transient failures; raise OracleUnavailable when retries run out."""
+        last = ""
+        attempt = 0
+        while True:
+            try:
+                raw = self._post(self._request(messages))
+                try:
+                    completion = ChatCompletion.model_validate_json(raw)
+                except ValidationError:
+                    raise _Retryable("malformed chat-completions body: "
+                                     + raw[:120].decode("utf-8", "replace")) from None
+                if completion.choices[0].message.content is None:
+                    raise _Retryable("chat-completions reply without message content")
+                return completion
+            except _WithoutJsonMode:
+                continue
+            except _Retryable as exc:
+                last = str(exc)
+                if attempt >= self.config.max_retries:
+                    raise OracleUnavailable(f"judge endpoint {self.config.endpoint} gave no answer after "
+                                            f"{attempt + 1} attempt(s): {last}") from None
+                delay = min(self.config.max_backoff_s, self.config.backoff_s * (2 ** attempt))
+                delay *= 1 + 0.1 * random.random()  # jitter keeps parallel workers apart
+                if exc.retry_after is not None:
+                    delay = min(self.config.max_backoff_s, max(delay, exc.retry_after))
+                self._sleep(delay)
+                attempt += 1
+
+
+class ChatJudge(Judge):
+    """A judge behind an OpenAI-compatible chat-completions endpoint."""
+
+    def __init__(self, config: ChatConfig, *, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.config = config
+        self.client = ChatClient(config, sleep=sleep)
+        self.judge_id = config.resolved_judge_id
+
+    def ask(self, rubric: Rubric, messages: list[dict[str, str]]) -> JudgeAnswer:
+        completion = self.client.complete(messages)
+        text = completion.choices[0].message.content or ""
+        verdict = parse_verdict(text)
+        if verdict is None:
+            return JudgeAnswer(verdict=unparsable(text), parsed=False, raw=text)
+        return JudgeAnswer(verdict=verdict, parsed=True, raw=text)
+
+    def describe(self) -> dict[str, Any]:
+        return {"id": self.judge_id, "kind": "openai-chat-completions", "model": self.config.model,
+                "temperature": 0.0}
+
+
+def judge_from_env(environ: Mapping[str, str] | None = None) -> ChatJudge | None:
+    """The live judge configured by environment, or None (judge-dependent work stays pending)."""
+    config = ChatConfig.from_env(environ)
+    return ChatJudge(config) if config else None

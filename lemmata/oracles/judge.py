@@ -1,0 +1,338 @@
+"""LLM judges: versioned rubrics, a small judge interface, and the judge's scoring artifact.
+
+A judge answers one rubric question at a time with a verdict
+(``yes`` / ``no`` / ``uncertain``) and a reason. Rubrics are prompt templates
+shipped as package data (``prompts/<name>.v<version>.md``); a template's
+sha256 is part of the scoring artifact, so an edited prompt without a version
+bump is refused instead of silently mixing verdicts. Verdicts are kept in an
+append-only :class:`~lemmata.oracles.cache.VerdictCache` inside the artifact
+folder, keyed by content (judge id, rubric id, and the fields the question is
+about), so a rescore reads what was recorded and asks nothing. Only ``yes``
+counts as positive: ``uncertain`` and unparsable replies are negative, with
+their reason kept. A question no judge could answer has no verdict: it is
+*pending*, never a success.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from lemmata.errors import LemmataError
+from lemmata.hashing import sha256_bytes, sha256_json, write_json
+from lemmata.oracles.cache import VerdictCache
+
+ARTIFACT_FILE = "ARTIFACT.json"
+ARTIFACT_SCHEMA = "lemmata.judge-artifact/1"
+MAX_REASON_CHARS = 4000
+_PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
+_SECTION = re.compile(r"^<!-- (system|user) -->$", re.MULTILINE)
+_FENCE = re.compile(r"^```(?:json)?\s*\n(?P<body>.*)\n```$", re.DOTALL)
+
+
+class OracleUnavailable(LemmataError):
+    """The oracle could not answer now (network, rate limit, server error): the item stays pending."""
+
+
+class JudgeVerdict(BaseModel):
+    """The only reply shape a judge may give."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    verdict: Literal["yes", "no", "uncertain"]
+    reason: str = Field(max_length=MAX_REASON_CHARS)
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """One versioned prompt template: a system message and a user message with ``{{field}}`` slots."""
+
+    name: str
+    version: int
+    system: str
+    user: str
+    sha256: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.name}.v{self.version}"
+
+    @property
+    def fields(self) -> frozenset[str]:
+        return frozenset(_PLACEHOLDER.findall(self.system + self.user))
+
+    def render(self, values: Mapping[str, str]) -> list[dict[str, str]]:
+        """Chat messages with every slot filled in one pass (inserted text is never re-expanded).
+
+        >>> r = load_rubric("anchor", 1)
+        >>> msgs = r.render({"target_theorem": "T", "local_context": "L", "reference_anchor": "R",
+        ...                  "anchor": "{{anchor}}"})
+        >>> [m["role"] for m in msgs], "### PLANNING ANCHOR\\n{{anchor}}\\n" in msgs[1]["content"]
+        (['system', 'user'], True)
+        """
+        missing = self.fields - set(values)
+        extra = set(values) - self.fields
+        if missing or extra:
+            raise ValueError(f"rubric {self.id}: missing fields {sorted(missing)}, unknown fields {sorted(extra)}")
+
+        def fill(text: str) -> str:
+            return _PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), text)
+
+        return [{"role": "system", "content": fill(self.system)}, {"role": "user", "content": fill(self.user)}]
+
+
+def parse_rubric(name: str, version: int, data: bytes) -> Rubric:
+    text = data.decode("utf-8")
+    parts = _SECTION.split(text)
+    # parts: [preamble, "system", body, "user", body]
+    if len(parts) != 5 or parts[1] != "system" or parts[3] != "user":
+        raise LemmataError(f"rubric template {name}.v{version} must hold a system section then a user section")
+    return Rubric(name=name, version=version, system=parts[2].strip(), user=parts[4].strip() + "\n",
+                  sha256=sha256_bytes(data))
+
+
+@lru_cache(maxsize=None)
+def load_rubric(name: str, version: int) -> Rubric:
+    """The shipped template ``prompts/<name>.v<version>.md``."""
+    ref = resources.files("lemmata.oracles") / "prompts" / f"{name}.v{version}.md"
+    try:
+        data = ref.read_bytes()
+    except FileNotFoundError:
+        raise LemmataError(f"no rubric template {name}.v{version} in lemmata/oracles/prompts") from None
+    return parse_rubric(name, version, data)
+
+
+def parse_verdict(reply: str) -> JudgeVerdict | None:
+    """The verdict in a reply that is exactly one JSON object (optionally in one ```json fence), else None.
+
+    >>> parse_verdict('{"verdict": "yes", "reason": "Theorem 2.1."}')
+    JudgeVerdict(verdict='yes', reason='Theorem 2.1.')
+    >>> parse_verdict('```json\\n{"verdict": "no", "reason": "r"}\\n```').verdict
+    'no'
+    >>> parse_verdict('Sure! {"verdict": "yes", "reason": "r"}') is None
+    True
+    >>> parse_verdict('{"verdict": "Yes", "reason": "r"}') is None
+    True
+    """
+    text = reply.strip()
+    m = _FENCE.match(text)
+    if m:
+        text = m.group("body").strip()
+    try:
+        return JudgeVerdict.model_validate_json(text)
+    except ValidationError:
+        return None
+
+
+@dataclass(frozen=True)
+class JudgeAnswer:
+    verdict: JudgeVerdict
+    parsed: bool
+    raw: str
+
+
+def unparsable(raw: str) -> JudgeVerdict:
+    """The negative verdict recorded for a reply that is not a verdict object (the reply is kept in the reason)."""
+    shown = raw.strip()
+    if len(shown) > 500:
+        shown = shown[:500] + " …"
+    return JudgeVerdict(verdict="uncertain", reason=f"unparsable judge reply: {shown!r}")
+
+
+class Judge(ABC):
+    """Something that answers rubric questions. ``judge_id`` names it in the scoring artifact."""
+
+    judge_id: str
+
+    @abstractmethod
+    def ask(self, rubric: Rubric, messages: list[dict[str, str]]) -> JudgeAnswer:
+        """One verdict for rendered messages; raise :class:`OracleUnavailable` when no answer can be had."""
+
+    def describe(self) -> dict[str, Any]:
+        """Public facts about the judge for ``ARTIFACT.json`` (never a credential)."""
+        return {"id": self.judge_id}
+
+
+# -- the judge's scoring artifact -------------------------------------------------------------------------
+
+
+class RubricPin(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+
+class ArtifactManifest(BaseModel):
+    """``ARTIFACT.json`` of a judge artifact: which judge, which rubrics (by template hash)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_: Literal["lemmata.judge-artifact/1"] = Field(ARTIFACT_SCHEMA, alias="schema")
+    artifact_id: str
+    benchmark: str
+    judge: dict[str, Any]
+    rubrics: dict[str, RubricPin]
+    cache_file: str = "verdicts.jsonl"
+
+
+def artifact_id(benchmark: str, judge_id: str, rubrics: Mapping[str, Rubric]) -> str:
+    """Scoring-artifact id: benchmark, judge and rubric versions, e.g. ``re2math-judge:chat:m:anchor.v1+…``.
+
+    >>> artifact_id("re2math", "chat:m", {"suff": load_rubric("suff", 1), "ground": load_rubric("ground", 1)})
+    're2math-judge:chat:m:ground.v1+suff.v1'
+    """
+    return f"{benchmark}-judge:{judge_id}:" + "+".join(sorted(r.id for r in rubrics.values()))
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form of an id.
+
+    >>> slug("chat:openai/gpt-4.1")
+    'chat_openai_gpt-4.1'
+    """
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "_"
+
+
+def default_artifact_dir(benchmark: str, judge_id: str, rubrics: Mapping[str, Rubric]) -> Path:
+    """``<artifacts>/judges/<artifact id as a file name>``: one folder per judge and rubric set."""
+    from lemmata.paths import artifacts_dir
+
+    return artifacts_dir() / "judges" / slug(artifact_id(benchmark, judge_id, rubrics))
+
+
+@dataclass
+class JudgeStats:
+    cached: int = 0
+    asked: int = 0
+    pending: int = 0
+    unparsable: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def add(self, name: str) -> None:
+        with self.lock:
+            setattr(self, name, getattr(self, name) + 1)
+
+
+class JudgeArtifact:
+    """The frozen scoring artifact of one judge: ``ARTIFACT.json`` plus its verdict cache.
+
+    Opening checks that the recorded judge id and rubric template hashes are
+    the ones in use; the folder is created only when a verdict is written.
+    """
+
+    def __init__(self, folder: str | Path, *, benchmark: str, judge_id: str, rubrics: Mapping[str, Rubric],
+                 describe: Mapping[str, Any] | None = None) -> None:
+        self.folder = Path(folder)
+        self.benchmark = benchmark
+        self.judge_id = judge_id
+        self.rubrics = dict(rubrics)
+        self.artifact_id = artifact_id(benchmark, judge_id, self.rubrics)
+        self.manifest = ArtifactManifest(
+            artifact_id=self.artifact_id, benchmark=benchmark, judge={**(describe or {}), "id": judge_id},
+            rubrics={n: RubricPin(id=r.id, sha256=r.sha256) for n, r in sorted(self.rubrics.items())},
+        )
+        self.cache = VerdictCache(self.folder)
+        self.stats = JudgeStats()
+        self._verify()
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.folder / ARTIFACT_FILE
+
+    def _verify(self) -> None:
+        if not self.manifest_path.exists():
+            if self.cache.path.exists():
+                raise LemmataError(f"{self.folder} holds verdicts but no {ARTIFACT_FILE}; it is not a judge artifact")
+            return
+        try:
+            found = ArtifactManifest.model_validate_json(self.manifest_path.read_text("utf-8"))
+        except ValidationError as exc:
+            raise LemmataError(f"{self.manifest_path} is not a valid judge artifact manifest ({exc.errors()[0]['msg']})") from None
+        if found.benchmark != self.benchmark:
+            raise LemmataError(f"{self.folder} is a judge artifact of {found.benchmark!r}, not {self.benchmark!r}")
+        if found.judge.get("id") != self.judge_id:
+            raise LemmataError(f"{self.folder} holds verdicts of judge {found.judge.get('id')!r}, "
+                               f"not of the configured judge {self.judge_id!r}")
+        for name, pin in self.manifest.rubrics.items():
+            have = found.rubrics.get(name)
+            if have is not None and have.id == pin.id and have.sha256 != pin.sha256:
+                raise LemmataError(f"rubric {pin.id} changed since {self.folder} was made (template sha256 "
+                                   f"{have.sha256[:12]}… recorded, {pin.sha256[:12]}… installed); give the edited "
+                                   "template a new version instead")
+            if have is None or have.id != pin.id:
+                raise LemmataError(f"{self.folder} was made with rubrics "
+                                   f"{sorted(p.id for p in found.rubrics.values())}, not {pin.id}")
+        self.manifest = found
+
+    def _ensure_manifest(self, judge: Judge) -> None:
+        if self.manifest_path.exists():
+            return
+        self.manifest = self.manifest.model_copy(update={"judge": {**judge.describe(), "id": self.judge_id}})
+        self.folder.mkdir(parents=True, exist_ok=True)
+        tmp = self.folder / f".{ARTIFACT_FILE}.tmp"
+        write_json(tmp, self.manifest.model_dump(mode="json", by_alias=True))
+        tmp.replace(self.manifest_path)
+
+    def key_fields(self, rubric: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+        return {"judge": self.judge_id, "rubric": self.rubrics[rubric].id, **fields}
+
+    def lookup(self, rubric: str, fields: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The recorded verdict for this question, or None."""
+        return self.cache.get(self.key_fields(rubric, fields))
+
+    def obtain(self, rubric: str, fields: Mapping[str, Any], values: Mapping[str, str],
+               judge: Judge | None, *, parse_retries: int = 1) -> dict[str, Any] | None:
+        """The verdict on record, else one asked of ``judge`` and recorded; None (pending) without an answer."""
+        found = self.lookup(rubric, fields)
+        if found is not None:
+            self.stats.add("cached")
+            return found
+        if judge is None:
+            self.stats.add("pending")
+            return None
+        if judge.judge_id != self.judge_id:
+            raise LemmataError(f"judge {judge.judge_id!r} cannot write into the artifact of {self.judge_id!r}")
+        tmpl = self.rubrics[rubric]
+        messages = tmpl.render(values)
+        try:
+            answer = judge.ask(tmpl, messages)
+            for _ in range(parse_retries):
+                if answer.parsed:
+                    break
+                answer = judge.ask(tmpl, messages)
+        except OracleUnavailable:
+            self.stats.add("pending")
+            return None
+        self.stats.add("asked")
+        if not answer.parsed:
+            self.stats.add("unparsable")
+        verdict = {**answer.verdict.model_dump(), "parsed": answer.parsed}
+        oracle = {**judge.describe(), "rubric_sha256": tmpl.sha256, "request_sha256": sha256_json(messages),
+                  "reply_sha256": sha256_bytes(answer.raw.encode("utf-8"))}
+        self._ensure_manifest(judge)
+        return self.cache.put(self.key_fields(rubric, fields), verdict, oracle=oracle)
+
+    def describe(self) -> dict[str, Any]:
+        return json.loads(self.manifest.model_dump_json(by_alias=True))
+
+
+def is_positive(verdict: Mapping[str, Any] | None) -> bool | None:
+    """``True`` only for a recorded ``yes``; None while pending.
+
+    >>> is_positive({"verdict": "yes"}), is_positive({"verdict": "uncertain"}), is_positive(None)
+    (True, False, None)
+    """
+    if verdict is None:
+        return None
+    return verdict.get("verdict") == "yes"
