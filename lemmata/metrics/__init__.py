@@ -18,6 +18,21 @@ from lemmata.metrics.intervals import (
     wilson_interval,
 )
 from lemmata.metrics.rates import GroupRate, MetricResult, summarize_rate, summarize_rates
+from lemmata.metrics.retrieval import (
+    DEFAULT_MEASURES,
+    MeasureResult,
+    RetrievalEvaluation,
+    evaluate_run,
+    map_at_k,
+    mrr_at_k,
+    ndcg_at_k,
+    parse_measure,
+    precision_at_k,
+    rank_candidates,
+    rank_consistent_run,
+    recall_at_k,
+    run_from_rankings,
+)
 from lemmata.metrics.tool_acc import (
     BucketCount,
     FailureDecomposition,
@@ -30,6 +45,7 @@ from lemmata.metrics.tool_acc import (
 )
 
 __all__ = [
+    "DEFAULT_MEASURES",
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
     "WILSON_Z",
@@ -37,7 +53,9 @@ __all__ = [
     "FailureDecomposition",
     "GroupRate",
     "InstanceVerdicts",
+    "MeasureResult",
     "MetricResult",
+    "RetrievalEvaluation",
     "SourceMatch",
     "ToolAccReport",
     "Verdict",
@@ -45,8 +63,18 @@ __all__ = [
     "bootstrap_intervals",
     "cluster_bootstrap_interval",
     "cluster_bootstrap_intervals",
+    "evaluate_run",
     "failure_decomposition",
+    "map_at_k",
+    "mrr_at_k",
+    "ndcg_at_k",
     "paired_bootstrap_interval",
+    "parse_measure",
+    "precision_at_k",
+    "rank_candidates",
+    "rank_consistent_run",
+    "recall_at_k",
+    "run_from_rankings",
     "summarize_rate",
     "summarize_rates",
     "tool_acc_report",
