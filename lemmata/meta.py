@@ -95,6 +95,13 @@ class BenchmarkMeta(_Frozen):
         return value.strip() + "\n"
 
     @property
+    def upstream_url(self) -> str:
+        """The upstream's address: its Hugging Face dataset for Hub-only releases, else its GitHub repository."""
+        if not self.sources and self.upstream_repo in {h.repo_id for h in self.hub}:
+            return f"https://huggingface.co/datasets/{self.upstream_repo}"
+        return f"https://github.com/{self.upstream_repo}"
+
+    @property
     def release_id(self) -> str:
         """Stable, citable id of this release: ``<name>-<version>``."""
         return f"{self.name}-{self.version}"

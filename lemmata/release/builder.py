@@ -64,6 +64,11 @@ class ReleaseBuilder(ABC):
         """
         return resolve_sources(self.meta, list(self.source_names) or None, self.source_dir)
 
+    def manifest_sources(self) -> list[dict[str, str]]:
+        """``{name, url, sha256}`` of every raw input, for MANIFEST.json (Hub builders list snapshot files)."""
+        return [{"name": s.name, "url": s.url, "sha256": s.sha256}
+                for s in self.meta.sources if not self.source_names or s.name in self.source_names]
+
     def card_body(self, tables: list[SplitTable]) -> str:
         """Benchmark-specific card sections (markdown)."""
         return ""
@@ -104,8 +109,7 @@ class ReleaseBuilder(ABC):
             write_manifest(
                 tmp, release_id=meta.release_id, name=meta.name, version=meta.version, builder=self.name,
                 builder_version=self.builder_version,
-                sources=[{"name": s.name, "url": s.url, "sha256": s.sha256}
-                         for s in meta.sources if not self.source_names or s.name in self.source_names],
+                sources=self.manifest_sources(),
             )
             os.chmod(tmp, 0o755)
             target = out_root / meta.release_id

@@ -94,7 +94,7 @@ def render_card(
         front_matter=fm,
         builder=builder,
         builder_version=builder_version,
-        upstream_url=f"https://github.com/{meta.upstream_repo}",
+        upstream_url=meta.upstream_url,
         default_config=default.name,
         default_split=default.splits[0],
         split_rows=[

@@ -42,7 +42,7 @@ def render_citation(meta: BenchmarkMeta) -> str:
         "version": meta.version,
         "date-released": meta.released,
         "authors": authors,
-        "repository-code": f"https://github.com/{meta.upstream_repo}",
+        "repository-code" if "github.com" in meta.upstream_url else "repository-artifact": meta.upstream_url,
         "url": meta.paper_url,
         "abstract": meta.description,
         "keywords": list(meta.tags),

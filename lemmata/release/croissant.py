@@ -112,7 +112,7 @@ def build_croissant(
         name=meta.release_id,
         description=meta.description,
         cite_as=meta.citation.strip(),
-        url=f"https://github.com/{meta.upstream_repo}",
+        url=meta.upstream_url,
         license=[license_url] if license_url else [meta.license],
         version=meta.version,
         date_published=dt.datetime.fromisoformat(meta.released),

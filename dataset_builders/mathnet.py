@@ -1,0 +1,16 @@
+"""Build the MathNet-Retrieve release(s) (thin entry point; the builder lives in :mod:`lemmata.builders.mathnet`).
+
+    python dataset_builders/mathnet.py [--out DIR] [--source-dir DIR]
+
+is the same as ``lemmata build mathnet``. Without ``--source-dir`` the pinned Hugging Face revision is downloaded.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from lemmata.builders.mathnet import MathNetRetrieveBuilder  # noqa: F401  (the classes users subclass or call)
+from lemmata.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main(["build", "mathnet", *sys.argv[1:]]))
