@@ -9,6 +9,7 @@ from lemmata.registry import suggest
 #: family -> builder classes ("module:Class"), imported only when used
 BUILDERS: dict[str, tuple[str, ...]] = {
     "re2math": ("lemmata.builders.re2math:Re2MathBuilder",),
+    "taobench": ("lemmata.builders.taobench:TaoBench150Builder", "lemmata.builders.taobench:TaoBenchV1Builder"),
     "mathnet": ("lemmata.builders.mathnet:MathNetRetrieveBuilder",),
     "mirb": ("lemmata.builders.mirb:MirbBuilder",),
     "mathatlas": ("lemmata.builders.mathatlas:MathAtlasBuilder", "lemmata.builders.mathatlas:MaAlignBuilder"),

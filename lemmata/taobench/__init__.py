@@ -1,0 +1,1 @@
+"""TaoBench: Lean statement extraction, offline integrity checks, proof submissions and pass@k scoring."""
