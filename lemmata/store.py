@@ -5,26 +5,40 @@ once and never changed — and SQLite is an index over it plus the mutable state
 around it (submission status, the scoring queue, display flags, an audit log).
 ``reindex()`` rebuilds the index from the folder, so a store synced from
 elsewhere (a Hub dataset repository) loses nothing.
+
+Three kinds of files are immutable and together are the whole durable state:
+``results/<benchmark>/<result_id>.json``; ``submissions/<sha256>.jsonl`` with
+its ``<sha256>.meta.json`` sidecar (who sent it, when); and
+``moderation/<at>-<id>.json`` (hide/unhide decisions, replayed in order).
+Everything else in SQLite — queue state, attempts, rate-limit counters — is
+recomputed from those files or is safe to lose.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from lemmata.errors import LemmataError
-from lemmata.hashing import sha256_bytes
+from lemmata.hashing import sha256_bytes, sha256_json
 from lemmata.results import Result, now_iso
 
 SubmissionStatus = Literal["validated", "queued", "scoring", "scored", "pending_oracle", "failed"]
-STORE_SCHEMA = 1
+STORE_SCHEMA = 2
+SUBMISSION_META_SCHEMA = "lemmata.submission/1"
+MODERATION_SCHEMA = "lemmata.moderation/1"
+#: the folders a mirror (Hub dataset repository) must carry; SQLite is rebuilt from them
+DURABLE_FOLDERS = ("results", "submissions", "moderation")
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -77,7 +91,19 @@ CREATE TABLE IF NOT EXISTS events (
     target TEXT NOT NULL,
     detail TEXT
 );
+CREATE TABLE IF NOT EXISTS rate_events (
+    key TEXT NOT NULL,
+    at  REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS rate_events_key ON rate_events(key, at);
 """
+
+#: columns added after schema 1, with their SQL types (added in place on open)
+_ADDED_COLUMNS = {
+    "results": {"summary_json": "TEXT"},
+    "submissions": {"contact": "TEXT", "notes": "TEXT"},
+}
+_SUMMARY_LIMIT = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -94,12 +120,72 @@ class SubmissionRecord:
     status_reason: str | None
     attempts: int
     updated_at: str
+    contact: str | None = None
+    notes: str | None = None
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> "SubmissionRecord":
         d = dict(row)
         d["header"] = json.loads(d.pop("header_json"))
         return cls(**d)
+
+
+class SubmissionMeta(BaseModel):
+    """The immutable sidecar of a stored submission: what the upload alone does not say."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: Literal["lemmata.submission/1"] = SUBMISSION_META_SCHEMA
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    benchmark: str
+    track: str
+    filename: str
+    model_name: str
+    submitter: str
+    received_at: str
+    header: dict[str, Any]
+    contact: str | None = None
+    notes: str | None = None
+
+
+class ModerationRecord(BaseModel):
+    """One hide/unhide decision; files are replayed in ``(at, record_id)`` order."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: Literal["lemmata.moderation/1"] = MODERATION_SCHEMA
+    record_id: str
+    result_id: str
+    hidden: bool
+    actor: str
+    reason: str | None = None
+    at: str
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """At most ``max_count`` new submissions per key in any ``window_s`` seconds."""
+
+    max_count: int
+    window_s: float
+
+    def describe(self) -> str:
+        """Human wording of the limit.
+
+        >>> RateLimit(5, 86400).describe()
+        '5 submissions per 24 h'
+        """
+        hours = self.window_s / 3600
+        span = f"{hours:g} h" if hours >= 1 else f"{self.window_s / 60:g} min"
+        return f"{self.max_count} submission{'s' if self.max_count != 1 else ''} per {span}"
+
+
+class RateLimited(LemmataError):
+    """A submitter has used up their allowance; ``retry_after_s`` says when the next one is accepted."""
+
+    def __init__(self, message: str, retry_after_s: float) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -116,6 +202,43 @@ def _atomic_write(path: Path, data: bytes) -> None:
             os.unlink(tmp)
 
 
+def _scalars(obj: Any) -> dict[str, Any]:
+    """Scalar entries of a metrics dict, one level of nesting flattened with dots.
+
+    >>> _scalars({"a": 1, "b": {"c": 0.5, "d": [1]}, "e": "x", "f": None})
+    {'a': 1, 'b.c': 0.5, 'e': 'x', 'f': None}
+    """
+    out: dict[str, Any] = {}
+    if not isinstance(obj, dict):
+        return out
+    for key, value in obj.items():
+        if isinstance(value, dict):
+            for sub, inner in value.items():
+                if inner is None or isinstance(inner, (int, float, str, bool)):
+                    out[f"{key}.{sub}"] = inner
+        elif value is None or isinstance(value, (int, float, str, bool)):
+            out[str(key)] = value
+    return out
+
+
+def result_summary(result: Result) -> dict[str, Any]:
+    """What a leaderboard row shows, kept in the index so listing reads no result files."""
+    summary: dict[str, Any] = {
+        "main": result.main.model_dump(mode="json"),
+        "metrics": _scalars(result.metrics),
+        "model": result.model.model_dump(mode="json"),
+        "frozen": result.frozen.model_dump(mode="json"),
+        "flags": result.flags,
+        "notes": result.notes[:5],
+        "n_items": len(result.items),
+        "breakdowns": result.breakdowns,
+    }
+    for optional in ("breakdowns", "flags"):
+        if len(json.dumps(summary[optional], default=str)) > _SUMMARY_LIMIT:
+            summary[optional] = {}
+    return summary
+
+
 class Store:
     """A leaderboard store rooted at one folder (``leaderboard.sqlite3``, ``results/``, ``submissions/``)."""
 
@@ -123,11 +246,24 @@ class Store:
         self.root = Path(root)
         self.results_dir = self.root / "results"
         self.submissions_dir = self.root / "submissions"
+        self.moderation_dir = self.root / "moderation"
         self.db_path = self.root / "leaderboard.sqlite3"
         self.root.mkdir(parents=True, exist_ok=True)
         with self._conn() as conn:
             conn.executescript(_DDL)
+            for table, columns in _ADDED_COLUMNS.items():
+                have = {r["name"] for r in conn.execute(f"PRAGMA table_info({table})")}
+                for column, sqltype in columns.items():
+                    if column not in have:
+                        conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {sqltype}")
             conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)", (str(STORE_SCHEMA),))
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(STORE_SCHEMA),))
+            missing = conn.execute("SELECT result_id, path FROM results WHERE summary_json IS NULL").fetchall()
+        for row in missing:  # rows indexed by an older schema: fill in their summaries once
+            result = Result.from_file(self.root / row["path"])
+            with self._write() as conn:
+                conn.execute("UPDATE results SET summary_json = ? WHERE result_id = ?",
+                             (json.dumps(result_summary(result), default=str), row["result_id"]))
 
     # -- plumbing ------------------------------------------------------------
     @contextmanager
@@ -157,40 +293,90 @@ class Store:
         conn.execute("INSERT INTO events(at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?)",
                      (now_iso(), actor, action, target, detail))
 
+    def generation(self) -> int:
+        """A number that grows with every change (every write logs an event): cheap change detection."""
+        with self._conn() as conn:
+            return int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM events").fetchone()[0])
+
     # -- submissions ---------------------------------------------------------
     def submission_path(self, sha256: str) -> Path:
         return self.submissions_dir / f"{sha256}.jsonl"
 
+    def submission_meta_path(self, sha256: str) -> Path:
+        return self.submissions_dir / f"{sha256}.meta.json"
+
     def add_submission(
         self, data: bytes, *, filename: str, benchmark: str, track: str, model_name: str, submitter: str,
         header: dict[str, Any], received_at: str | None = None, status: SubmissionStatus = "queued",
+        contact: str | None = None, notes: str | None = None, rate_limit: RateLimit | None = None,
+        rate_keys: Sequence[str] = (),
     ) -> tuple[SubmissionRecord, bool]:
         """Store a validated upload once; returns ``(record, created)``.
 
         The content hash is the dedup key: a second upload of the same bytes
-        returns the existing record and creates nothing.
+        returns the existing record and creates nothing (and counts against no
+        rate limit). A new upload is checked against ``rate_limit`` for every
+        key in ``rate_keys`` inside the same write transaction, so parallel
+        uploads cannot overrun it; over the limit raises :class:`RateLimited`.
+        The upload and its sidecar are written under the write lock, only for
+        the upload that actually creates the entry.
         """
         sha = sha256_bytes(data)
         existing = self.get_submission(sha)
         if existing is not None:
             return existing, False
-        path = self.submission_path(sha)
-        if not path.exists():
-            _atomic_write(path, data)
         now = received_at or now_iso()
+        meta = SubmissionMeta(sha256=sha, benchmark=benchmark, track=track, filename=filename, model_name=model_name,
+                              submitter=submitter, received_at=now, header=header, contact=contact, notes=notes)
         with self._write() as conn:
-            cur = conn.execute(
-                "INSERT OR IGNORE INTO submissions(sha256, benchmark, track, filename, model_name, submitter, "
-                "received_at, header_json, status, attempts, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)",
-                (sha, benchmark, track, filename, model_name, submitter, now, json.dumps(header, sort_keys=True),
-                 status, now),
-            )
-            created = cur.rowcount == 1
-            if created:
-                self._log(conn, submitter, "submit", sha, filename)
+            if conn.execute("SELECT 1 FROM submissions WHERE sha256 = ?", (sha,)).fetchone() is None:
+                if rate_limit is not None:
+                    self._check_rate(conn, rate_limit, rate_keys)
+                created = self._insert_submission(conn, meta, status)
+                if not self.submission_path(sha).exists():
+                    _atomic_write(self.submission_path(sha), data)
+                _atomic_write(self.submission_meta_path(sha), meta.model_dump_json(indent=2).encode("utf-8"))
+                if rate_limit is not None:
+                    stamp = dt.datetime.now(dt.timezone.utc).timestamp()
+                    conn.executemany("INSERT INTO rate_events(key, at) VALUES (?, ?)", [(k, stamp) for k in rate_keys])
+            else:
+                created = False
         record = self.get_submission(sha)
         assert record is not None
         return record, created
+
+    def _insert_submission(self, conn: sqlite3.Connection, meta: SubmissionMeta, status: str) -> bool:
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO submissions(sha256, benchmark, track, filename, model_name, submitter, "
+            "received_at, header_json, status, attempts, updated_at, contact, notes) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
+            (meta.sha256, meta.benchmark, meta.track, meta.filename, meta.model_name, meta.submitter,
+             meta.received_at, json.dumps(meta.header, sort_keys=True), status, now_iso(), meta.contact, meta.notes),
+        )
+        created = cur.rowcount == 1
+        if created:
+            self._log(conn, meta.submitter, "submit", meta.sha256, meta.filename)
+        return created
+
+    def _check_rate(self, conn: sqlite3.Connection, limit: RateLimit, keys: Sequence[str]) -> None:
+        now = dt.datetime.now(dt.timezone.utc).timestamp()
+        since = now - limit.window_s
+        conn.execute("DELETE FROM rate_events WHERE at < ?", (since,))
+        for key in keys:
+            rows = conn.execute("SELECT at FROM rate_events WHERE key = ? AND at >= ? ORDER BY at",
+                                (key, since)).fetchall()
+            if len(rows) >= limit.max_count:
+                retry = rows[len(rows) - limit.max_count]["at"] + limit.window_s - now
+                raise RateLimited(
+                    f"rate limit reached: {limit.describe()} for each submitter; the next one is accepted in "
+                    f"{_human_duration(retry)}", retry_after_s=max(retry, 0.0))
+
+    def rate_usage(self, key: str, limit: RateLimit) -> int:
+        """How many new submissions ``key`` made in the current window."""
+        since = dt.datetime.now(dt.timezone.utc).timestamp() - limit.window_s
+        with self._conn() as conn:
+            return conn.execute("SELECT COUNT(*) FROM rate_events WHERE key = ? AND at >= ?",
+                                (key, since)).fetchone()[0]
 
     def get_submission(self, sha256: str) -> SubmissionRecord | None:
         with self._conn() as conn:
@@ -219,6 +405,11 @@ class Store:
             return conn.execute("SELECT COUNT(*) FROM submissions WHERE submitter = ? AND received_at >= ?",
                                 (submitter, since_iso)).fetchone()[0]
 
+    def status_counts(self) -> dict[str, int]:
+        with self._conn() as conn:
+            return {r["status"]: r["n"] for r in
+                    conn.execute("SELECT status, COUNT(*) AS n FROM submissions GROUP BY status")}
+
     def set_status(self, sha256: str, status: SubmissionStatus, reason: str | None = None,
                    actor: str = "system") -> None:
         with self._write() as conn:
@@ -235,6 +426,8 @@ class Store:
                 "(SELECT sha256 FROM submissions WHERE status = 'queued' ORDER BY received_at, sha256 LIMIT 1) "
                 "RETURNING *", (now_iso(),)
             ).fetchone()
+            if row is not None:
+                self._log(conn, "system", "status:scoring", row["sha256"])
         return SubmissionRecord.from_row(row) if row else None
 
     def requeue_interrupted(self) -> int:
@@ -242,7 +435,21 @@ class Store:
         with self._write() as conn:
             cur = conn.execute("UPDATE submissions SET status = 'queued', updated_at = ? WHERE status = 'scoring'",
                                (now_iso(),))
+            if cur.rowcount:
+                self._log(conn, "system", "requeue_interrupted", "*", str(cur.rowcount))
             return cur.rowcount
+
+    def requeue(self, sha256: str, *, actor: str, reason: str | None = None) -> None:
+        """Queue a stored submission for scoring again (an admin's rescore)."""
+        with self._write() as conn:
+            cur = conn.execute("UPDATE submissions SET status = 'queued', status_reason = ?, updated_at = ? "
+                               "WHERE sha256 = ? AND status != 'scoring'", (reason, now_iso(), sha256))
+            if cur.rowcount != 1:
+                known = conn.execute("SELECT status FROM submissions WHERE sha256 = ?", (sha256,)).fetchone()
+                if known is None:
+                    raise LemmataError(f"no submission {sha256!r} in the store")
+                raise LemmataError(f"submission {sha256[:12]} is being scored right now; try again when it is done")
+            self._log(conn, actor, "rescore", sha256, reason)
 
     # -- results -------------------------------------------------------------
     def result_path(self, result: Result) -> Path:
@@ -269,11 +476,12 @@ class Store:
         with self._write() as conn:
             cur = conn.execute(
                 "INSERT OR IGNORE INTO results(result_id, submission_sha256, version, supersedes, kind, benchmark, "
-                "track, group_key, model_name, main_value, status, pending, scored_at, path) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "track, group_key, model_name, main_value, status, pending, scored_at, path, summary_json) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (result.result_id, result.submission_sha256, result.version, result.supersedes, result.kind,
                  result.benchmark, result.track, result.frozen.group_key(), result.model.name, result.main.value,
-                 result.status, result.pending, result.scored_at, str(path.relative_to(self.root))),
+                 result.status, result.pending, result.scored_at, str(path.relative_to(self.root)),
+                 json.dumps(result_summary(result), default=str)),
             )
             created = cur.rowcount == 1
             if created:
@@ -281,13 +489,56 @@ class Store:
         return created
 
     def reindex(self) -> int:
-        """Index every result file not yet in SQLite; returns how many were added."""
+        """Index every durable file not yet in SQLite; returns how many results were added.
+
+        Results first, then submission sidecars (a restored submission is
+        'scored'/'pending_oracle' when a result names it, otherwise 'queued' so
+        the worker scores it), then moderation records replayed in order.
+        """
+        with self._conn() as conn:
+            known = {r["result_id"] for r in conn.execute("SELECT result_id FROM results")}
         added = 0
         for path in sorted(self.results_dir.rglob("*.json")):
+            if path.name.startswith(".") or path.stem in known:
+                continue
             result = Result.from_file(path)
             if self._index(result, path):
                 added += 1
+        self._reindex_submissions()
+        self._replay_moderation()
         return added
+
+    def _reindex_submissions(self) -> None:
+        if not self.submissions_dir.is_dir():
+            return
+        for path in sorted(self.submissions_dir.glob("*.meta.json")):
+            meta = SubmissionMeta.model_validate_json(path.read_text(encoding="utf-8"))
+            if not self.submission_path(meta.sha256).exists() or self.get_submission(meta.sha256) is not None:
+                continue
+            with self._conn() as conn:
+                row = conn.execute(
+                    "SELECT status FROM results WHERE submission_sha256 = ? AND result_id NOT IN "
+                    "(SELECT supersedes FROM results WHERE supersedes IS NOT NULL) ORDER BY version DESC LIMIT 1",
+                    (meta.sha256,)).fetchone()
+            status = "queued" if row is None else ("pending_oracle" if row["status"] == "pending_oracle" else "scored")
+            with self._write() as conn:
+                if self._insert_submission(conn, meta, status):
+                    self._log(conn, "system", "restore", meta.sha256, status)
+
+    def _replay_moderation(self) -> None:
+        if not self.moderation_dir.is_dir():
+            return
+        records = [ModerationRecord.model_validate_json(p.read_text(encoding="utf-8"))
+                   for p in self.moderation_dir.glob("*.json") if not p.name.startswith(".")]
+        with self._write() as conn:
+            for rec in sorted(records, key=lambda r: (r.at, r.record_id)):
+                current = conn.execute("SELECT at FROM display WHERE result_id = ?", (rec.result_id,)).fetchone()
+                if current is not None and current["at"] > rec.at:
+                    continue
+                conn.execute("INSERT INTO display(result_id, hidden, actor, reason, at) VALUES (?, ?, ?, ?, ?) "
+                             "ON CONFLICT(result_id) DO UPDATE SET hidden = excluded.hidden, actor = excluded.actor, "
+                             "reason = excluded.reason, at = excluded.at",
+                             (rec.result_id, int(rec.hidden), rec.actor, rec.reason, rec.at))
 
     def get_result(self, result_id: str) -> Result | None:
         with self._conn() as conn:
@@ -296,7 +547,7 @@ class Store:
 
     def result_rows(self, *, benchmark: str | None = None, track: str | None = None, latest_only: bool = True,
                     include_hidden: bool = False) -> list[dict[str, Any]]:
-        """Index rows (no file reads) — what the leaderboard lists."""
+        """Index rows (no file reads) — what the leaderboard lists; ``summary_json`` holds the row's display data."""
         sql = ("SELECT r.*, COALESCE(d.hidden, 0) AS hidden FROM results r "
                "LEFT JOIN display d ON d.result_id = r.result_id WHERE 1=1")
         args: list[Any] = []
@@ -323,19 +574,49 @@ class Store:
                                 (sha256,)).fetchall()
         return [Result.from_file(self.root / r["path"]) for r in rows]
 
+    def result_ids_for_submission(self, sha256: str) -> list[str]:
+        """Ids of a submission's results, oldest version first (index only)."""
+        with self._conn() as conn:
+            rows = conn.execute("SELECT result_id FROM results WHERE submission_sha256 = ? ORDER BY version, "
+                                "scored_at", (sha256,)).fetchall()
+        return [r["result_id"] for r in rows]
+
     def set_hidden(self, result_id: str, hidden: bool, *, actor: str, reason: str | None = None) -> None:
+        """Hide or show a result; the decision is also written as an immutable moderation record."""
         with self._write() as conn:
             if conn.execute("SELECT 1 FROM results WHERE result_id = ?", (result_id,)).fetchone() is None:
                 raise LemmataError(f"no result {result_id!r} in the store")
+            at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="microseconds")
+            body = {"result_id": result_id, "hidden": hidden, "actor": actor, "reason": reason, "at": at}
+            record = ModerationRecord(record_id=sha256_json(body)[:16], **body)
             conn.execute("INSERT INTO display(result_id, hidden, actor, reason, at) VALUES (?, ?, ?, ?, ?) "
                          "ON CONFLICT(result_id) DO UPDATE SET hidden = excluded.hidden, actor = excluded.actor, "
                          "reason = excluded.reason, at = excluded.at",
-                         (result_id, int(hidden), actor, reason, now_iso()))
+                         (result_id, int(hidden), actor, reason, at))
             self._log(conn, actor, "hide" if hidden else "unhide", result_id, reason)
+            stamp = at.replace(":", "").replace("-", "").replace("+", "Z")
+            _atomic_write(self.moderation_dir / f"{stamp}-{record.record_id}.json",
+                          record.model_dump_json(indent=2).encode("utf-8"))
+
+    def is_hidden(self, result_id: str) -> bool:
+        with self._conn() as conn:
+            row = conn.execute("SELECT hidden FROM display WHERE result_id = ?", (result_id,)).fetchone()
+        return bool(row and row["hidden"])
 
     def events(self, limit: int = 200) -> list[dict[str, Any]]:
         with self._conn() as conn:
             return [dict(r) for r in conn.execute("SELECT * FROM events ORDER BY id DESC LIMIT ?", (limit,))]
+
+
+def _human_duration(seconds: float) -> str:
+    """Rounded-up wording of a wait.
+
+    >>> _human_duration(30), _human_duration(125), _human_duration(7300)
+    ('1 min', '3 min', '2.0 h')
+    """
+    if seconds < 3600:
+        return f"{max(1, int(-(-seconds // 60)))} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def default_store() -> Store:

@@ -1,0 +1,79 @@
+"""About and cite: the ranking policy in plain words, and per release its BibTeX, CITATION.cff and Croissant."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from lemmata.meta import BenchmarkMeta
+from lemmata.space.safety import md_escape, safe_url
+
+POLICY_MD = """
+### How to read this leaderboard
+
+**Every number says what it was computed against.** Each row carries a *frozen tuple*: the dataset
+release (for example `re2math-1.0.0`), the split, the retrieval artifact (the frozen corpus and index a
+system searched, when the track has one), the scoring artifact (scorer version, judge model and rubric
+versions) and the evaluation date.
+
+**Rows are ranked only against rows with the same release, split, retrieval artifact and scoring
+artifact.** Those rows form one *group*, shown as one table with the tuple as its caption. A new release,
+a rebuilt index or a new judge starts a new group: older rows are never re-ranked against it and never
+silently rescored. The date is shown but does not split groups.
+
+**Reported vs scored here.** Rows marked <span class="lm-badge lm-reported">reported</span> are numbers
+transcribed from the benchmark's paper; they were not recomputed. Rows marked
+<span class="lm-badge lm-scored">scored here</span> were computed by this space from uploaded predictions
+with the public scorer, and every item can be inspected in the **Audit** tab.
+
+**Pending is not success.** Items that need an oracle (an LLM judge, a Lean checker) that was not
+available are *pending*: they count as not yet scored, never as correct, and the row shows how many.
+
+**Corrections are new versions.** Stored results are never edited. A rescore that changes anything
+stores a new version that supersedes the old one; both stay in the store and in the export.
+
+**Ties share a rank**; the interval next to each score (its kind is shown on hover) says how much the
+number could move with a different sample of items.
+"""
+
+
+@dataclass(frozen=True)
+class ReleaseCitation:
+    meta: BenchmarkMeta
+    folder: Path
+
+    @property
+    def built(self) -> bool:
+        return (self.folder / "MANIFEST.json").is_file()
+
+    def file(self, name: str) -> Path | None:
+        path = self.folder / name
+        return path if path.is_file() else None
+
+    def citation_cff(self) -> str:
+        """The release's CITATION.cff (as built; rendered from the registry when not built yet)."""
+        path = self.file("CITATION.cff")
+        if path is not None:
+            return path.read_text(encoding="utf-8")
+        from lemmata.release.citation import render_citation
+
+        return render_citation(self.meta)
+
+    def header_md(self) -> str:
+        m = self.meta
+        paper = safe_url(m.paper_url)
+        lines = [f"**{md_escape(m.title)}** — release `{m.release_id}`, released {m.released}",
+                 f"Licence: {md_escape(m.license)}" + (f" · [paper]({paper})" if paper else ""),
+                 "Configs: " + ", ".join(f"`{c.name}` ({'/'.join(c.splits)})" for c in m.configs),
+                 f"Main score: **{md_escape(m.main_score.metric)}** — {md_escape(m.main_score.description)}"]
+        if not self.built:
+            lines.append("_The release files are not built on this machine yet; the start-up step builds them._")
+        lines.append(f"Load it: `datasets.load_dataset(\"<path to {m.release_id}>\", \"{m.configs[0].name}\")`, "
+                     "and cite the paper below together with the release id.")
+        return "  \n".join(lines)
+
+
+def release_citations(releases_root: Path) -> list[ReleaseCitation]:
+    from lemmata.registry import list_benchmarks
+
+    return [ReleaseCitation(meta=m, folder=releases_root / m.release_id) for m in list_benchmarks()]

@@ -1,0 +1,151 @@
+"""The per-item audit viewer: what the scorer saw and decided for one instance of one entry.
+
+The handler's :class:`~lemmata.scoring.base.AuditView` supplies the sections
+(rendered context, queries, candidates, selected source and statement, every
+verdict with its reason). The space adds the entry's facts and passes every
+section through :func:`~lemmata.space.safety.safe_markdown`, because sections
+quote submitted text.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from lemmata.errors import InputError
+from lemmata.results import Result
+from lemmata.scoring.base import Validated
+from lemmata.space.safety import md_escape, safe_markdown
+from lemmata.store import Store
+
+_ID_KEYS = ("item_id", "instance_id", "query_id")
+
+
+def item_id(item: dict[str, Any]) -> str | None:
+    for key in _ID_KEYS:
+        if item.get(key) is not None:
+            return str(item[key])
+    return None
+
+
+def item_ids(result: Result) -> list[str]:
+    """Ids of a result's per-item records, in stored order."""
+    return [i for i in (item_id(it) for it in result.items) if i is not None]
+
+
+def item_choices(result: Result, limit: int = 5000) -> list[tuple[str, str]]:
+    """Dropdown choices: the id, with the item's verdict or status when the record has one."""
+    out = []
+    for it in result.items[:limit]:
+        iid = item_id(it)
+        if iid is None:
+            continue
+        tag = next((str(it[k]) for k in ("verdict", "status", "correct", "passed", "hit") if k in it), "")
+        out.append((f"{iid} — {tag}" if tag else iid, iid))
+    return out
+
+
+class SubmissionCache:
+    """Validated submissions by hash (the audit needs them; parsing a large file twice is wasteful)."""
+
+    def __init__(self, store: Store, size: int = 8) -> None:
+        self.store = store
+        self.size = size
+        self._items: OrderedDict[str, Validated | None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, sha256: str, filename: str) -> Validated | None:
+        from lemmata.scoring.base import validate_upload
+
+        with self._lock:
+            if sha256 in self._items:
+                self._items.move_to_end(sha256)
+                return self._items[sha256]
+        path = self.store.submission_path(sha256)
+        validated: Validated | None = None
+        if path.exists():
+            data = path.read_bytes()
+            try:
+                validated = validate_upload(data, filename, max_bytes=max(len(data), 1))
+            except InputError:
+                validated = None
+        with self._lock:
+            self._items[sha256] = validated
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return validated
+
+
+def _code(value: object) -> str:
+    """An inline code span that survives a markdown table cell.
+
+    >>> print(_code("a|b`c"))
+    `a\\|b'c`
+    """
+    return "`" + str(value).replace("`", "'").replace("|", "\\|") + "`"
+
+
+def entry_facts(result: Result) -> str:
+    f = result.frozen
+    main = result.main
+    value = "pending" if main.value is None else f"{main.value:.4g}"
+    if main.interval:
+        value += f" [{main.interval[0]:.4g}, {main.interval[1]:.4g}] ({md_escape(main.interval_kind or 'interval')})"
+    rows = [
+        ("Model", md_escape(result.model.name) + (f" ({md_escape(result.model.revision)})"
+                                                   if result.model.revision else "")),
+        ("Source", "reported (from the paper)" if result.kind == "reported" else "scored here"),
+        ("Benchmark / track", f"{md_escape(result.benchmark)} / {md_escape(result.track)}"),
+        (md_escape(main.metric), value),
+        ("Pending items", str(result.pending)),
+        ("Release", _code(f.dataset_release)),
+        ("Split", _code(f.split)),
+        ("Retrieval artifact", _code(f.retrieval_artifact) if f.retrieval_artifact else "none"),
+        ("Scoring artifact", _code(f.scoring_artifact)),
+        ("Date", f.date),
+        ("Entry", f"{_code(result.result_id)} (version {result.version}"
+                  + (f", supersedes {_code(result.supersedes[:12])}" if result.supersedes else "") + ")"),
+        ("Submission", _code(result.submission_sha256)),
+    ]
+    return "| | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in rows) + "\n"
+
+
+def render_audit(store: Store, cache: SubmissionCache, result_id: str | None, item: str | None) -> str:
+    """Markdown for one item of one entry (or the reason there is nothing to show)."""
+    from lemmata.scoring.base import handler_for
+
+    if not result_id:
+        return "Choose an entry (click an entry id on the leaderboard, or pick one above)."
+    result = store.get_result(result_id)
+    if result is None:
+        return f"No entry `{md_escape(result_id[:64])}` in this store."
+    parts = [f"## {md_escape(result.model.name)}\n", entry_facts(result)]
+    if result.notes:
+        parts.append("**Notes:** " + "; ".join(md_escape(n) for n in result.notes[:10]) + "\n")
+    if not result.items:
+        parts.append("\nThis entry carries no per-item records"
+                     + (": it reproduces a paper's aggregate numbers, which were not re-scored here."
+                        if result.kind == "reported" else ".") + "\n")
+        return "\n".join(parts)
+    ids = item_ids(result)
+    if not item:
+        parts.append(f"\nChoose one of the {len(ids)} items above to see what the scorer saw and decided.\n")
+        return "\n".join(parts)
+    if item not in ids:
+        parts.append(f"\nThis entry has no item `{md_escape(item[:200])}`.\n")
+        return "\n".join(parts)
+    submission = None
+    if result.kind == "scored":
+        rec = store.get_submission(result.submission_sha256)
+        if rec is not None:
+            submission = cache.get(rec.sha256, rec.filename)
+    try:
+        view = handler_for(result.benchmark).audit(result, item, submission)
+    except InputError as exc:
+        parts.append("\n" + md_escape(str(exc)) + "\n")
+        return "\n".join(parts)
+    parts.append(f"\n---\n\n## Item `{md_escape(view.item_id)}`\n")
+    for title, body in view.sections:
+        parts.append(f"### {md_escape(title)}\n\n{safe_markdown(body)}\n")
+    return "\n".join(parts)

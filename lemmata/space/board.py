@@ -1,0 +1,393 @@
+"""Leaderboard data: rows from the store index, grouped by frozen tuple, ranked, filtered, sorted, exported.
+
+A *group* is every row sharing ``FrozenTuple.group_key()`` — release, split,
+retrieval artifact and scoring artifact — and ranks are computed within a
+group only, over all of its visible rows, before any search or filter: a search
+narrows what is listed, never what a rank means. Equal scores share a rank
+(1, 2, 2, 4); rows with no computable score yet are listed unranked.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import urlencode
+
+from pydantic import BaseModel, ConfigDict
+
+from lemmata.space.safety import csv_cell
+from lemmata.store import Store
+
+KindFilter = Literal["all", "reported", "scored"]
+SORT_KEYS = ("rank", "model", "kind", "date", "pending", "n")
+DEFAULT_SORT = "rank:asc"
+MAX_DIAGNOSTICS = 12
+_METRIC_KEY = re.compile(r"^[A-Za-z0-9_.@\-]{1,80}$")
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    result_id: str
+    submission_sha256: str
+    kind: str
+    benchmark: str
+    track: str
+    group_key: str
+    frozen: dict[str, Any]
+    model_name: str
+    model_url: str | None
+    model_revision: str | None
+    metric: str
+    value: float | None
+    interval: tuple[float, float] | None
+    interval_kind: str | None
+    count: int | None
+    total: int | None
+    pending: int
+    status: str
+    scored_at: str
+    version: int
+    metrics: dict[str, Any]
+    breakdowns: dict[str, Any]
+    notes: tuple[str, ...]
+    hidden: bool = False
+    rank: int | None = None
+
+    @property
+    def date(self) -> str:
+        return str(self.frozen.get("date", ""))
+
+    @property
+    def short_id(self) -> str:
+        return self.result_id[:12]
+
+
+@dataclass(frozen=True)
+class BoardGroup:
+    key: str
+    frozen: dict[str, Any]
+    rows: tuple[BoardRow, ...]
+    total_rows: int
+    diagnostics: tuple[str, ...]
+    higher_is_better: bool = True
+
+    @property
+    def pending_total(self) -> int:
+        return sum(r.pending for r in self.rows)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {"reported": sum(r.kind == "reported" for r in self.rows),
+                "scored": sum(r.kind == "scored" for r in self.rows)}
+
+
+class BoardQuery(BaseModel):
+    """One view of the leaderboard; its URL form reopens the same view."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    benchmark: str | None = None
+    track: str | None = None
+    group: str = ""
+    search: str = ""
+    sort: str = DEFAULT_SORT
+    kind: KindFilter = "all"
+
+    def to_params(self) -> dict[str, str]:
+        """Non-default fields, as URL query parameters."""
+        out = {}
+        for key, default in (("benchmark", None), ("track", None), ("group", ""), ("search", ""),
+                             ("sort", DEFAULT_SORT), ("kind", "all")):
+            value = getattr(self, key)
+            if value not in (None, "", default):
+                out[key] = str(value)
+        return out
+
+    def query_string(self) -> str:
+        """``?benchmark=…&track=…`` (empty when every field is default).
+
+        >>> BoardQuery(benchmark="re2math", track="raw", search="gpt 5").query_string()
+        '?benchmark=re2math&track=raw&search=gpt+5'
+        """
+        params = self.to_params()
+        return "?" + urlencode(params) if params else ""
+
+
+def parse_sort(sort: str) -> tuple[str, bool]:
+    """``(column, descending)`` from ``column:dir``; unknown text falls back to rank.
+
+    >>> parse_sort("model:desc"), parse_sort("m.ground:asc"), parse_sort("x;drop"), parse_sort("date")
+    (('model', True), ('m.ground', False), ('rank', False), ('date', False))
+    """
+    column, _, direction = (sort or "").partition(":")
+    valid = column in SORT_KEYS or (column.startswith("m.") and _METRIC_KEY.match(column[2:]))
+    if not valid:
+        return "rank", False
+    return column, direction == "desc"
+
+
+def row_from_index(row: Mapping[str, Any]) -> BoardRow:
+    """A board row from one ``Store.result_rows()`` entry (its ``summary_json`` carries the display data)."""
+    summary = json.loads(row.get("summary_json") or "{}")
+    main = summary.get("main", {})
+    model = summary.get("model", {})
+    interval = main.get("interval")
+    return BoardRow(
+        result_id=row["result_id"], submission_sha256=row["submission_sha256"], kind=row["kind"],
+        benchmark=row["benchmark"], track=row["track"], group_key=row["group_key"],
+        frozen=summary.get("frozen", {}), model_name=row["model_name"], model_url=model.get("url"),
+        model_revision=model.get("revision"), metric=main.get("metric", ""), value=row["main_value"],
+        interval=tuple(interval) if interval else None, interval_kind=main.get("interval_kind"),
+        count=main.get("count"), total=main.get("total"), pending=int(row["pending"]), status=row["status"],
+        scored_at=row["scored_at"], version=int(row["version"]), metrics=summary.get("metrics", {}),
+        breakdowns=summary.get("breakdowns", {}), notes=tuple(summary.get("notes", [])),
+        hidden=bool(row.get("hidden", 0)),
+    )
+
+
+def load_rows(store: Store, *, include_hidden: bool = False) -> list[BoardRow]:
+    return [row_from_index(r) for r in store.result_rows(include_hidden=include_hidden)]
+
+
+def _higher_is_better(benchmark: str) -> bool:
+    from lemmata.registry import UnknownNameError, get_benchmark
+
+    try:
+        return get_benchmark(benchmark).main_score.higher_is_better
+    except UnknownNameError:
+        return True
+
+
+def rank_rows(rows: Sequence[BoardRow], higher_is_better: bool = True) -> list[BoardRow]:
+    """Rows with ``rank`` set: 1 + the number of rows strictly better; no score, no rank.
+
+    >>> from dataclasses import replace
+    >>> base = row_from_index({"result_id": "a", "submission_sha256": "0" * 64, "kind": "scored",
+    ...     "benchmark": "b", "track": "t", "group_key": "g", "model_name": "m", "main_value": None,
+    ...     "pending": 0, "status": "complete", "scored_at": "", "version": 1})
+    >>> rows = [replace(base, result_id=i, value=v) for i, v in [("a", .5), ("b", .7), ("c", .5), ("d", None)]]
+    >>> [(r.result_id, r.rank) for r in rank_rows(rows)]
+    [('b', 1), ('a', 2), ('c', 2), ('d', None)]
+    """
+    from dataclasses import replace
+
+    scored = [r.value for r in rows if r.value is not None and not math.isnan(r.value)]
+    out = []
+    for r in rows:
+        if r.value is None or math.isnan(r.value):
+            out.append(replace(r, rank=None))
+            continue
+        better = sum(1 for v in scored if (v > r.value if higher_is_better else v < r.value))
+        out.append(replace(r, rank=1 + better))
+    return sorted(out, key=lambda r: (r.rank is None, r.rank or 0, r.model_name.casefold(), r.result_id))
+
+
+def _matches(row: BoardRow, terms: list[str]) -> bool:
+    hay = " ".join([row.model_name, row.model_url or "", row.model_revision or "", row.result_id,
+                    row.submission_sha256, row.kind, row.status, row.date]).casefold()
+    return all(t in hay for t in terms)
+
+
+def _sort_value(row: BoardRow, column: str) -> Any:
+    if column == "rank":
+        return (row.rank is None, row.rank or 0)
+    if column == "model":
+        return row.model_name.casefold()
+    if column == "kind":
+        return row.kind
+    if column == "date":
+        return row.date
+    if column == "pending":
+        return row.pending
+    if column == "n":
+        return row.total or 0
+    value = row.metrics.get(column[2:])
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return (1, str(value) if value is not None else "")
+    return (0, value)
+
+
+def sort_rows(rows: Sequence[BoardRow], sort: str) -> list[BoardRow]:
+    """Stable display order; missing values always last, ties by official rank then model."""
+    column, desc = parse_sort(sort)
+    base = sorted(rows, key=lambda r: (r.rank is None, r.rank or 0, r.model_name.casefold(), r.result_id))
+    if column == "rank" and not desc:
+        return base
+    present = [r for r in base if not _is_missing(r, column)]
+    missing = [r for r in base if _is_missing(r, column)]
+    return sorted(present, key=lambda r: _sort_value(r, column), reverse=desc) + missing
+
+
+def _is_missing(row: BoardRow, column: str) -> bool:
+    if column == "rank":
+        return row.rank is None
+    if column.startswith("m."):
+        return row.metrics.get(column[2:]) is None
+    return False
+
+
+def diagnostic_columns(rows: Iterable[BoardRow], limit: int = MAX_DIAGNOSTICS) -> tuple[str, ...]:
+    """Metric names shown as columns: those present in most rows first, at most ``limit``."""
+    seen: dict[str, int] = {}
+    for r in rows:
+        for key, value in r.metrics.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and _METRIC_KEY.match(key):
+                seen[key] = seen.get(key, 0) + 1
+    ordered = sorted(seen, key=lambda k: (-seen[k], k))
+    return tuple(ordered[:limit])
+
+
+@dataclass(frozen=True)
+class BoardView:
+    query: BoardQuery
+    groups: tuple[BoardGroup, ...]
+    benchmarks: tuple[str, ...]
+    tracks: tuple[str, ...]
+    group_keys: tuple[str, ...]
+    matched: int
+    total: int
+    notices: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def rows(self) -> list[BoardRow]:
+        return [r for g in self.groups for r in g.rows]
+
+
+def normalize_query(rows: Sequence[BoardRow], query: BoardQuery,
+                    catalog: Mapping[str, Sequence[str]] | None = None) -> tuple[BoardQuery, list[str]]:
+    """The query with an unknown benchmark/track/group replaced by an available one, and why.
+
+    ``catalog`` lists registered benchmarks and their tracks, so an empty board
+    can still be selected; without a benchmark in the query the first one with
+    entries is chosen.
+    """
+    catalog = catalog or {}
+    notices: list[str] = []
+    with_rows = sorted({r.benchmark for r in rows})
+    benchmarks = sorted(set(catalog) | set(with_rows))
+    bench = query.benchmark
+    if bench not in benchmarks:
+        if bench:
+            notices.append(f"Unknown benchmark {bench!r}." if not benchmarks
+                           else f"Unknown benchmark {bench!r}; showing {(with_rows or benchmarks)[0]!r}.")
+        bench = (with_rows or benchmarks or [None])[0]
+    tracks = _tracks(rows, catalog, bench)
+    track = query.track
+    if track not in tracks:
+        rows_tracks = sorted({r.track for r in rows if r.benchmark == bench})
+        fallback = (rows_tracks or tracks or [None])[0]
+        if track:
+            notices.append(f"No track {track!r} in {bench}; showing {fallback!r}." if fallback
+                           else f"No track {track!r} in {bench}.")
+        track = fallback
+    keys = sorted({r.group_key for r in rows if r.benchmark == bench and r.track == track})
+    group = query.group
+    if group and group not in keys:
+        notices.append("That frozen-tuple group has no entries here; showing all groups.")
+        group = ""
+    column, desc = parse_sort(query.sort)
+    sort = f"{column}:{'desc' if desc else 'asc'}"
+    return query.model_copy(update={"benchmark": bench, "track": track, "group": group, "sort": sort}), notices
+
+
+def _tracks(rows: Sequence[BoardRow], catalog: Mapping[str, Sequence[str]], bench: str | None) -> list[str]:
+    found = {r.track for r in rows if r.benchmark == bench}
+    listed = list(catalog.get(bench, ())) if bench else []
+    return listed + sorted(found - set(listed))
+
+
+def build_view(rows: Sequence[BoardRow], query: BoardQuery,
+               catalog: Mapping[str, Sequence[str]] | None = None) -> BoardView:
+    """Filter, group, rank and sort rows for one benchmark and track."""
+    query, notices = normalize_query(rows, query, catalog)
+    selected = [r for r in rows if r.benchmark == query.benchmark and r.track == query.track]
+    by_group: dict[str, list[BoardRow]] = {}
+    for r in selected:
+        by_group.setdefault(r.group_key, []).append(r)
+    terms = [t for t in query.search.casefold().split() if t]
+    groups = []
+    matched = 0
+    higher = _higher_is_better(query.benchmark) if query.benchmark else True
+    # newest release first, then key: the group a visitor most likely wants comes first
+    for key in sorted(by_group, key=lambda k: (-max(_date_key(r) for r in by_group[k]), k)):
+        if query.group and key != query.group:
+            continue
+        ranked = rank_rows(by_group[key], higher)
+        shown = [r for r in ranked if (query.kind == "all" or r.kind == query.kind) and _matches(r, terms)]
+        matched += len(shown)
+        frozen = {k: v for k, v in ranked[0].frozen.items() if k != "date"}
+        groups.append(BoardGroup(key=key, frozen=frozen, rows=tuple(sort_rows(shown, query.sort)),
+                                 total_rows=len(ranked), diagnostics=diagnostic_columns(ranked),
+                                 higher_is_better=higher))
+    return BoardView(
+        query=query, groups=tuple(groups), benchmarks=tuple(sorted(set(catalog or {}) | {r.benchmark for r in rows})),
+        tracks=tuple(_tracks(rows, catalog or {}, query.benchmark)),
+        group_keys=tuple(sorted(by_group)), matched=matched, total=len(selected), notices=tuple(notices),
+    )
+
+
+def _date_key(row: BoardRow) -> int:
+    digits = re.sub(r"\D", "", row.date)
+    return int(digits) if digits else 0
+
+
+# -- export -----------------------------------------------------------------
+def export_records(view: BoardView) -> list[dict[str, Any]]:
+    """Flat records of what the view lists (every group), with the full frozen tuple."""
+    out = []
+    for g in view.groups:
+        for r in g.rows:
+            rec: dict[str, Any] = {
+                "benchmark": r.benchmark, "track": r.track, "group": g.key,
+                "dataset_release": r.frozen.get("dataset_release"), "split": r.frozen.get("split"),
+                "retrieval_artifact": r.frozen.get("retrieval_artifact"),
+                "scoring_artifact": r.frozen.get("scoring_artifact"), "date": r.date,
+                "rank": r.rank, "model": r.model_name, "model_revision": r.model_revision, "model_url": r.model_url,
+                "kind": r.kind, "metric": r.metric, "score": r.value,
+                "ci_low": r.interval[0] if r.interval else None, "ci_high": r.interval[1] if r.interval else None,
+                "interval_kind": r.interval_kind, "count": r.count, "total": r.total, "pending": r.pending,
+                "status": r.status, "result_id": r.result_id, "submission_sha256": r.submission_sha256,
+                "version": r.version,
+            }
+            for name in g.diagnostics:
+                rec[f"metric.{name}"] = r.metrics.get(name)
+            out.append(rec)
+    return out
+
+
+def to_csv(records: Sequence[Mapping[str, Any]]) -> str:
+    """CSV text; every cell goes through :func:`~lemmata.space.safety.csv_cell`.
+
+    >>> print(to_csv([{"model": "=cmd|' /C calc'!A0", "score": -0.5}]).strip())
+    model,score
+    '=cmd|' /C calc'!A0,-0.5
+    """
+    columns: list[str] = []
+    for rec in records:
+        for key in rec:
+            if key not in columns:
+                columns.append(key)
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow([csv_cell(c) for c in columns])
+    for rec in records:
+        writer.writerow([csv_cell(rec.get(c)) if rec.get(c) is not None else "" for c in columns])
+    return buf.getvalue()
+
+
+def to_json(view: BoardView) -> str:
+    doc = {"query": view.query.model_dump(), "groups": [
+        {"group": g.key, "frozen": g.frozen, "rows": [r for r in export_records(_single(view, g))]}
+        for g in view.groups]}
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def _single(view: BoardView, group: BoardGroup) -> BoardView:
+    return BoardView(query=view.query, groups=(group,), benchmarks=view.benchmarks, tracks=view.tracks,
+                     group_keys=view.group_keys, matched=len(group.rows), total=view.total)

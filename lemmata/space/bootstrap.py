@@ -1,0 +1,165 @@
+"""First start: build whatever is missing, with progress in the terminal and in the page.
+
+``lemmata serve`` on a fresh machine must be the only command a user types,
+so the space prepares its own inputs: it restores the store from the Hub when
+hosted, builds every registered release that is not on disk, indexes the
+store and starts the scorer. Each step reports to stderr as numbered lines and
+to a shared :class:`Bootstrap` state that the page polls. A failed step is
+shown with its reason and the remaining steps still run; only a failed
+restore blocks uploads (accepting files before the mirror is back could
+create a second copy of a stored entry).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, TextIO
+
+from lemmata.space.safety import esc
+
+StepStatus = Literal["waiting", "running", "done", "skipped", "failed"]
+
+
+class Skip(Exception):
+    """Raised by a step that has nothing to do; the message says why."""
+
+
+@dataclass
+class Step:
+    key: str
+    label: str
+    run: Callable[[Callable[[str], None]], str | None]
+    blocks_submissions: bool = False
+    status: StepStatus = "waiting"
+    detail: str = ""
+    seconds: float = 0.0
+
+
+@dataclass
+class Bootstrap:
+    """Ordered steps and their live state (thread-safe; ``revision`` grows on every change)."""
+
+    steps: list[Step]
+    stream: TextIO | None = field(default_factory=lambda: sys.stderr)
+    revision: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _done: threading.Event = field(default_factory=threading.Event, repr=False)
+
+    def _print(self, text: str) -> None:
+        if self.stream is not None:
+            print(f"[lemmata] {text}", file=self.stream, flush=True)
+
+    def _update(self, step: Step, **changes) -> None:
+        with self._lock:
+            for key, value in changes.items():
+                setattr(step, key, value)
+            self.revision += 1
+
+    def run(self) -> None:
+        """Run every step in order (in the calling thread)."""
+        total = len(self.steps)
+        for n, step in enumerate(self.steps, start=1):
+            self._print(f"[{n}/{total}] {step.label} …")
+            started = time.perf_counter()
+            self._update(step, status="running", detail="")
+
+            def report(text: str, step: Step = step, n: int = n) -> None:
+                self._update(step, detail=text)
+                self._print(f"[{n}/{total}]   {text}")
+
+            try:
+                detail = step.run(report) or ""
+                status: StepStatus = "done"
+            except Skip as exc:
+                detail, status = str(exc), "skipped"
+            except Exception as exc:  # a failed step is reported, never hidden, and the rest still run
+                detail, status = f"{type(exc).__name__}: {exc}", "failed"
+            elapsed = time.perf_counter() - started
+            self._update(step, status=status, detail=detail, seconds=elapsed)
+            self._print(f"[{n}/{total}] {step.label}: {status}{' — ' + detail if detail else ''} ({elapsed:.1f}s)")
+        with self._lock:
+            self._done.set()
+            self.revision += 1
+        failed = [s.label for s in self.steps if s.status == "failed"]
+        self._print("ready" + (f" (with failures: {', '.join(failed)})" if failed else ""))
+
+    def start(self) -> threading.Thread:
+        thread = threading.Thread(target=self.run, name="lemmata-bootstrap", daemon=True)
+        thread.start()
+        return thread
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._done.wait(timeout)
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    @property
+    def failed(self) -> list[Step]:
+        return [s for s in self.steps if s.status == "failed"]
+
+    def submissions_blocked(self) -> str | None:
+        """Why uploads are refused right now, or None."""
+        with self._lock:
+            for step in self.steps:
+                if step.blocks_submissions and step.status in ("waiting", "running"):
+                    return f"the space is still preparing ({step.label}); try again in a moment"
+                if step.blocks_submissions and step.status == "failed":
+                    return f"uploads are paused because a start-up step failed ({step.label}: {step.detail})"
+        return None
+
+    def render_html(self) -> str:
+        """The progress panel: live while preparing, a collapsed note if a step failed, empty otherwise."""
+        with self._lock:
+            failed = [s for s in self.steps if s.status == "failed"]
+            if self.done and not failed:
+                return ""
+            icons = {"waiting": "○", "running": "◔", "done": "✓", "skipped": "–", "failed": "✗"}
+            items = "".join(
+                f'<li class="lm-step-{s.status}">{icons[s.status]} {esc(s.label)}'
+                f'{" — " + esc(s.detail) if s.detail else ""}'
+                f'{f" ({s.seconds:.1f}s)" if s.status in ("done", "failed") else ""}</li>'
+                for s in self.steps)
+            if not self.done:
+                return ('<div class="lm-banner lm-progress" role="status"><b>Preparing the space</b> (the first '
+                        "start builds releases and indexes results; this page updates by itself)"
+                        f"<ol>{items}</ol></div>")
+            names = ", ".join(s.label for s in failed)
+        return (f'<details class="lm-banner lm-progress"><summary>Start-up finished; {len(failed)} step(s) had '
+                f"problems ({esc(names)}). The leaderboard works; what depends on them may be missing.</summary>"
+                f"<ol>{items}</ol></details>")
+
+
+# -- the default steps ------------------------------------------------------------------------------
+def release_step(releases_root: Path) -> Callable[[Callable[[str], None]], str]:
+    """Build every registered release whose folder (with its manifest) is missing."""
+
+    def run(report: Callable[[str], None]) -> str:
+        from lemmata.builders import BUILDERS, builder_classes
+
+        built, present, failed = [], [], []
+        classes = [cls for family in sorted(BUILDERS) for cls in builder_classes(family)]
+        for i, cls in enumerate(classes, start=1):
+            release_id = cls.meta.release_id
+            if (releases_root / release_id / "MANIFEST.json").is_file():
+                present.append(release_id)
+                continue
+            report(f"building {release_id} ({i}/{len(classes)})")
+            try:
+                cls().build(releases_root, quiet=True)
+                built.append(release_id)
+            except Exception as exc:  # one unavailable source must not stop the other releases
+                failed.append(f"{release_id}: {exc}")
+        if failed:
+            raise RuntimeError("; ".join(failed))
+        if not built:
+            raise Skip(f"all {len(present)} release(s) already built")
+        return f"built {', '.join(built)}" + (f"; {len(present)} already present" if present else "")
+
+    return run

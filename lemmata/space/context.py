@@ -1,0 +1,127 @@
+"""One running space: configuration, store, scorer, start-up steps and the caches the page reads."""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lemmata.scoring.base import OracleConfig
+from lemmata.space.audit import SubmissionCache
+from lemmata.space.board import BoardRow, load_rows
+from lemmata.space.bootstrap import Bootstrap, Skip, Step, release_step
+from lemmata.space.config import SpaceConfig
+from lemmata.space.hub_sync import restore, start_scheduler, sync_plan
+from lemmata.space.worker import ScoringWorker
+from lemmata.store import Store
+
+log = logging.getLogger("lemmata.space")
+
+
+def oracle_config() -> OracleConfig:
+    """The oracles reachable from this process (none configured: items needing one stay pending)."""
+    return OracleConfig()
+
+
+@dataclass
+class SpaceContext:
+    config: SpaceConfig
+    store: Store
+    worker: ScoringWorker
+    bootstrap: Bootstrap
+    export_dir: Path
+    submissions: SubmissionCache
+    scheduler: Any = None
+    _rows: tuple[int, list[BoardRow]] | None = field(default=None, repr=False)
+    _rows_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    # -- reads the page makes -------------------------------------------------------------------
+    def rows(self) -> list[BoardRow]:
+        """Visible leaderboard rows, re-read from the index only when the store changed."""
+        generation = self.store.generation()
+        with self._rows_lock:
+            if self._rows is not None and self._rows[0] == generation:
+                return self._rows[1]
+        rows = load_rows(self.store)
+        with self._rows_lock:
+            self._rows = (generation, rows)
+        return rows
+
+    def change_token(self) -> str:
+        """Changes whenever anything the page shows may have changed (store or start-up progress)."""
+        return f"{self.store.generation()}:{self.bootstrap.revision}"
+
+    def catalog(self) -> dict[str, tuple[str, ...]]:
+        """Registered benchmarks with their tracks (so empty boards can be selected)."""
+        from lemmata.registry import list_benchmarks
+
+        return {m.name: tuple(m.tracks) for m in list_benchmarks()}
+
+    # -- lifecycle ----------------------------------------------------------------------------------
+    def start(self, *, background: bool = True) -> None:
+        if background:
+            self.bootstrap.start()
+        else:
+            self.bootstrap.run()
+
+    def stop(self) -> None:
+        self.worker.stop()
+        if self.scheduler is not None:
+            self.scheduler.stop()
+
+
+def default_steps(ctx: SpaceContext) -> list[Step]:
+    """Restore (hosted), build missing releases, index the store, start the scorer."""
+    config, store = ctx.config, ctx.store
+    steps: list[Step] = []
+    sync = sync_plan(config)
+
+    def restore_run(report):
+        if sync is None:
+            raise Skip("local store on disk" if not config.hosted else "no LEMMATA_RESULTS_REPO configured")
+        report(f"downloading {sync.repo_id}")
+        summary = restore(store, sync).describe()
+        ctx.scheduler = start_scheduler(store, sync)
+        return summary + f"; syncing every {sync.every_minutes:g} min"
+
+    steps.append(Step("restore", "restoring results from the Hub", restore_run, blocks_submissions=True))
+    build_releases = release_step(config.releases_root)
+
+    def releases_run(report):
+        if not config.bootstrap:
+            raise Skip("disabled (LEMMATA_BOOTSTRAP=0)")
+        return build_releases(report)
+
+    steps.append(Step("releases", "building missing releases", releases_run))
+
+    def index_run(report):
+        added = store.reindex()
+        counts = store.status_counts()
+        return f"{added} result file(s) newly indexed; {sum(counts.values())} submission(s) on record"
+
+    steps.append(Step("index", "indexing the results folder", index_run, blocks_submissions=True))
+
+    def worker_run(report):
+        requeued = ctx.worker.start()
+        return "scorer running" + (f"; {requeued} interrupted submission(s) requeued" if requeued else "")
+
+    steps.append(Step("worker", "starting the scorer", worker_run))
+    return steps
+
+
+def create_context(config: SpaceConfig | None = None, *, stream=None, steps=None) -> SpaceContext:
+    """A space over ``config`` (read from the environment by default); call ``.start()`` to prepare it."""
+    import sys
+
+    config = config or SpaceConfig.from_env()
+    store = Store(config.store_root)
+    export_dir = Path(tempfile.mkdtemp(prefix="lemmata-space-exports-"))
+    ctx = SpaceContext(config=config, store=store,
+                       worker=ScoringWorker(store, oracles=oracle_config, poll_seconds=config.worker_poll_seconds),
+                       bootstrap=Bootstrap([], stream=stream if stream is not None else sys.stderr),
+                       export_dir=export_dir, submissions=SubmissionCache(store))
+    ctx.bootstrap.steps = steps(ctx) if steps is not None else default_steps(ctx)
+    return ctx

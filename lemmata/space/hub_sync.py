@@ -1,0 +1,93 @@
+"""Hosted persistence: mirror the store's immutable files to a Hub dataset repository.
+
+A Space's disk is wiped on restart. Only immutable files are mirrored —
+results, submissions with their sidecars, moderation records (see
+:data:`~lemmata.store.DURABLE_FOLDERS`) — so a file is uploaded once and never
+conflicts; SQLite is rebuilt from them by ``Store.reindex()``. On start the
+repository is downloaded into the store folder and reindexed; afterwards a
+``huggingface_hub.CommitScheduler`` pushes new files every few minutes (and
+once more at exit). Locally nothing of this runs: the store stays on disk.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from lemmata.errors import LemmataError
+from lemmata.space.config import HubSyncConfig, SpaceConfig
+from lemmata.store import DURABLE_FOLDERS, Store
+
+log = logging.getLogger("lemmata.space.hub_sync")
+
+ALLOW_PATTERNS = [f"{folder}/**" for folder in DURABLE_FOLDERS]
+#: temporary files of atomic writes (``.tmp-*``) and anything hidden must never be pushed half-written
+IGNORE_PATTERNS = ["**/.tmp-*", ".tmp-*", "**/.*", "*.sqlite3", "*.sqlite3-*"]
+
+Downloader = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class RestoreReport:
+    repo_id: str
+    existed: bool
+    results_added: int
+    submissions: int
+
+    def describe(self) -> str:
+        if not self.existed:
+            return f"{self.repo_id} does not exist yet; it will be created by the first sync"
+        return (f"restored {self.results_added} new result(s) and {self.submissions} submission(s) "
+                f"from {self.repo_id}")
+
+
+def sync_plan(config: SpaceConfig) -> HubSyncConfig | None:
+    """The mirror to use, or None locally (and on a Space without ``LEMMATA_RESULTS_REPO``)."""
+    return config.hub_sync if config.hosted else None
+
+
+def _snapshot_download(**kwargs: Any) -> str:
+    from huggingface_hub import snapshot_download
+
+    return snapshot_download(**kwargs)
+
+
+def _is_missing_repo(exc: BaseException) -> bool:
+    from huggingface_hub.errors import RepositoryNotFoundError
+
+    return isinstance(exc, RepositoryNotFoundError)
+
+
+def restore(store: Store, sync: HubSyncConfig, *, download: Downloader | None = None,
+            token: str | None = None) -> RestoreReport:
+    """Download the mirror's durable files into the store folder, then ``reindex()``.
+
+    ``download`` has ``huggingface_hub.snapshot_download``'s keyword interface
+    (it is that function unless a caller supplies another transport).
+    """
+    download = download or _snapshot_download
+    existed = True
+    try:
+        download(repo_id=sync.repo_id, repo_type="dataset", local_dir=str(store.root),
+                 allow_patterns=ALLOW_PATTERNS, token=token)
+    except Exception as exc:
+        if not _is_missing_repo(exc):
+            raise LemmataError(f"could not restore the store from the Hub dataset {sync.repo_id}: {exc}") from exc
+        existed = False
+    added = store.reindex()
+    submissions = sum(1 for _ in store.submissions_dir.glob("*.meta.json")) if store.submissions_dir.is_dir() else 0
+    report = RestoreReport(repo_id=sync.repo_id, existed=existed, results_added=added, submissions=submissions)
+    log.info(report.describe())
+    return report
+
+
+def start_scheduler(store: Store, sync: HubSyncConfig, *, token: str | None = None,
+                    scheduler_cls: type | None = None) -> Any:
+    """Start pushing new durable files every ``sync.every_minutes`` (a private dataset by default)."""
+    if scheduler_cls is None:
+        from huggingface_hub import CommitScheduler as scheduler_cls  # noqa: N813
+    return scheduler_cls(repo_id=sync.repo_id, repo_type="dataset", folder_path=store.root,
+                         every=sync.every_minutes, private=sync.private, token=token,
+                         allow_patterns=ALLOW_PATTERNS, ignore_patterns=IGNORE_PATTERNS)

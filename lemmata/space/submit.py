@@ -1,0 +1,163 @@
+"""Accepting an upload: validate everything synchronously, then store once, or say exactly why not.
+
+Nothing is stored until the file and the form both pass. A file whose bytes
+are already stored points to the existing entry. A new entry counts against
+the submitter's rate limit inside the store's write transaction, so parallel
+uploads cannot overrun it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from lemmata.errors import InputError, Problem
+from lemmata.hashing import sha256_bytes
+from lemmata.space.config import SpaceConfig
+from lemmata.space.safety import clean_text, esc
+from lemmata.store import RateLimited, Store, SubmissionRecord
+
+OutcomeKind = Literal["created", "duplicate", "invalid", "rate_limited"]
+FORM = "form"
+MAX_SUBMITTER = 100
+MAX_CONTACT = 200
+MAX_NOTES = 2000
+
+
+@dataclass(frozen=True)
+class SubmissionForm:
+    """What the submitter typed next to the file."""
+
+    submitter: str = ""
+    contact: str = ""
+    notes: str = ""
+
+
+@dataclass(frozen=True)
+class SubmitOutcome:
+    kind: OutcomeKind
+    message: str
+    problems: list[Problem] = field(default_factory=list)
+    record: SubmissionRecord | None = None
+    result_ids: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The machine-readable outcome the API returns next to the rendered message."""
+        rec = self.record
+        return {
+            "outcome": self.kind,
+            "message": self.message,
+            "problems": [p.as_dict() for p in self.problems],
+            "sha256": rec.sha256 if rec else None,
+            "status": rec.status if rec else None,
+            "benchmark": rec.benchmark if rec else None,
+            "track": rec.track if rec else None,
+            "model": rec.model_name if rec else None,
+            "result_ids": list(self.result_ids),
+        }
+
+
+def form_problems(form: SubmissionForm) -> tuple[SubmissionForm, list[Problem]]:
+    """The cleaned form and every problem with it."""
+    problems: list[Problem] = []
+    cleaned: dict[str, str] = {}
+    for name, limit in (("submitter", MAX_SUBMITTER), ("contact", MAX_CONTACT)):
+        try:
+            cleaned[name] = clean_text(getattr(form, name), max_len=limit, field=name)
+        except ValueError as exc:
+            problems.append(Problem(FORM, str(exc), field=name))
+            cleaned[name] = ""
+    notes = (form.notes or "").replace("\r\n", "\n").strip()
+    if len(notes) > MAX_NOTES:
+        problems.append(Problem(FORM, f"notes are longer than {MAX_NOTES} characters", field="notes"))
+    cleaned["notes"] = notes[:MAX_NOTES]
+    if not cleaned["submitter"] and not any(p.field == "submitter" for p in problems):
+        problems.append(Problem(FORM, "enter a submitter name (a person or a team) so the entry can be attributed",
+                                field="submitter"))
+    return SubmissionForm(**cleaned), problems
+
+
+def _header_dict(header: Any) -> dict[str, Any]:
+    if hasattr(header, "model_dump"):
+        return header.model_dump(mode="json")
+    return dict(header) if isinstance(header, dict) else {"header": str(header)}
+
+
+def client_key(host: str | None) -> str | None:
+    """A rate-limit key for a client address that does not store the address itself."""
+    if not host:
+        return None
+    return "client:" + hashlib.sha256(host.encode("utf-8")).hexdigest()[:16]
+
+
+def submit_upload(store: Store, config: SpaceConfig, data: bytes | None, filename: str | None,
+                  form: SubmissionForm, *, client: str | None = None, user: str | None = None) -> SubmitOutcome:
+    """Validate ``data`` and the form completely; store a new entry at most once."""
+    from lemmata.scoring.base import validate_upload
+
+    form, problems = form_problems(form)
+    filename = (filename or "upload.jsonl").replace("\\", "/").rsplit("/", 1)[-1][:200] or "upload.jsonl"
+    if data is None:
+        problems.insert(0, Problem(FORM, "choose a predictions file (.jsonl) to upload", field="file"))
+        return SubmitOutcome("invalid", "Nothing was stored: fix the problems below and upload again.", problems)
+    try:
+        validated = validate_upload(data, filename, max_bytes=config.max_submission_bytes)
+    except InputError as exc:
+        return SubmitOutcome("invalid", "Nothing was stored: fix the problems below and upload again.",
+                             list(exc.problems) + problems)
+    existing = store.get_submission(sha256_bytes(data))
+    if existing is not None:
+        return SubmitOutcome("duplicate", "This exact file was already submitted; nothing new was stored.",
+                             record=existing, result_ids=store.result_ids_for_submission(existing.sha256))
+    if problems:
+        return SubmitOutcome("invalid", "The file is valid, but nothing was stored: fix the form below.", problems)
+    keys = [f"submitter:{form.submitter.casefold()}"]
+    if user:
+        keys.append(f"user:{user.casefold()}")
+    if client:
+        keys.append(client)
+    try:
+        record, created = store.add_submission(
+            data, filename=filename, benchmark=validated.benchmark, track=validated.track,
+            model_name=validated.model.name, submitter=form.submitter, header=_header_dict(validated.header),
+            contact=form.contact or None, notes=form.notes or None, status="queued",
+            rate_limit=config.rate_limit, rate_keys=keys)
+    except RateLimited as exc:
+        return SubmitOutcome("rate_limited", str(exc).capitalize() + ". Nothing was stored.")
+    if not created:  # another upload of the same bytes won the race
+        return SubmitOutcome("duplicate", "This exact file was already submitted; nothing new was stored.",
+                             record=record, result_ids=store.result_ids_for_submission(record.sha256))
+    summary = f" {validated.summary}" if validated.summary else ""
+    oracle = " Some items need an oracle verdict; they are listed as pending until one is available." \
+        if validated.needs_oracle else ""
+    return SubmitOutcome("created", f"Valid and stored: queued for scoring.{summary}{oracle}", record=record)
+
+
+def render_outcome(outcome: SubmitOutcome) -> str:
+    """The outcome as escaped HTML: every problem with its line, field and reason."""
+    if outcome.kind == "invalid":
+        rows = "".join(
+            f"<tr><td>{esc(p.file)}</td><td>{esc(p.line) if p.line is not None else '–'}</td>"
+            f"<td><code>{esc(p.field) if p.field else '–'}</code></td><td>{esc(p.reason)}</td></tr>"
+            for p in outcome.problems)
+        n = len(outcome.problems)
+        return (f'<div class="lm-errors" role="alert"><b>{n} problem{"s" if n != 1 else ""} found.</b> '
+                f"{esc(outcome.message)}<table><thead><tr><th>File</th><th>Line</th><th>Field</th><th>Reason</th>"
+                f"</tr></thead><tbody>{rows}</tbody></table></div>")
+    if outcome.kind == "rate_limited":
+        return f'<div class="lm-errors" role="alert">{esc(outcome.message)}</div>'
+    rec = outcome.record
+    assert rec is not None
+    facts = (f"<li>model <b>{esc(rec.model_name)}</b> · {esc(rec.benchmark)} / {esc(rec.track)}</li>"
+             f"<li>content hash <code>{esc(rec.sha256)}</code></li>"
+             f"<li>received {esc(rec.received_at)} from {esc(rec.submitter)}; status <b>{esc(rec.status)}</b>"
+             f"{' — ' + esc(rec.status_reason) if rec.status_reason else ''}</li>")
+    if outcome.result_ids:
+        facts += "<li>results: " + ", ".join(
+            f'<a href="#audit" data-audit="{esc(r)}"><code>{esc(r[:12])}</code></a>' for r in outcome.result_ids) \
+            + "</li>"
+    cls = "lm-ok" if outcome.kind == "created" else "lm-info"
+    follow = " Follow it in the <b>Status</b> tab; the leaderboard updates by itself when scoring ends." \
+        if outcome.kind == "created" else " The existing entry is shown below."
+    return f'<div class="{cls}" role="status">{esc(outcome.message)}{follow}<ul>{facts}</ul></div>'

@@ -1,0 +1,277 @@
+"""The leaderboard as HTML: one table per frozen-tuple group, every untrusted value escaped.
+
+Rendering happens on the server into one string, so a thousand rows cost one
+``innerHTML`` in the browser. Header cells carry ``data-sort`` and entry links
+``data-audit``; the page script turns clicks on them into events (see
+:data:`BOARD_JS`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+from lemmata.space.board import BoardGroup, BoardRow, BoardView, parse_sort
+from lemmata.space.safety import esc, link
+
+FROZEN_LABELS = (
+    ("dataset_release", "release"),
+    ("split", "split"),
+    ("retrieval_artifact", "retrieval artifact"),
+    ("scoring_artifact", "scoring artifact"),
+)
+
+#: delegated click handling for the board component (gr.HTML ``js_on_load``)
+BOARD_JS = """
+element.addEventListener('click', (ev) => {
+  const sortCell = ev.target.closest('[data-sort]');
+  if (sortCell && element.contains(sortCell)) {
+    ev.preventDefault();
+    trigger('click', {sort: sortCell.getAttribute('data-sort')});
+    return;
+  }
+  const entry = ev.target.closest('[data-audit]');
+  if (entry && element.contains(entry)) {
+    ev.preventDefault();
+    trigger('click', {audit: entry.getAttribute('data-audit')});
+  }
+});
+element.addEventListener('keydown', (ev) => {
+  if (ev.key !== 'Enter' && ev.key !== ' ') return;
+  const cell = ev.target.closest('[data-sort],[data-audit]');
+  if (cell) { ev.preventDefault(); cell.click(); }
+});
+"""
+
+
+def number_format(values: Iterable[float | None]) -> str:
+    """One format for a whole column: 3 decimals for rates in [-1, 1], otherwise 1 (integers stay integers).
+
+    >>> number_format([0.41, 0.5, None]), number_format([41.5, 3.0]), number_format([3, 12])
+    ('{:.3f}', '{:.1f}', '{:.0f}')
+    """
+    nums = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
+    if nums and all(float(v).is_integer() for v in nums) and any(abs(v) > 1 for v in nums):
+        return "{:.0f}"
+    if all(abs(v) <= 1 for v in nums):
+        return "{:.3f}"
+    return "{:.1f}"
+
+
+def fmt(value: object, pattern: str) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        return pattern.format(value) if math.isfinite(value) else esc(str(value))
+    return esc(value) if value is not None else '<span class="lm-none">–</span>'
+
+
+def kind_badge(kind: str) -> str:
+    if kind == "reported":
+        return ('<span class="lm-badge lm-reported" title="Number transcribed from the paper; '
+                'not re-scored here">reported</span>')
+    return ('<span class="lm-badge lm-scored" title="Scored by this space from the submitted '
+            'predictions">scored here</span>')
+
+
+def pending_badge(pending: int, status: str) -> str:
+    if pending > 0:
+        return (f'<span class="lm-badge lm-pending" title="{pending} item(s) wait for an oracle verdict; '
+                f'they count as not yet scored">&#9203; {pending} pending</span>')
+    if status == "pending_oracle":
+        return '<span class="lm-badge lm-pending">pending</span>'
+    return ""
+
+
+def _th(label: str, column: str, active: tuple[str, bool], title: str = "", numeric: bool = False) -> str:
+    col, desc = active
+    arrow = ""
+    aria = "none"
+    nxt = f"{column}:asc"
+    if col == column:
+        arrow = " &#9660;" if desc else " &#9650;"
+        aria = "descending" if desc else "ascending"
+        nxt = f"{column}:{'asc' if desc else 'desc'}"
+    elif column.startswith("m.") or column in ("n", "pending", "date"):
+        nxt = f"{column}:desc"
+    cls = ' class="lm-num"' if numeric else ""
+    tip = f' title="{esc(title)}"' if title else ""
+    return (f'<th{cls} aria-sort="{aria}"{tip}><button type="button" class="lm-sort" data-sort="{esc(nxt)}">'
+            f'{esc(label)}{arrow}</button></th>')
+
+
+def _interval_bar(row: BoardRow, lo_axis: float, hi_axis: float) -> str:
+    if row.value is None or hi_axis <= lo_axis:
+        return ""
+
+    def pos(v: float) -> float:
+        return max(0.0, min(100.0, 100.0 * (v - lo_axis) / (hi_axis - lo_axis)))
+
+    parts = ['<span class="lm-bar" aria-hidden="true">']
+    if row.interval:
+        a, b = pos(row.interval[0]), pos(row.interval[1])
+        parts.append(f'<span class="lm-bar-ci" style="left:{a:.1f}%;width:{max(b - a, 0.5):.1f}%"></span>')
+    parts.append(f'<span class="lm-bar-pt" style="left:{pos(row.value):.1f}%"></span></span>')
+    return "".join(parts)
+
+
+def _axis(rows: Sequence[BoardRow]) -> tuple[float, float]:
+    vals = [v for r in rows for v in ([r.value] + list(r.interval or ())) if v is not None and math.isfinite(v)]
+    if not vals:
+        return 0.0, 1.0
+    lo, hi = min(vals), max(vals)
+    if lo >= 0 and hi <= 1:
+        return 0.0, 1.0
+    return min(lo, 0.0), hi if hi > lo else lo + 1
+
+
+def group_caption(group: BoardGroup) -> str:
+    cells = []
+    for key, label in FROZEN_LABELS:
+        value = group.frozen.get(key)
+        cells.append(f'<span class="lm-tuple-item"><span class="lm-tuple-k">{esc(label)}</span> '
+                     f'<code>{esc(value if value is not None else "none")}</code></span>')
+    counts = group.counts
+    stats = [f"{len(group.rows)} of {group.total_rows} shown" if len(group.rows) != group.total_rows
+             else f"{group.total_rows} entr{'y' if group.total_rows == 1 else 'ies'}"]
+    stats.append(f"{counts['scored']} scored here, {counts['reported']} reported")
+    if group.pending_total:
+        stats.append(f"{group.pending_total} item verdict(s) pending")
+    return (f'<caption><span class="lm-tuple-title">Frozen tuple</span> {"".join(cells)}'
+            f'<span class="lm-group-stats">{esc(" · ".join(stats))}</span></caption>')
+
+
+def render_group(group: BoardGroup, sort: str) -> str:
+    active = parse_sort(sort)
+    rows = group.rows
+    metric = next((r.metric for r in rows if r.metric), "score")
+    main_fmt = number_format([r.value for r in rows] + [v for r in rows for v in (r.interval or ())])
+    diag_fmt = {d: number_format(r.metrics.get(d) for r in rows) for d in group.diagnostics}
+    lo_axis, hi_axis = _axis(rows)
+    better = "higher is better" if group.higher_is_better else "lower is better"
+    head = [
+        _th("#", "rank", active, "official rank within this group (ties share a rank)", numeric=True),
+        _th("Model", "model", active),
+        _th("Source", "kind", active, "reported = from the paper; scored here = computed by this space"),
+        _th(metric, "rank", active, f"{metric}, {better}; brackets: interval, bar: interval on a common axis",
+            numeric=True),
+        _th("n", "n", active, "items counted / items in the split", numeric=True),
+        _th("Pending", "pending", active, "items whose verdict awaits an oracle", numeric=True),
+    ]
+    head += [_th(d, f"m.{d}", active, f"diagnostic metric {d}", numeric=True) for d in group.diagnostics]
+    head += [_th("Date", "date", active, "evaluation date of the frozen tuple"),
+             '<th title="open the per-item audit of this entry">Entry</th>']
+    body = []
+    for r in rows:
+        ci = ""
+        if r.interval:
+            ci = (f'<span class="lm-ci" title="{esc(r.interval_kind or "interval")}">'
+                  f'[{main_fmt.format(r.interval[0])}, {main_fmt.format(r.interval[1])}]</span>')
+        value = fmt(r.value, main_fmt) if r.value is not None else '<span class="lm-none">pending</span>'
+        n = f"{r.count}/{r.total}" if r.count is not None and r.total is not None else (r.total or "")
+        revision = f'<span class="lm-rev">{esc(r.model_revision)}</span>' if r.model_revision else ""
+        cells = [
+            f'<td class="lm-num lm-rank">{r.rank if r.rank is not None else "–"}</td>',
+            f'<td class="lm-model">{link(r.model_name, r.model_url)}{revision}</td>',
+            f"<td>{kind_badge(r.kind)}</td>",
+            f'<td class="lm-num lm-main"><span class="lm-score">{value}</span> {ci}'
+            f"{_interval_bar(r, lo_axis, hi_axis)}</td>",
+            f'<td class="lm-num">{esc(n)}</td>',
+            f'<td class="lm-num">{pending_badge(r.pending, r.status)}</td>',
+        ]
+        cells += [f'<td class="lm-num">{fmt(r.metrics.get(d), diag_fmt[d])}</td>' for d in group.diagnostics]
+        cells += [f"<td>{esc(r.date)}</td>",
+                  f'<td><a href="#audit" class="lm-entry" data-audit="{esc(r.result_id)}" '
+                  f'title="audit {esc(r.result_id)}"><code>{esc(r.short_id)}</code></a></td>']
+        cls = ' class="lm-row-reported"' if r.kind == "reported" else ""
+        body.append(f"<tr{cls}>{''.join(cells)}</tr>")
+    if not rows:
+        body.append(f'<tr><td colspan="{len(head)}" class="lm-empty">No entry in this group matches the search '
+                    f"or filter.</td></tr>")
+    return (f'<section class="lm-group" data-group="{esc(group.key)}"><div class="lm-scroll">'
+            f'<table class="lm-table">{group_caption(group)}<thead><tr>{"".join(head)}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div></section>')
+
+
+def render_board(view: BoardView) -> str:
+    """The whole board for one benchmark and track."""
+    q = view.query
+    parts = ['<div class="lm-board">']
+    for notice in view.notices:
+        parts.append(f'<p class="lm-notice">{esc(notice)}</p>')
+    if not view.groups:
+        where = f" for {q.benchmark} / {q.track}" if q.benchmark else ""
+        parts.append(f'<p class="lm-empty">No entries{esc(where)} yet. Upload predictions in the '
+                     f"<b>Submit</b> tab; reported rows from the papers appear once they are imported.</p></div>")
+        return "".join(parts)
+    summary = (f"{view.matched} of {view.total} entr{'y' if view.total == 1 else 'ies'} in "
+               f"{len(view.groups)} group{'s' if len(view.groups) != 1 else ''}")
+    if len(view.group_keys) > 1 and not q.group:
+        summary += " — rows in different groups were computed against different releases or artifacts " \
+                   "and are never ranked together"
+    parts.append(f'<p class="lm-summary">{esc(summary)}</p>')
+    parts += [render_group(g, q.sort) for g in view.groups]
+    parts.append("</div>")
+    return "".join(parts)
+
+
+BOARD_CSS = """
+.lm-board { font-size: 0.92rem; }
+.lm-summary, .lm-notice { margin: 0.25rem 0 0.6rem; color: var(--body-text-color-subdued); }
+.lm-notice { color: var(--color-accent); }
+.lm-group { margin: 0 0 1.4rem; border: 1px solid var(--border-color-primary); border-radius: 8px; overflow: hidden; }
+.lm-scroll { overflow-x: auto; }
+.lm-table { width: 100%; border-collapse: collapse; }
+.lm-table caption { caption-side: top; text-align: left; padding: 0.55rem 0.75rem;
+  background: var(--background-fill-secondary); border-bottom: 1px solid var(--border-color-primary); }
+.lm-tuple-title { font-weight: 600; margin-right: 0.5rem; }
+.lm-tuple-item { display: inline-block; margin: 0.1rem 0.9rem 0.1rem 0; }
+.lm-tuple-k { color: var(--body-text-color-subdued); font-size: 0.85em; }
+.lm-group-stats { display: block; margin-top: 0.2rem; color: var(--body-text-color-subdued); font-size: 0.85em; }
+.lm-table th, .lm-table td { padding: 0.35rem 0.6rem; border-bottom: 1px solid var(--border-color-primary);
+  text-align: left; vertical-align: middle; white-space: nowrap; }
+.lm-table th { font-weight: 600; background: var(--background-fill-primary); position: sticky; top: 0; }
+.lm-table .lm-num { text-align: right; font-variant-numeric: tabular-nums; }
+.lm-sort { all: unset; cursor: pointer; }
+.lm-sort:hover, .lm-sort:focus-visible { text-decoration: underline; }
+.lm-table tbody tr:hover { background: var(--background-fill-secondary); }
+.lm-model { white-space: normal !important; max-width: 22rem; overflow-wrap: anywhere; font-weight: 500; }
+.lm-rev { display: block; font-size: 0.8em; color: var(--body-text-color-subdued); font-weight: 400; }
+.lm-score { font-weight: 600; }
+.lm-ci { color: var(--body-text-color-subdued); font-size: 0.85em; }
+.lm-bar { display: block; position: relative; height: 4px; margin-top: 3px; min-width: 7rem;
+  background: var(--border-color-primary); border-radius: 2px; }
+.lm-bar-ci { position: absolute; top: 0; height: 4px; background: #93c5fd; border-radius: 2px; }
+.lm-bar-pt { position: absolute; top: -2px; width: 3px; height: 8px; margin-left: -1px; background: #1d4ed8; }
+.lm-badge { display: inline-block; padding: 0.05rem 0.45rem; border-radius: 999px; font-size: 0.78em;
+  font-weight: 600; border: 1px solid transparent; }
+.lm-reported { background: #fef3c7; color: #92400e; border-color: #fcd34d; }
+.lm-scored { background: #dcfce7; color: #166534; border-color: #86efac; }
+.lm-pending { background: #e0e7ff; color: #3730a3; border-color: #a5b4fc; }
+.lm-row-reported td { background: rgba(254, 243, 199, 0.18); }
+.lm-none { color: var(--body-text-color-subdued); }
+.lm-empty { padding: 1rem; color: var(--body-text-color-subdued); }
+.lm-entry code { font-size: 0.85em; }
+.lm-status-table { width: 100%; border-collapse: collapse; font-size: 0.9rem; }
+.lm-status-table th, .lm-status-table td { padding: 0.35rem 0.6rem; text-align: left;
+  border-bottom: 1px solid var(--border-color-primary); vertical-align: top; }
+.lm-st { display: inline-block; padding: 0.05rem 0.45rem; border-radius: 999px; font-size: 0.8em; font-weight: 600; }
+.lm-st-queued, .lm-st-validated { background: #f1f5f9; color: #334155; }
+.lm-st-scoring { background: #e0f2fe; color: #075985; }
+.lm-st-scored { background: #dcfce7; color: #166534; }
+.lm-st-pending_oracle { background: #e0e7ff; color: #3730a3; }
+.lm-st-failed { background: #fee2e2; color: #991b1b; }
+.lm-errors { border: 1px solid #fca5a5; background: #fef2f2; color: #7f1d1d; border-radius: 8px; padding: 0.6rem 0.9rem; }
+.lm-errors table { border-collapse: collapse; margin-top: 0.4rem; width: 100%; }
+.lm-errors th, .lm-errors td { text-align: left; padding: 0.2rem 0.5rem; border-bottom: 1px solid #fecaca;
+  vertical-align: top; }
+.lm-ok { border: 1px solid #86efac; background: #f0fdf4; color: #14532d; border-radius: 8px; padding: 0.6rem 0.9rem; }
+.lm-info { border: 1px solid #93c5fd; background: #eff6ff; color: #1e3a8a; border-radius: 8px; padding: 0.6rem 0.9rem; }
+.lm-banner { border: 1px solid #fcd34d; background: #fffbeb; color: #78350f; border-radius: 8px;
+  padding: 0.5rem 0.8rem; margin-bottom: 0.5rem; }
+.lm-progress ol { margin: 0.3rem 0 0 1.2rem; }
+.lm-progress .lm-step-done { color: #166534; }
+.lm-progress .lm-step-running { color: #1d4ed8; font-weight: 600; }
+.lm-progress .lm-step-failed { color: #991b1b; }
+.lm-forest text { font-size: 12px; fill: currentColor; }
+"""
