@@ -1,0 +1,12 @@
+"""Retrieval for Re²Math: frozen scholarly artifacts, query caches, search backends and source identity.
+
+Modules (import them directly; nothing heavy is imported here):
+
+- :mod:`lemmata.retrieval.citations` — parse bibliography strings (title, authors, year, DOI, arXiv id).
+- :mod:`lemmata.retrieval.matcher` — is this candidate the same source as that citation? is it the citing paper?
+- :mod:`lemmata.retrieval.querycache` — the candidate / search-result models every backend returns and the
+  JSONL query-cache format they record into; replay of a recorded cache.
+- :mod:`lemmata.retrieval.artifact` — the frozen offline scholarly artifact (bm25s index over the release's
+  cited sources and citing papers), its build, search, materialisation and default instance.
+- :mod:`lemmata.retrieval.serpapi` — the Google Scholar backend through SerpAPI, recording into a query cache.
+"""

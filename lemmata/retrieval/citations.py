@@ -1,0 +1,553 @@
+r"""Bibliography strings → title, author surnames, year, DOI and arXiv id.
+
+Re²Math's ``z.citation_content`` is raw bibliography LaTeX whose braces were
+stripped upstream (``\emphOn arithmetic families…``), in every house style:
+natbib blocks (``\newblock``), AMS (``Author, \emph Title, Journal \textbf vol
+(year)``), plain ``Author, Title, Journal``, quoted titles, and the dataset's
+own ``Title (Authors: …; Year: …)``. Parsing is heuristic and conservative: a
+field that cannot be found is ``None``, never guessed, because the matcher
+treats a missing field as *no evidence* rather than as agreement.
+
+Identifiers are normalised here so every module compares them one way: DOIs
+lower-case without resolver prefixes or trailing punctuation; arXiv ids
+without versions, validated against both id schemes (a zbMATH number such as
+``0385.32016`` is not an arXiv id).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+from urllib.parse import unquote
+
+from pydantic import BaseModel, ConfigDict
+
+#: years outside this range are not publication years (page numbers, MR numbers)
+MIN_YEAR, MAX_YEAR = 1800, 2035
+
+# --------------------------------------------------------------------------- identifiers
+
+_DOI_IN_TEXT = re.compile(r"10\.\d{4,9}/[^\s\"<>{}|\\^`,;]+", re.IGNORECASE)
+_DOI_SHAPE = re.compile(r"^10\.\d{4,9}/\S+$")
+_ARXIV_NEW = re.compile(r"^(?P<yy>\d{2})(?P<mm>\d{2})\.(?P<num>\d{4,5})$")
+_ARXIV_OLD = re.compile(r"^(?P<arch>[a-z][a-z\-]*)(?:\.[a-z]{2})?/(?P<yy>\d{2})(?P<mm>\d{2})(?P<num>\d{3})$")
+_ARXIV_IN_TEXT = re.compile(
+    r"(?:arxiv(?:\.org/(?:abs|pdf)/|\s*:\s*|\s+)|\\arxiv\s*|abs/)"
+    r"(?P<id>(?:\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[a-z]{2})?/\d{7})(?:v\d+)?)",
+    re.IGNORECASE,
+)
+_ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(?P<id>.+)$")
+
+
+def normalize_doi(value: str | None) -> str | None:
+    """Canonical DOI, or None when ``value`` is not one.
+
+    Lower-case; ``https://doi.org/``, ``dx.doi.org`` and ``doi:`` prefixes and
+    trailing punctuation removed; a DOI written twice by a broken bibliography
+    macro (``10.2307/199862310.2307/1998623``) is read once.
+
+    >>> normalize_doi("https://doi.org/10.1007/S00605-008-0001-2.")
+    '10.1007/s00605-008-0001-2'
+    >>> normalize_doi("10.1090/tran/7241DOI:10.1090/tran/7241"), normalize_doi("10.2307/199862310.2307/1998623")
+    ('10.1090/tran/7241', '10.2307/1998623')
+    >>> normalize_doi("10.1016/j.jctb.2017.08.003Partitioning")
+    '10.1016/j.jctb.2017.08.003'
+    >>> normalize_doi("10.1007/s10240-022-00132-0https://dx.doi.org/10.1007/s10240-022-00132-0")
+    '10.1007/s10240-022-00132-0'
+    >>> normalize_doi("doi: 10.48550/arXiv.2112.09334"), normalize_doi("not a doi"), normalize_doi("")
+    ('10.48550/arxiv.2112.09334', None, None)
+    """
+    if not value:
+        return None
+    # braces stripped upstream glue a link's DOI to the title after it: "…08.003Partitioning"
+    s = re.split(r"(?<=\d)(?=[A-Z][a-z]{2,})", unquote(value.strip()))[0].lower()
+    s = re.sub(r"^(?:https?://)?(?:dx\.)?doi\.org/", "", s)
+    s = re.sub(r"^doi\s*:?\s*", "", s)
+    parts = [p.rstrip(".,;:)]}'\"") for p in re.split(r"doi\s*:\s*|https?://(?:dx\.)?(?:doi\.org/)?", s) if p.strip()]
+    if not parts:
+        return None
+    s = parts[0]
+    if len(s) % 2 == 0 and s[: len(s) // 2] == s[len(s) // 2 :]:
+        s = s[: len(s) // 2]
+    return s if _DOI_SHAPE.match(s) else None
+
+
+def normalize_arxiv_id(value: str | None) -> str | None:
+    """Version-free arXiv id in canonical form, or None when ``value`` is not a valid one.
+
+    New-style ids need a real month and the suffix length of their period
+    (4 digits up to 1412, 5 from 1501); old-style ids drop the subject class.
+
+    >>> normalize_arxiv_id("arXiv:1502.05240v2"), normalize_arxiv_id("https://arxiv.org/abs/math/9908178v1")
+    ('1502.05240', 'math/9908178')
+    >>> normalize_arxiv_id("math.AG/0601001"), normalize_arxiv_id("10.48550/arXiv.2112.09334")
+    ('math/0601001', '2112.09334')
+    >>> normalize_arxiv_id("0385.32016"), normalize_arxiv_id("1602.0211v3"), normalize_arxiv_id(None)
+    (None, None, None)
+    """
+    if not value:
+        return None
+    s = value.strip().lower()
+    m = _ARXIV_DOI.match(s)
+    if m:
+        s = m.group("id")
+    s = re.sub(r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/", "", s)
+    s = re.sub(r"^arxiv\s*:\s*", "", s)
+    s = re.sub(r"\.pdf$", "", s)
+    s = re.sub(r"v\d+$", "", s)
+    m = _ARXIV_NEW.match(s)
+    if m:
+        yymm = int(m.group("yy") + m.group("mm"))
+        if not 1 <= int(m.group("mm")) <= 12:
+            return None
+        digits = len(m.group("num"))
+        if (digits == 4 and 704 <= yymm <= 1412) or (digits == 5 and yymm >= 1501):
+            return s
+        return None
+    m = _ARXIV_OLD.match(s)
+    if m and 1 <= int(m.group("mm")) <= 12:
+        return f"{m.group('arch')}/{m.group('yy')}{m.group('mm')}{m.group('num')}"
+    return None
+
+
+def arxiv_id_year(arxiv_id: str | None) -> int | None:
+    """The submission year encoded in a normalised arXiv id.
+
+    >>> arxiv_id_year("1502.05240"), arxiv_id_year("math/9908178"), arxiv_id_year(None)
+    (2015, 1999, None)
+    """
+    if not arxiv_id:
+        return None
+    yy = int(arxiv_id.split("/")[-1][:2])
+    return 1900 + yy if yy >= 91 else 2000 + yy
+
+
+def find_doi(text: str) -> str | None:
+    r"""The first DOI written in ``text``.
+
+    >>> find_doi(r"Monatsh. Math., 155:251--263, 2008. \newblock \doi10.1007/s00605-008-0001-2.")
+    '10.1007/s00605-008-0001-2'
+    >>> find_doi(r"\hrefhttps://doi.org/10.1016/j.jctb.2017.08.003Partitioning $H$-minor free graphs")
+    '10.1016/j.jctb.2017.08.003'
+    """
+    for m in _DOI_IN_TEXT.finditer(text or ""):
+        doi = normalize_doi(m.group(0))
+        if doi:
+            return doi
+    return None
+
+
+def find_arxiv_id(text: str) -> str | None:
+    r"""The first valid arXiv id written in ``text`` after an arXiv marker.
+
+    >>> find_arxiv_id(r"\v Spela \v Spenko, Non-commutative resolutions, \arxiv1502.05240v2.")
+    '1502.05240'
+    >>> find_arxiv_id("Invent. Math. 141 (2000); arXiv:math/9908178."), find_arxiv_id("Zbl 0385.32016")
+    ('math/9908178', None)
+    """
+    for m in _ARXIV_IN_TEXT.finditer(text or ""):
+        aid = normalize_arxiv_id(m.group("id"))
+        if aid:
+            return aid
+    return None
+
+
+# --------------------------------------------------------------------------- LaTeX to text
+
+#: formatting macros whose braces were stripped upstream, so they may be glued to the next word
+_GLUED_LONG = (
+    "textbf", "textit", "textsc", "textsl", "textrm", "texttt", "textup", "textmd", "emph", "mathbb", "mathcal",
+    "mathrm", "mathbf", "mathfrak", "mathsf", "href", "url", "burlalt", "nolinkurl", "newblock", "bysame",
+    "penalty", "arxiv", "doi", "path", "xoxMR", "xoxZB", "xoxarXiv", "MR", "Zbl", "bibinfo", "bibfield",
+    "urlprefix", "thinspace", "allowbreak", "natexlab", "enquote", "textquotedblleft", "textquotedblright",
+    "scshape", "upshape", "itshape", "slshape", "bfseries", "mdseries", "normalfont", "bgroup", "egroup",
+    "leavevmode", "scriptsize", "footnotesize", "small", "mbox",
+)
+_GLUED_SHORT = ("em", "it", "sl", "bf", "sc", "rm", "tt", "sf", "up")
+_TITLE_FONTS = ("emph", "textit", "textsl", "itshape", "slshape", "em", "it", "sl")
+_GLUED = re.compile(
+    r"\\(" + "|".join(sorted(_GLUED_LONG, key=len, reverse=True)) + r")"
+    r"|\\(" + "|".join(_GLUED_SHORT) + r")(?=[\s\dA-Z$\\]|$)"
+)
+_ACCENT_SYMBOL = re.compile(r"\\([\'\"`^~=.])\s*\{?\s*(\\?[A-Za-z])\}?")
+_ACCENT_LETTER = re.compile(r"\\([vHuckdbrt])(?:\s+|\{)\s*([A-Za-z])\}?")
+_LIGATURES = {"oe": "oe", "OE": "OE", "ae": "ae", "AE": "AE", "ss": "ss", "o": "o", "O": "O", "l": "l", "L": "L",
+              "i": "i", "j": "j", "aa": "a", "AA": "A"}
+_ACCENT_MAP = {
+    "'": "\u0301", '"': "\u0308", "`": "\u0300", "^": "\u0302", "~": "\u0303", "=": "\u0304", ".": "\u0307",
+    "v": "\u030c", "H": "\u030b", "u": "\u0306", "c": "\u0327", "k": "\u0328", "d": "\u0323", "b": "\u0331",
+    "r": "\u030a", "t": "\u0361",
+}
+_GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu",
+          "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega")
+_GREEK_COMMAND = re.compile(r"\\((?:var)?(?:" + "|".join(_GREEK) + r")|" + "|".join(g.capitalize() for g in _GREEK) + r")(?![A-Za-z])")
+_GREEK_LETTERS = dict(zip("αβγδεζηθικλμνξπρστυφχψω", _GREEK))
+#: AMS ``\bysame`` as typeset: a rule standing for the previous entry's authors
+_AMS_BYSAME = re.compile(r"\\leavevmode\s*\\vrule\s+height\s*[\d.]+pt\s+depth\s*-?[\d.]+pt\s+width\s*[\d.]+(?:pt|em)")
+#: markers the title parser keys on (private-use characters: never in the data, not whitespace to ``re``)
+BLOCK, FONT = "\ue000", "\ue001"
+
+
+def _accent(m: re.Match) -> str:
+    base = m.group(2).lstrip("\\")
+    return unicodedata.normalize("NFC", base + _ACCENT_MAP.get(m.group(1), ""))
+
+
+def latex_to_text(raw: str, *, keep_markers: bool = False) -> str:
+    r"""Readable text of a LaTeX bibliography string (accents resolved, markup dropped).
+
+    With ``keep_markers``, ``\newblock`` becomes :data:`BLOCK` and a title-font
+    switch (``\emph``, ``\textit``, ``\em``, …) becomes :data:`FONT`, for the parser.
+
+    >>> latex_to_text(r"A.~Bj\"orner and \v Spela \v Spenko, \emphOn $\times p$-invariant sets, Ann.\ Math. \textbf354")
+    'A. Björner and Špela Špenko, On p-invariant sets, Ann. Math. 354'
+    """
+    s = raw or ""
+    s = _AMS_BYSAME.sub(r"\\bysame ", s)
+    s = s.replace("``", "\u201c").replace("''", "\u201d")
+    s = re.sub(r"\\og\b\s*", "\u201c", s)
+    s = re.sub(r"\s*\\fg\b", "\u201d", s)
+    s = re.sub(r"(?:\\(?:url|href|burlalt|path)\s*)?(?:https?://|www\.)\S+", " ", s)
+    s = _ACCENT_SYMBOL.sub(_accent, s)
+    s = _ACCENT_LETTER.sub(_accent, s)
+    s = re.sub(r"\\(oe|OE|ae|AE|ss|aa|AA|o|O|l|L|i|j)(?![A-Za-z])\s*", lambda m: _LIGATURES[m.group(1)], s)
+
+    def glued(m: re.Match) -> str:
+        name = m.group(1) or m.group(2)
+        if name == "newblock":
+            return f" {BLOCK} " if keep_markers else " "
+        if name in _TITLE_FONTS:
+            return f" {FONT} " if keep_markers else " "
+        if name == "bysame":
+            return " \u2014\u2014\u2014 "
+        return " "
+
+    s = _GLUED.sub(glued, s)
+    s = re.sub(r"(?<=\.)[\s~]+-(?=[A-Z])", "-", s)  # "J.~-P." → "J.-P."
+    s = re.sub(r"\\[&%$#_]", lambda m: m.group(0)[1], s)
+    s = re.sub(r"\\[,;:! ]|~|\\\\", " ", s)
+    s = _GREEK_COMMAND.sub(lambda m: m.group(1).lower().removeprefix("var"), s)
+    s = re.sub(r"\\[A-Za-z]+\*?", " ", s)
+    s = s.replace("{", "").replace("}", "").replace("$", "").replace("\\", " ")
+    s = re.sub(r"\s+([,.;:)])", r"\1", s)
+    return re.sub(r"\s+", " ", s).strip()
+
+
+def fold(text: str) -> str:
+    """Lower-case ASCII-ish form for comparison: accents removed, compatibility forms unified.
+
+    >>> fold("Déglise, BJÖRNER, Łoś, φ-modules")
+    'deglise, bjorner, łos, phi-modules'
+    """
+    if text.isascii():
+        return text.lower()
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
+    return plain if plain.isascii() else "".join(_GREEK_LETTERS.get(ch, ch) for ch in plain)
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def words(text: str) -> list[str]:
+    """Folded alphanumeric words of ``text``, in order.
+
+    >>> words("Non-commutative résolutions, II: $C^*$-algebras")
+    ['non', 'commutative', 'resolutions', 'ii', 'c', 'algebras']
+    """
+    return _WORD.findall(fold(text))
+
+
+# --------------------------------------------------------------------------- year
+
+_YEAR = re.compile(r"(?<![\d./:-])(1[89]\d\d|20[0-3]\d)(?![\d])(?!\s*(?:--|-|–)\s*\d)")
+_PAREN_YEAR = re.compile(r"\((1[89]\d\d|20[0-3]\d)[a-z]?\)")
+_NOISE_NUMBERS = re.compile(
+    r"(?:arxiv\s*:?\s*\S+|https?://\S+|10\.\d{4,9}/\S+|\b(?:MR|Zbl|zbMATH)\s*:?\s*[\d.]+|\b\d+\s*(?:--|-|–)\s*\d+)",
+    re.IGNORECASE,
+)
+
+
+def parse_year(text: str) -> int | None:
+    """Publication year written in a bibliography string, or None.
+
+    A parenthesised year wins (``Ann. of Math. (2) 144 (1996)``); otherwise the
+    last year-like number, ignoring page ranges, identifiers, MR/Zbl numbers
+    and URLs.
+
+    >>> parse_year("Ann. of Math. (2) 144 (1996), no.1, 189-237. MR1405949.")
+    1996
+    >>> parse_year("Lecture Notes in Mathematics, Vol 340. Springer-Verlag, 1973. Seminaire 1967--1969 (SGA 7, II).")
+    1973
+    >>> parse_year("Math. Ann. 354 (2012), 1521--1554"), parse_year("draft."), parse_year("pp. 1999--2010, arXiv:1905.01677")
+    (2012, None, None)
+    """
+    cleaned = _NOISE_NUMBERS.sub(" ", text or "")
+    paren = [int(y) for y in _PAREN_YEAR.findall(cleaned)]
+    years = paren or [int(y) for y in _YEAR.findall(cleaned)]
+    years = [y for y in years if MIN_YEAR <= y <= MAX_YEAR]
+    return years[-1] if years else None
+
+
+# --------------------------------------------------------------------------- authors
+
+_PARTICLES = {"van", "von", "der", "den", "de", "da", "di", "del", "della", "dos", "das", "du", "la", "le", "ten",
+              "ter", "zu", "bin", "al", "el", "st"}
+_NOT_NAMES = {"and", "et", "al", "with", "jr", "sr", "ii", "iii", "eds", "ed", "editors", "editor", "author",
+              "authors", "in", "the", "of", "on", "for", "a", "an"}
+_INITIAL = re.compile(r"^(?:[A-Z][a-z]?\.?)(?:-{0,2}[A-Z][a-z]?\.?)*$")
+_NAME_WORD = re.compile(r"^[A-Z\u00C0-\u024F][\w'\u00C0-\u024F\-]*\.?$")
+_BYSAME = "\u2014\u2014\u2014"
+
+
+def _split_names(segment: str) -> list[str]:
+    """Person names of an author list (``Last, F.`` pairs kept together)."""
+    segment = segment.replace("&", " and ").replace(_BYSAME, " ")
+    segment = re.sub(r"\bet\s+al\b\.?", " ", segment)
+    if ";" in segment:
+        pieces = [p for part in segment.split(";") for p in re.split(r"\s+and\s+", part)]
+    else:
+        pieces = [p for part in re.split(r",", segment) for p in re.split(r"\s+and\s+", part)]
+    names: list[str] = []
+    for piece in (p.strip(" .") for p in pieces):
+        if not piece:
+            continue
+        if names and all(_INITIAL.match(w) for w in piece.split()):
+            names[-1] = f"{names[-1]}, {piece}"  # "Kim, A. K. H." — the initials belong to the previous surname
+        else:
+            names.append(piece)
+    return names
+
+
+def surname(name: str) -> str | None:
+    """Folded last word of a person's surname, or None.
+
+    >>> [surname(n) for n in ("Kim, A. K. H.", "Patrick B. Allen", "Michel Van den Bergh", "P. Petersen V", "JC Robinson")]
+    ['kim', 'allen', 'bergh', 'petersen', 'robinson']
+    """
+    if "," in name:
+        name = name.split(",")[0]
+    tokens = [w for w in words(name) if len(w) > 1 and w not in _NOT_NAMES]
+    tokens = [w for w in tokens if not (len(w) <= 2 and w.isupper())]
+    if not tokens:
+        return None
+    raw = [t for t in name.replace("-", " ").split() if len(t.strip(".")) > 1]
+    # "JC Robinson", "VG Saúco": Scholar writes initials as one capitalised block
+    if len(raw) >= 2 and raw[0].isupper() and len(raw[0]) <= 3:
+        tokens = [w for w in words(" ".join(raw[1:])) if len(w) > 1] or tokens
+    return tokens[-1]
+
+
+def parse_authors(segment: str, *, surname_first: bool = False) -> tuple[str, ...]:
+    """Distinct folded surnames of an author list, in order.
+
+    ``surname_first``: names are ``Last, Given`` separated by ``and`` (the dataset's structured form).
+
+    >>> parse_authors("Kim, A. K. H., and Samworth, R. J.")
+    ('kim', 'samworth')
+    >>> parse_authors("Cheeger,J.; Colding,T.H.")
+    ('cheeger', 'colding')
+    >>> parse_authors("M. Melo and F. Viviani"), parse_authors("Keating, Jonathan P. and Rudnick, Zeév", surname_first=True)
+    (('melo', 'viviani'), ('keating', 'rudnick'))
+    """
+    out: list[str] = []
+    if surname_first:
+        names = [n for n in re.split(r"\s+and\s+|;", segment) if n.strip()]
+    else:
+        names = _split_names(segment)
+    for name in names:
+        s = surname(name)
+        if s and s not in out:
+            out.append(s)
+    return tuple(out)
+
+
+def _is_name(segment: str) -> bool:
+    """Does this comma/period-delimited piece look like (part of) an author list?"""
+    seg = re.sub(r"^(?:and|&)\s+", "", segment.strip(), flags=re.IGNORECASE).strip()
+    if not seg or seg == _BYSAME:
+        return True
+    people = [p for p in re.split(r"\s+and\s+|\s*&\s*", seg) if p.strip()]
+    return bool(people) and all(_is_person(p) for p in people)
+
+
+def _is_person(seg: str) -> bool:
+    ws = seg.split()
+    if len(ws) > 5:
+        return False
+    lower = [w for w in ws if w.lower() not in _PARTICLES and w.lower() not in ("and", "et", "al.", "al", "&")]
+    if not lower:
+        return False
+    first = ws[0]
+    if not first.endswith(".") and first.lower() in _TITLE_STARTERS:
+        return False
+    return all(_INITIAL.match(w) or _NAME_WORD.match(w) for w in lower)
+
+
+_TITLE_STARTERS = {"on", "the", "a", "an", "some", "sur", "uber", "über", "zur", "les", "la", "le", "une", "un",
+                   "introduction", "lectures", "notes", "remarks", "note", "about", "towards", "toward", "how", "why",
+                   "what", "when", "where", "existence", "uniqueness", "regularity", "global", "local", "sharp",
+                   "higher", "non", "new", "geometric", "analytic", "algebraic", "random", "stable", "elliptic",
+                   "hyperbolic", "modular", "moduli", "rigidity", "structure", "structures", "theory", "theorie",
+                   "théorie", "groupes", "espaces", "topics", "problems", "methods", "foundations", "principles",
+                   "elements", "handbook", "inequalities", "estimates", "convergence", "representation",
+                   "representations", "cohomology", "homotopy", "spectral", "quantum", "discrete", "finite",
+                   "infinite", "linear", "nonlinear", "partial", "real", "complex", "functional", "harmonic",
+                   "probability", "stochastic", "measure", "ergodic", "dynamical", "differential", "integral",
+                   "combinatorial", "graph", "graphs", "matrix", "matrices", "operator", "operators", "abelian",
+                   "commutative", "perturbation", "asymptotic", "asymptotics", "minimal", "maximal", "optimal"}
+
+# --------------------------------------------------------------------------- title
+
+_VENUE_START = re.compile(
+    r"^(?:in\b|in:|preprint|arxiv|available|to appear|accepted|submitted|forthcoming|ph\.?\s?d|thesis|"
+    r"habilitation|manuscript|unpublished|draft|lecture notes|lecture|course|http|www\.|vol\b|vol\.|volume|"
+    r"pp\b|pp\.|pages|no\.|number|chapter|springer|cambridge|oxford|princeton|academic press|birkh|wiley|"
+    r"elsevier|american mathematical|amer\.|north[- ]holland|dover|gauthier|hermann|masson|world scientific|"
+    r"crc|de gruyter|walter de gruyter|ems\b|european mathematical|ams\b|siam\b|marcel|kluwer|mcgraw|mc graw|"
+    r"prentice|addison|chapman|clarendon|publish or perish|grad\.|graduate texts|encyclopedia|"
+    r"journal|american|annals|advances|transactions|proceedings|bulletin|communications|acta|mathematische|"
+    r"inventiones|duke|compositio|forum|publications|memoirs|commentarii|selecta|geometry\s*&|algebra\s*&|"
+    r"analysis\s*&|combinatorica|israel|pacific|illinois|michigan|indiana|canadian|nagoya|tohoku|osaka|"
+    r"mathematika|nonlinearity|physica|physical review|electronic|international|ieee|acm\b|studia|fundamenta|"
+    r"colloquium|rendiconti|comptes|séminaire|seminaire|astérisque|asterisque|annales|archiv|ergodic theory|"
+    r"experimental|quarterly|revista|documenta|manuscripta|monatshefte|j\.|ann\.|math\.|proc\.|trans\.|comm\.|"
+    r"invent\.|geom\.|adv\.|bull\.|publ\.|mem\.|j\s|duke|c\.\s?r\.|[a-z]{1,7}\.\s+[a-z]{1,7}\.)",
+    re.IGNORECASE,
+)
+#: "Algebra Number Theory 2 (2008)", "Anal. PDE 9(2016)", "Forum Math. Pi, 3:e5", a trailing volume number
+_VOLUME = re.compile(r"\d+\s*\(\d{4}\)|\(\d{4}\)|\d+\s*\(\d+(?:-\d+)?\)|\d+\s*:\s*\w*\d|\s\d+$|^\d")
+_BOUNDARY = re.compile(r"(?:,\s+|(?:(?<=[A-Za-z\u00C0-\u024F]{2})|(?<=[)\d]))\.\s+|;\s+|\s+(?=\([12]\d{3}\)))")
+_STRUCTURED = re.compile(r"^(?P<title>.+?)\s*\(Authors:\s*(?P<authors>[^;]*);\s*Year:\s*(?P<year>[^)]*)\)\s*$", re.S)
+_QUOTED = re.compile(r"[\u201c\"](?P<title>[^\u201c\u201d\"]{8,}?)[\u201d\"]")
+
+
+def _strip_title(title: str) -> str | None:
+    title = title.replace(FONT, " ").replace(BLOCK, " ")
+    title = re.sub(r"\s+", " ", title).strip(" ,.;:")
+    title = re.sub(r"^(?:and|with)\s+|^\(\d{4}[a-z]?\)[.,:]?\s*", "", title)
+    return title if len(words(title)) >= 1 and len(title) >= 3 else None
+
+
+def _title_until_venue(text: str) -> str:
+    """Text from the start of a title up to where the venue / publisher starts."""
+    stop = len(text)
+    for marker in (FONT, BLOCK):
+        i = text.find(marker, 1)
+        if i > 0:
+            stop = min(stop, i)
+    head = text[:stop]
+    for m in _BOUNDARY.finditer(head):
+        rest = head[m.end():].lstrip()
+        if not rest:
+            continue
+        if _VENUE_START.match(rest) or re.match(r"^\(?\d", rest) or re.match(r"^[A-Z][a-z]{0,6}\.\s", rest):
+            return head[: m.start()]
+        nxt = re.split(r",\s|\.\s", rest, maxsplit=1)[0]
+        if _VOLUME.search(nxt) or "&" in nxt:
+            return head[: m.start()]
+    return head
+
+
+def _split_authors_title(text: str) -> tuple[str, str]:
+    """(author part, rest) for a plain ``Authors, Title, Venue`` or ``Authors. Title. Venue`` string."""
+    pos = 0
+    last_author_end = 0
+    for m in _BOUNDARY.finditer(text):
+        piece = text[pos : m.start()]
+        if not _is_name(piece):
+            break
+        last_author_end = m.end()
+        pos = m.end()
+    if last_author_end == 0:
+        return "", text
+    return text[:last_author_end].strip(" ,.;"), text[last_author_end:]
+
+
+class ParsedCitation(BaseModel):
+    """What a bibliography string says about its source; None where it does not say."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    text: str
+    title: str | None
+    authors: tuple[str, ...]
+    year: int | None
+    doi: str | None
+    arxiv_id: str | None
+
+
+def parse_title_authors(raw: str) -> tuple[str | None, tuple[str, ...]]:
+    r"""Title (display form) and author surnames of a bibliography string.
+
+    >>> parse_title_authors(r"Mladen Bestvina and Michael Handel. \newblock Train tracks and automorphisms of free groups. \newblock \em Annals of Mathematics, 135(1):1--51, 1992.")
+    ('Train tracks and automorphisms of free groups', ('bestvina', 'handel'))
+    >>> parse_title_authors(r"E.~Hellmann: \emphOn arithmetic families of filtered $\phi$-modules, J.~Inst.\ Math.\ Jussieu \bfseries 12 (2013)")
+    ('On arithmetic families of filtered phi-modules', ('hellmann',))
+    >>> parse_title_authors("E. Henke, Products in fusion systems, J. Algebra 376 (2013), 300--319")
+    ('Products in fusion systems', ('henke',))
+    >>> parse_title_authors("On the method of bounded differences (Authors: Colin McDiarmid; Year: 1989)")
+    ('On the method of bounded differences', ('mcdiarmid',))
+    """
+    if re.search(r"\\bb?title", raw):  # imsart tagged references: \bauthor\bsnmLast,~\bfnmFirst … \btitleTitle. \bjournal…
+        tagged = re.search(r"\\bb?title\s*(.*?)(?=\\b(?:journal|volume|pages|series|sertitle|publisher|edition|booktitle|"
+                           r"note|year|doi|issue|number|eprint|address|location|fpage|endb)|\\end|\\doi|$)", raw, re.S)
+        names = re.findall(r"\\bsnm\s*([^,\\]+)", raw)
+        title = _strip_title(latex_to_text(tagged.group(1))) if tagged else None
+        return title, tuple(dict.fromkeys(s for s in (surname(latex_to_text(n)) for n in names) if s))
+    m = _STRUCTURED.match(latex_to_text(raw))
+    if m:
+        return _strip_title(m.group("title")), parse_authors(m.group("authors"), surname_first=True)
+    text = latex_to_text(raw, keep_markers=True)
+    m = _QUOTED.search(text)
+    if m:
+        authors = text[: m.start()].replace(FONT, " ").replace(BLOCK, " ").strip(" ,.:;")
+        return _strip_title(m.group("title")), parse_authors(authors)
+    blocks = [b.strip() for b in text.split(BLOCK) if b.strip(" .,;")]
+    if len(blocks) >= 2 and FONT not in blocks[0]:
+        return _strip_title(_title_until_venue(blocks[1].lstrip(FONT + " "))), parse_authors(blocks[0].strip(" .,"))
+    flat = text.replace(BLOCK, " ")
+    font = flat.find(FONT)
+    if font >= 0:
+        head = flat[:font].strip(" ,.:;")
+        if not head or _is_author_list(head):
+            return _strip_title(_title_until_venue(flat[font + 1 :].lstrip())), parse_authors(head)
+    flat = flat.replace(FONT, " ")
+    sep = re.search(r":|\s--?\s|\s\u2014\s", flat)
+    if sep and 0 < sep.start() < 200 and _is_author_list(flat[: sep.start()]):
+        return _strip_title(_title_until_venue(flat[sep.end() :].lstrip())), parse_authors(flat[: sep.start()])
+    authors, rest = _split_authors_title(flat)
+    if not authors:
+        return None, ()
+    return _strip_title(_title_until_venue(rest)), parse_authors(authors)
+
+
+def _is_author_list(segment: str) -> bool:
+    parts = [p for p in re.split(r",|;|\s+and\s+|&", segment) if p.strip(" .")]
+    return bool(parts) and all(_is_name(p) for p in parts)
+
+
+@lru_cache(maxsize=8192)
+def parse_citation(raw: str, doi: str = "", arxiv_id: str = "") -> ParsedCitation:
+    r"""Parse one bibliography string; ``doi`` / ``arxiv_id`` are the dataset's own fields, used when valid.
+
+    >>> p = parse_citation(r"Meng Wu. \newblock A proof of Furstenberg's conjecture. \newblock \em arXiv preprint arXiv:1609.08053, 2016.", arxiv_id="1609.08053")
+    >>> p.title, p.authors, p.year, p.arxiv_id, p.doi
+    ("A proof of Furstenberg's conjecture", ('wu',), 2016, '1609.08053', None)
+    """
+    title, authors = parse_title_authors(raw)
+    text = latex_to_text(raw)
+    structured = _STRUCTURED.match(text)
+    year = None
+    if structured:
+        y = re.search(r"\d{4}", structured.group("year"))
+        year = int(y.group(0)) if y and MIN_YEAR <= int(y.group(0)) <= MAX_YEAR else None
+    else:
+        year = parse_year(text)
+    aid = normalize_arxiv_id(arxiv_id) or find_arxiv_id(raw) or find_arxiv_id(text)
+    the_doi = normalize_doi(doi) or find_doi(raw)
+    if aid is None and the_doi:
+        aid = normalize_arxiv_id(the_doi)
+    if year is None:
+        year = arxiv_id_year(aid)
+    return ParsedCitation(text=text, title=title, authors=authors, year=year, doi=the_doi, arxiv_id=aid)
