@@ -413,19 +413,28 @@ def check_ranking(
 
 def validate_runs(
     records: Iterable[tuple[int, dict[str, Any]]], *, file: str, collection: Collection,
-    problems: list[Problem],
+    problems: list[Problem], extra_fields: Iterable[str] = (),
 ) -> dict[str, RunRecord]:
-    """Check every record against ``collection``; one record per query (a repeat names the first line)."""
+    """Check every record against ``collection``; one record per query (a repeat names the first line).
+
+    A record has ``query_id`` and ``ranking`` (plus ``extra_fields``, checked by the caller); any other field is
+    reported as unknown.
+    """
+    allowed = {"query_id", "ranking", *extra_fields}
     out: dict[str, RunRecord] = {}
+    first: dict[str, int] = {}
     for line, rec in records:
+        for key in sorted(set(rec) - allowed):
+            problems.append(Problem(file, "unknown field", line, key))
         scores = check_ranking(rec, file=file, line=line, collection=collection, problems=problems)
         qid = _as_id(rec.get("query_id"))
         if qid is None:
             continue
-        if qid in out:
-            problems.append(Problem(file, f"duplicate ranking for query {qid!r} (first on line {out[qid].line})",
+        if qid in first:
+            problems.append(Problem(file, f"duplicate ranking for query {qid!r} (first on line {first[qid]})",
                                     line, "query_id"))
             continue
+        first[qid] = line
         if scores is not None:
             out[qid] = RunRecord(qid, scores, line)
     return out

@@ -72,8 +72,9 @@ MATHATLAS = BenchmarkMeta(
                    splits=("test",)),
     ),
     main_score=MainScore(metric="correct",
-                         description="share of items whose formalization compiles and is judged faithful"),
-    tracks=("statements",),
+                         description="share of entities whose formalization compiles and is judged faithful "
+                                     "(statements track: theorems; definitions track: definitions)"),
+    tracks=("statements", "definitions"),
     tags=("mathematics", "autoformalization", "lean4", "dependency-graph", "textbooks"),
 )
 

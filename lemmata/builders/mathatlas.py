@@ -159,7 +159,7 @@ class MathAtlasBuilder(_HubBuilder):
 
 ## Scoring
 
-A submission gives, for each entity it formalizes, whether the Lean 4 statement compiles and whether a judge found it faithful. Correct = compiles ∧ faithful, over all entities of the evaluated set; compile rate and faithful-given-compiles are reported beside it. An item whose faithfulness has not been judged is pending, never counted as correct.
+Two tracks: `statements` formalizes the `theorem` entities, `definitions` the `definition` entities. A submission gives, for each entity it formalizes, the Lean 4 statement and the verdicts of a Lean checker (does it compile?) and of a faithfulness judge, both named in its header. Correct = compiles ∧ faithful, over every entity of the track (an entity without a record counts as abstained); compile rate and faithful-given-compiles are reported beside it, with Wilson intervals and a breakdown by dependency depth. An entity whose faithfulness has not been judged is pending, never counted as correct.
 
 ## Upstream schema
 

@@ -4,3 +4,8 @@ One line per benchmark: ``register_handler(<header benchmark value>, "<module>:<
 """
 
 from lemmata.scoring.base import register_handler  # noqa: F401
+
+register_handler("mathnet-retrieve", "lemmata.hubtracks.mathnet:MathNetHandler")
+register_handler("mirb", "lemmata.hubtracks.mirb:MirbHandler")
+register_handler("mathatlas", "lemmata.hubtracks.mathatlas:MathAtlasHandler")
+register_handler("ma-align", "lemmata.hubtracks.mathatlas:MaAlignHandler")
