@@ -449,6 +449,7 @@ def iter_trec_run(path: str | Path, *, label: str | None = None) -> Iterator[tup
     name = label or str(path)
     problems = _Problems()
     current: tuple[int, dict[str, Any]] | None = None
+    last: str | None = None
     done: set[str] = set()
     records: list[tuple[int, dict[str, Any]]] = []
     with open(path, encoding="utf-8") as fh:
@@ -461,17 +462,20 @@ def iter_trec_run(path: str | Path, *, label: str | None = None) -> Iterator[tup
                                    f"got {len(cells)}", line)
                 continue
             qid, _, did, _, score_text, _ = cells
+            if qid != last:
+                if qid in done:
+                    problems.add(name, f"lines of query {qid!r} are not contiguous", line, "query_id")
+                    continue
+                if last is not None:
+                    done.add(last)
+                last = qid
             try:
                 score: Any = float(score_text)
             except ValueError:
                 problems.add(name, f"score {score_text!r} is not a number", line, "score")
                 continue
             if current is None or current[1]["query_id"] != qid:
-                if qid in done:
-                    problems.add(name, f"lines of query {qid!r} are not contiguous", line, "query_id")
-                    continue
                 if current is not None:
-                    done.add(current[1]["query_id"])
                     records.append(current)
                 current = (line, {"query_id": qid, "ranking": []})
             current[1]["ranking"].append({"doc_id": did, "score": score})

@@ -189,3 +189,28 @@ def test_handlers_are_registered_for_the_space():
 
     assert {"mathnet-retrieve", "mirb"} <= set(known_benchmarks())
     assert handler_for("mirb").tracks == ("zero-shot",)
+
+
+def test_end_to_end_build_load_dataset_score():
+    """A run built from the released qrels as ``datasets`` loads them scores 1 on every measure."""
+    import datasets
+
+    from lemmata.paths import releases_dir
+
+    root = str(releases_dir() / "mathnet-retrieve-1.0.0")
+    qrels = datasets.load_dataset(root, "qrels", split="medium")
+    corpus = datasets.load_dataset(root, "corpus", split="corpus")
+    assert corpus.num_rows == 26 and qrels.num_rows == 5
+    records = [{"query_id": r["query-id"], "ranking": _ranking((r["corpus-id"], 1.0))} for r in qrels]
+    result = _score(_file(_mathnet_header(tier="medium"), records))
+    assert {k: v["mean"] for k, v in result.metrics.items() if k.startswith("recall@")} == \
+        {"recall@1": 1.0, "recall@5": 1.0, "recall@10": 1.0}
+
+    mirb = str(releases_dir() / "mirb-1.0.0")
+    records = []
+    for t in TASK_NAMES:
+        by_query: dict[str, list] = {}
+        for r in datasets.load_dataset(mirb, "qrels", split=t):
+            by_query.setdefault(r["query-id"], []).append((r["corpus-id"], float(r["score"])))
+        records += [{"task": t, "query_id": q, "ranking": _ranking(*docs)} for q, docs in by_query.items()]
+    assert _score(_file(_mirb_header(), records)).main.value == pytest.approx(1.0)
