@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lemmata.errors import LemmataError
+from lemmata.errors import LemmataError, Problem
 from lemmata.hashing import sha256_bytes, sha256_json
 from lemmata.results import Result, now_iso
 
@@ -248,6 +248,7 @@ class Store:
         self.submissions_dir = self.root / "submissions"
         self.moderation_dir = self.root / "moderation"
         self.db_path = self.root / "leaderboard.sqlite3"
+        self.reindex_problems: list[Problem] = []
         self.root.mkdir(parents=True, exist_ok=True)
         with self._conn() as conn:
             conn.executescript(_DDL)
@@ -494,25 +495,46 @@ class Store:
         Results first, then submission sidecars (a restored submission is
         'scored'/'pending_oracle' when a result names it, otherwise 'queued' so
         the worker scores it), then moderation records replayed in order.
+        A file that does not parse is skipped, logged as a ``reindex_skip``
+        event and listed in ``reindex_problems``: one damaged file must not
+        take the whole board down.
         """
         with self._conn() as conn:
             known = {r["result_id"] for r in conn.execute("SELECT result_id FROM results")}
+        self.reindex_problems = []
         added = 0
         for path in sorted(self.results_dir.rglob("*.json")):
             if path.name.startswith(".") or path.stem in known:
                 continue
-            result = Result.from_file(path)
+            try:
+                result = Result.from_file(path)
+                if result.result_id != path.stem or result.content_id() != result.result_id:
+                    raise ValueError("file name, result_id and content hash disagree")
+            except ValueError as exc:
+                self._skip(path, exc)
+                continue
             if self._index(result, path):
                 added += 1
         self._reindex_submissions()
         self._replay_moderation()
         return added
 
+    def _skip(self, path: Path, exc: Exception) -> None:
+        reason = str(exc).splitlines()
+        text = "; ".join(line.strip() for line in reason[:4])[:500]
+        self.reindex_problems.append(Problem(str(path.relative_to(self.root)), text))
+        with self._write() as conn:
+            self._log(conn, "system", "reindex_skip", str(path.relative_to(self.root)), text)
+
     def _reindex_submissions(self) -> None:
         if not self.submissions_dir.is_dir():
             return
         for path in sorted(self.submissions_dir.glob("*.meta.json")):
-            meta = SubmissionMeta.model_validate_json(path.read_text(encoding="utf-8"))
+            try:
+                meta = SubmissionMeta.model_validate_json(path.read_text(encoding="utf-8"))
+            except ValueError as exc:
+                self._skip(path, exc)
+                continue
             if not self.submission_path(meta.sha256).exists() or self.get_submission(meta.sha256) is not None:
                 continue
             with self._conn() as conn:
@@ -528,8 +550,14 @@ class Store:
     def _replay_moderation(self) -> None:
         if not self.moderation_dir.is_dir():
             return
-        records = [ModerationRecord.model_validate_json(p.read_text(encoding="utf-8"))
-                   for p in self.moderation_dir.glob("*.json") if not p.name.startswith(".")]
+        records = []
+        for path in sorted(self.moderation_dir.glob("*.json")):
+            if path.name.startswith("."):
+                continue
+            try:
+                records.append(ModerationRecord.model_validate_json(path.read_text(encoding="utf-8")))
+            except ValueError as exc:
+                self._skip(path, exc)
         with self._write() as conn:
             for rec in sorted(records, key=lambda r: (r.at, r.record_id)):
                 current = conn.execute("SELECT at FROM display WHERE result_id = ?", (rec.result_id,)).fetchone()

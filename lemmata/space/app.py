@@ -234,8 +234,9 @@ def build_app(ctx: SpaceContext):
                                         max_length=MAX_SEARCH, elem_id="lm-search")
                     sort = gr.Dropdown(label="Sort", choices=sort_choices((), DEFAULT_SORT), value=DEFAULT_SORT,
                                        interactive=True, scale=2, elem_id="lm-sort")
-                    csv_btn = gr.DownloadButton("Download CSV", scale=1, elem_id="lm-csv")
-                    json_btn = gr.DownloadButton("Download JSON", scale=1, elem_id="lm-json")
+                    with gr.Column(scale=1, min_width=170):
+                        csv_btn = gr.DownloadButton("Download CSV", size="sm", elem_id="lm-csv")
+                        json_btn = gr.DownloadButton("Download JSON", size="sm", elem_id="lm-json")
                 board = gr.HTML("", js_on_load=BOARD_JS, elem_id="lm-board")
                 with gr.Accordion("Plots", open=True, elem_id="lm-plots"):
                     plot_note = gr.HTML("")
@@ -296,12 +297,12 @@ def build_app(ctx: SpaceContext):
                     about_outputs.append((cit, header, cff, croissant, card))
 
             with gr.Tab("Admin", id="admin", elem_id="lm-tab-admin") as tab_admin:
+                gr.Markdown(config.admin_note() + " Hiding takes an entry off the board and its exports; its "
+                            "result file stays stored, and every action is logged with its reason.")
                 if config.hosted:
-                    gr.Markdown("Moderation is open to the Space owner: sign in with that Hugging Face account.")
                     gr.LoginButton()
                     admin_token = gr.Textbox(visible=False)
                 else:
-                    gr.Markdown("Moderation needs the token set in `LEMMATA_ADMIN_TOKEN` when the space started.")
                     admin_token = gr.Textbox(label="Admin token", type="password", elem_id="lm-admin-token")
                 with gr.Row():
                     admin_entry = gr.Textbox(label="Entry id (64 hex characters)", scale=3,
@@ -336,6 +337,7 @@ def build_app(ctx: SpaceContext):
         for comp in (group, kind, sort, dim):
             comp.input(on_controls, controls + [dim], **common).then(**sync)
         search.input(on_controls, controls + [dim], trigger_mode="always_last", **common).then(**sync)
+        search.submit(on_controls, controls + [dim], trigger_mode="always_last", **common).then(**sync)
 
         def on_board_click(b, t, g, k, s, o, d, evt: gr.EventData):
             data = getattr(evt, "_data", None) or {}
@@ -478,10 +480,10 @@ def build_app(ctx: SpaceContext):
                                gr.DownloadButton(value=_path(cit.file("croissant.json")), interactive=cit.built),
                                gr.DownloadButton(value=_path(cit.file("README.md")), interactive=cit.built)]
             return values + [gr.Tabs(selected=tab)] + audit_vals[:3] + [
-                status_html(ctx), banner_html(ctx)] + about_vals
+                status_html(ctx), banner_html(ctx), view.query.kind, view.query.search] + about_vals
 
         about_comps = [c for _, *comps in about_outputs for c in comps]
-        demo.load(on_load, None, board_outputs + [tabs] + audit_outputs + [status_view, banner]
+        demo.load(on_load, None, board_outputs + [tabs] + audit_outputs + [status_view, banner, kind, search]
                   + about_comps, api_visibility="private").then(**sync)
 
         # -- programmatic API (gradio_client) -----------------------------------------------------------

@@ -108,7 +108,7 @@ def entry_facts(result: Result) -> str:
                   + (f", supersedes {_code(result.supersedes[:12])}" if result.supersedes else "") + ")"),
         ("Submission", _code(result.submission_sha256)),
     ]
-    return "| | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in rows) + "\n"
+    return "| Entry | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in rows) + "\n"
 
 
 def render_audit(store: Store, cache: SubmissionCache, result_id: str | None, item: str | None) -> str:
@@ -145,7 +145,7 @@ def render_audit(store: Store, cache: SubmissionCache, result_id: str | None, it
     except InputError as exc:
         parts.append("\n" + md_escape(str(exc)) + "\n")
         return "\n".join(parts)
-    parts.append(f"\n---\n\n## Item `{md_escape(view.item_id)}`\n")
+    parts.append(f"\n---\n\n## Item {_code(view.item_id)}\n")
     for title, body in view.sections:
         parts.append(f"### {md_escape(title)}\n\n{safe_markdown(body)}\n")
     return "\n".join(parts)

@@ -175,15 +175,17 @@ def rank_rows(rows: Sequence[BoardRow], higher_is_better: bool = True) -> list[B
     >>> [(r.result_id, r.rank) for r in rank_rows(rows)]
     [('b', 1), ('a', 2), ('c', 2), ('d', None)]
     """
+    import bisect
     from dataclasses import replace
 
-    scored = [r.value for r in rows if r.value is not None and not math.isnan(r.value)]
+    scored = sorted(r.value for r in rows if r.value is not None and not math.isnan(r.value))
     out = []
     for r in rows:
         if r.value is None or math.isnan(r.value):
             out.append(replace(r, rank=None))
             continue
-        better = sum(1 for v in scored if (v > r.value if higher_is_better else v < r.value))
+        better = (len(scored) - bisect.bisect_right(scored, r.value)) if higher_is_better \
+            else bisect.bisect_left(scored, r.value)
         out.append(replace(r, rank=1 + better))
     return sorted(out, key=lambda r: (r.rank is None, r.rank or 0, r.model_name.casefold(), r.result_id))
 

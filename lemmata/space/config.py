@@ -90,14 +90,21 @@ class SpaceConfig(BaseModel):
         return tuple(dict.fromkeys(u for u in users if u))
 
     def problems(self) -> list[str]:
-        """Configuration that works but that the operator should hear about (shown as a banner)."""
+        """Configuration that works but that visitors should know about (shown as a banner)."""
         out = []
         if self.hosted and self.hub_sync is None:
             out.append("LEMMATA_RESULTS_REPO is not set: submissions and results live only on this Space's disk "
                        "and are lost when it restarts.")
-        if not self.hosted and self.admin_token is None:
-            out.append("LEMMATA_ADMIN_TOKEN is not set: moderation (hide, rescore) is disabled.")
         return out
+
+    def admin_note(self) -> str:
+        """How moderation is enabled here (shown in the Admin tab)."""
+        if self.hosted:
+            who = ", ".join(self.admin_users) or "nobody (SPACE_AUTHOR_NAME is not set)"
+            return f"Moderation is open to these Hugging Face accounts once signed in: {who}."
+        if self.admin_token is None:
+            return "Moderation is disabled: start the space with `LEMMATA_ADMIN_TOKEN` set to enable it."
+        return "Moderation needs the token set in `LEMMATA_ADMIN_TOKEN` when the space started."
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides) -> "SpaceConfig":

@@ -35,12 +35,15 @@ class RestoreReport:
     existed: bool
     results_added: int
     submissions: int
+    skipped: int = 0
 
     def describe(self) -> str:
         if not self.existed:
             return f"{self.repo_id} does not exist yet; it will be created by the first sync"
-        return (f"restored {self.results_added} new result(s) and {self.submissions} submission(s) "
-                f"from {self.repo_id}")
+        text = f"restored {self.results_added} new result(s) and {self.submissions} submission(s) from {self.repo_id}"
+        if self.skipped:
+            text += f"; {self.skipped} unreadable file(s) skipped (see the events log)"
+        return text
 
 
 def sync_plan(config: SpaceConfig) -> HubSyncConfig | None:
@@ -78,7 +81,8 @@ def restore(store: Store, sync: HubSyncConfig, *, download: Downloader | None = 
         existed = False
     added = store.reindex()
     submissions = sum(1 for _ in store.submissions_dir.glob("*.meta.json")) if store.submissions_dir.is_dir() else 0
-    report = RestoreReport(repo_id=sync.repo_id, existed=existed, results_added=added, submissions=submissions)
+    report = RestoreReport(repo_id=sync.repo_id, existed=existed, results_added=added, submissions=submissions,
+                           skipped=len(store.reindex_problems))
     log.info(report.describe())
     return report
 

@@ -228,14 +228,16 @@ BOARD_CSS = """
 .lm-tuple-item { display: inline-block; margin: 0.1rem 0.9rem 0.1rem 0; }
 .lm-tuple-k { color: var(--body-text-color-subdued); font-size: 0.85em; }
 .lm-group-stats { display: block; margin-top: 0.2rem; color: var(--body-text-color-subdued); font-size: 0.85em; }
-.lm-table th, .lm-table td { padding: 0.35rem 0.6rem; border-bottom: 1px solid var(--border-color-primary);
-  text-align: left; vertical-align: middle; white-space: nowrap; }
+.lm-table th, .lm-table td { padding: 0.35rem 0.6rem; border: none !important;
+  border-bottom: 1px solid var(--border-color-primary) !important; text-align: left; vertical-align: middle;
+  white-space: nowrap; }
 .lm-table th { font-weight: 600; background: var(--background-fill-primary); position: sticky; top: 0; }
 .lm-table .lm-num { text-align: right; font-variant-numeric: tabular-nums; }
 .lm-sort { all: unset; cursor: pointer; }
 .lm-sort:hover, .lm-sort:focus-visible { text-decoration: underline; }
 .lm-table tbody tr:hover { background: var(--background-fill-secondary); }
-.lm-model { white-space: normal !important; max-width: 22rem; overflow-wrap: anywhere; font-weight: 500; }
+.lm-model { white-space: normal !important; min-width: 11rem; max-width: 22rem; overflow-wrap: anywhere;
+  font-weight: 500; }
 .lm-rev { display: block; font-size: 0.8em; color: var(--body-text-color-subdued); font-weight: 400; }
 .lm-score { font-weight: 600; }
 .lm-ci { color: var(--body-text-color-subdued); font-size: 0.85em; }
@@ -253,8 +255,9 @@ BOARD_CSS = """
 .lm-empty { padding: 1rem; color: var(--body-text-color-subdued); }
 .lm-entry code { font-size: 0.85em; }
 .lm-status-table { width: 100%; border-collapse: collapse; font-size: 0.9rem; }
-.lm-status-table th, .lm-status-table td { padding: 0.35rem 0.6rem; text-align: left;
-  border-bottom: 1px solid var(--border-color-primary); vertical-align: top; }
+.lm-status-table th, .lm-status-table td { padding: 0.35rem 0.6rem; text-align: left; border: none !important;
+  border-bottom: 1px solid var(--border-color-primary) !important; vertical-align: top; }
+.lm-reason { font-size: 0.85em; color: var(--body-text-color-subdued); max-width: 30rem; white-space: normal; }
 .lm-st { display: inline-block; padding: 0.05rem 0.45rem; border-radius: 999px; font-size: 0.8em; font-weight: 600; }
 .lm-st-queued, .lm-st-validated { background: #f1f5f9; color: #334155; }
 .lm-st-scoring { background: #e0f2fe; color: #075985; }
@@ -263,8 +266,9 @@ BOARD_CSS = """
 .lm-st-failed { background: #fee2e2; color: #991b1b; }
 .lm-errors { border: 1px solid #fca5a5; background: #fef2f2; color: #7f1d1d; border-radius: 8px; padding: 0.6rem 0.9rem; }
 .lm-errors table { border-collapse: collapse; margin-top: 0.4rem; width: 100%; }
-.lm-errors th, .lm-errors td { text-align: left; padding: 0.2rem 0.5rem; border-bottom: 1px solid #fecaca;
-  vertical-align: top; }
+.lm-errors th, .lm-errors td { text-align: left; padding: 0.2rem 0.5rem; border: none !important;
+  border-bottom: 1px solid #fecaca !important; vertical-align: top; background: transparent !important;
+  color: #7f1d1d !important; }
 .lm-ok { border: 1px solid #86efac; background: #f0fdf4; color: #14532d; border-radius: 8px; padding: 0.6rem 0.9rem; }
 .lm-info { border: 1px solid #93c5fd; background: #eff6ff; color: #1e3a8a; border-radius: 8px; padding: 0.6rem 0.9rem; }
 .lm-banner { border: 1px solid #fcd34d; background: #fffbeb; color: #78350f; border-radius: 8px;
