@@ -15,6 +15,7 @@ Lean REPL reports positions), and whether whitespace or a comment preceded it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -100,6 +101,17 @@ _OPEN = {"(": ")", "[": "]", "{": "}", "⟨": "⟩", "⦃": "⦄", "@[": "]", "#
 CLOSERS = frozenset(_OPEN.values())
 OPENERS = frozenset(_OPEN)
 
+# Character classes of ``is_id_first`` / ``is_id_rest`` as regexes: the fast path of the lexer.
+_LETTER_LIKE = ("\u03b1-\u03ba\u03bc-\u03c9\u0391-\u039f\u03a1\u03a2\u03a4-\u03a9\u03ca-\u03fb"
+                "\u1f00-\u1ffe\u2100-\u214f\U0001d49c-\U0001d59f")
+_SUBSCRIPTS = "\u2080-\u2089\u2090-\u209c\u1d62-\u1d6a\u2c7c"
+_ID_PART = re.compile(f"[A-Za-z_{_LETTER_LIKE}][A-Za-z0-9_'!?{_LETTER_LIKE}{_SUBSCRIPTS}]*")
+_BLANKS = re.compile(r"[ \t\r\n]+")
+_DIGITS = re.compile(r"[0-9]+")
+_SYMBOLS_BY_FIRST: dict[str, tuple[str, ...]] = {}
+for _sym in _SYMBOLS:
+    _SYMBOLS_BY_FIRST[_sym[0]] = _SYMBOLS_BY_FIRST.get(_sym[0], ()) + (_sym,)
+
 
 class _Lexer:
     def __init__(self, src: str) -> None:
@@ -119,11 +131,15 @@ class _Lexer:
         return self.src[j] if j < self.n else ""
 
     def advance(self, k: int = 1) -> None:
-        for _ in range(k):
-            if self.i < self.n and self.src[self.i] == "\n":
-                self.line += 1
-                self.line_start = self.i + 1
-            self.i += 1
+        self.jump(min(self.n, self.i + k))
+
+    def jump(self, j: int) -> None:
+        """Move to offset ``j``, counting the newlines passed."""
+        newlines = self.src.count("\n", self.i, j)
+        if newlines:
+            self.line += newlines
+            self.line_start = self.src.rfind("\n", self.i, j) + 1
+        self.i = j
 
     def emit(self, kind: TokenKind, start: int, line: int, col: int) -> None:
         first = line != self.last_token_line
@@ -258,10 +274,9 @@ class _Lexer:
                 raise LexError("unterminated «escaped» identifier", self.line)
             self.advance(end + 1 - self.i)
             return True
-        if c and is_id_first(c):
-            self.advance()
-            while self.peek() and is_id_rest(self.peek()):
-                self.advance()
+        m = _ID_PART.match(self.src, self.i)
+        if m:
+            self.i = m.end()  # identifiers contain no newline
             return True
         return False
 
@@ -272,10 +287,8 @@ class _Lexer:
             if nxt and (is_id_first(nxt) or nxt == "«"):
                 self.advance()
                 self.name_part()
-            elif nxt.isdigit() and nxt.isascii():
-                self.advance()
-                while self.peek().isdigit() and self.peek().isascii():
-                    self.advance()
+            elif "0" <= nxt <= "9":
+                self.i = _DIGITS.match(self.src, self.i + 1).end()  # type: ignore[union-attr]
             else:
                 return
 
@@ -303,7 +316,7 @@ class _Lexer:
             return False
         c = self.src[self.i]
         if c in " \t\r\n":
-            self.advance()
+            self.jump(_BLANKS.match(self.src, self.i).end())  # type: ignore[union-attr]
             self.spaced = True
             return True
         if self.src.startswith("/-", self.i):
@@ -352,9 +365,9 @@ class _Lexer:
             self.name_part()
             self.emit("ident", start, line, col)  # #check, #eval, #exit, #print ...
         else:
-            for sym in _SYMBOLS:
+            for sym in _SYMBOLS_BY_FIRST.get(c, ()):
                 if self.src.startswith(sym, self.i):
-                    self.advance(len(sym))
+                    self.i += len(sym)
                     break
             else:
                 self.advance()

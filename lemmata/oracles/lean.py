@@ -1,0 +1,485 @@
+"""A Lean verifier: a client for a Kimina Lean server, and the verifier's scoring artifact.
+
+The server is `project-numina/kimina-lean-server`, a FastAPI front to the Lean
+REPL. The parts of its HTTP API this client uses:
+
+- ``GET /health`` → ``{"status": "ok"}``;
+- ``POST /checks`` with ``{"snippets": [{"id", "code"}, ...], "timeout": s, "debug": false, "reuse": true}``
+  → one ``CheckResponse`` per snippet: ``{"id", "time", "error"?, "response"?}``, where ``response`` is the
+  REPL's ``{"env", "messages"?: [{"severity", "pos": {"line", "column"}, "endPos", "data"}],
+  "sorries"?: [{"pos", "endPos", "goal"}]}``. A Lean error is a message of severity ``error``; a ``sorry``
+  gives a ``declaration uses 'sorry'`` warning and an entry of ``sorries``; a snippet that runs past
+  ``timeout`` seconds comes back with ``error`` = ``Lean REPL command timed out in … seconds``;
+- ``Authorization: Bearer <key>`` when the server sets an API key; HTTP 429 (``No available REPLs``) when
+  every REPL is busy.
+
+The server does not report its versions, so the client asks Lean itself
+(``#eval Lean.versionString``) and takes the Mathlib revision from configuration:
+every verdict records both. Configuration comes from the environment, so no
+credential sits in a file: ``LEMMATA_LEAN_URL``, ``LEMMATA_LEAN_API_KEY``,
+``LEMMATA_MATHLIB_VERSION`` (required with a URL), and optionally
+``LEMMATA_LEAN_VERSION`` (checked against the server), ``LEMMATA_LEAN_VERIFIER_ID``,
+``LEMMATA_LEAN_TIMEOUT_S`` (per attempt), ``LEMMATA_LEAN_BATCH`` and
+``LEMMATA_LEAN_MAX_RETRIES``.
+
+Busy servers (429), server errors (5xx), dropped connections, malformed bodies
+and REPL failures other than a command timeout are retried with exponential
+backoff; when retries run out the attempt has no verdict (it stays *pending*).
+A command timeout is a verdict: the attempt did not check in time.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import random
+import re
+import socket
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from lemmata.errors import LemmataError
+from lemmata.hashing import write_json
+from lemmata.oracles.cache import VerdictCache
+from lemmata.oracles.judge import OracleUnavailable, slug
+
+ENV_URL = "LEMMATA_LEAN_URL"
+ENV_API_KEY = "LEMMATA_LEAN_API_KEY"
+ENV_MATHLIB = "LEMMATA_MATHLIB_VERSION"
+ENV_LEAN = "LEMMATA_LEAN_VERSION"
+ENV_VERIFIER_ID = "LEMMATA_LEAN_VERIFIER_ID"
+RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
+USER_AGENT = "lemmata-lean/1"
+VERSION_PROBE = "#eval Lean.versionString"
+ARTIFACT_FILE = "ARTIFACT.json"
+ARTIFACT_SCHEMA = "lemmata.lean-artifact/1"
+_COMMAND_TIMEOUT = re.compile(r"^Lean REPL command timed out", re.IGNORECASE)
+
+
+class OracleAuthError(LemmataError):
+    """The server refused the credentials (401/403)."""
+
+
+class OracleRequestError(LemmataError):
+    """The server rejected the request itself (a 4xx other than rate limiting): a configuration problem."""
+
+
+# --- configuration ------------------------------------------------------------------------------------------------
+
+
+class LeanConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    url: str = Field(pattern=r"^https?://\S+$")
+    api_key: str = Field(default="", repr=False)
+    mathlib_version: str = Field(min_length=1, description="Mathlib revision the server's project was built with")
+    expected_lean_version: str | None = Field(default=None, description="refuse a server running another Lean")
+    verifier_name: str = Field(default="kimina", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    timeout_s: int = Field(default=60, ge=1, le=3600, description="per attempt, enforced by the server")
+    batch_size: int = Field(default=8, ge=1, le=256)
+    max_retries: int = Field(default=4, ge=0)
+    backoff_s: float = Field(default=1.0, ge=0)
+    max_backoff_s: float = Field(default=60.0, ge=0)
+    http_slack_s: float = Field(default=120.0, ge=0, description="added to the HTTP timeout for queueing")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> "LeanConfig | None":
+        """The configured server, or None when ``LEMMATA_LEAN_URL`` is not set (verification stays pending)."""
+        env = os.environ if environ is None else environ
+        url = env.get(ENV_URL, "").strip()
+        if not url:
+            return None
+        mathlib = env.get(ENV_MATHLIB, "").strip()
+        if not mathlib:
+            raise LemmataError(f"{ENV_URL} is set but {ENV_MATHLIB} is not: name the Mathlib revision the Lean server "
+                               "was built with (the server does not report it, and every verdict records it)")
+        extra: dict[str, Any] = {}
+        for name, key, conv in (("LEMMATA_LEAN_TIMEOUT_S", "timeout_s", int), ("LEMMATA_LEAN_BATCH", "batch_size", int),
+                                ("LEMMATA_LEAN_MAX_RETRIES", "max_retries", int)):
+            if env.get(name, "").strip():
+                try:
+                    extra[key] = conv(env[name])
+                except ValueError:
+                    raise LemmataError(f"{name} must be an integer, got {env[name]!r}") from None
+        try:
+            return cls(url=url, api_key=env.get(ENV_API_KEY, "").strip(), mathlib_version=mathlib,
+                       expected_lean_version=env.get(ENV_LEAN, "").strip() or None,
+                       verifier_name=env.get(ENV_VERIFIER_ID, "").strip() or "kimina", **extra)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise LemmataError(f"Lean server configuration: {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+
+
+# --- protocol models ----------------------------------------------------------------------------------------------
+
+
+class _Lenient(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class Pos(_Lenient):
+    line: int
+    column: int
+
+
+class LeanMessage(_Lenient):
+    severity: Literal["trace", "info", "warning", "error"]
+    pos: Pos | None = None
+    endPos: Pos | None = None
+    data: str
+
+
+class SorryNote(_Lenient):
+    pos: Pos | None = None
+    endPos: Pos | None = None
+    goal: str = ""
+
+
+class ReplResponse(_Lenient):
+    env: int | None = None
+    messages: list[LeanMessage] = Field(default_factory=list)
+    sorries: list[SorryNote] = Field(default_factory=list)
+
+
+class CheckResponse(_Lenient):
+    """One snippet's answer, as the server sends it."""
+
+    id: str
+    time: float = 0.0
+    error: str | None = None
+    response: ReplResponse | None = None
+
+
+class CheckResult(BaseModel):
+    """What Lean said about one snippet (``error`` is the server's, e.g. a command timeout)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    time_s: float = 0.0
+    error: str | None = None
+    messages: tuple[LeanMessage, ...] = ()
+    sorries: tuple[SorryNote, ...] = ()
+
+    @property
+    def timed_out(self) -> bool:
+        return bool(self.error and _COMMAND_TIMEOUT.match(self.error))
+
+    def errors(self) -> list[LeanMessage]:
+        return [m for m in self.messages if m.severity == "error"]
+
+
+class _Retryable(Exception):
+    def __init__(self, why: str, retry_after: float | None = None) -> None:
+        super().__init__(why)
+        self.retry_after = retry_after
+
+
+def _retry_after(headers: Any) -> float | None:
+    value = headers.get("Retry-After") if headers is not None else None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+# --- the client ---------------------------------------------------------------------------------------------------
+
+
+class KiminaClient:
+    """HTTP client for one Kimina Lean server."""
+
+    def __init__(self, config: LeanConfig, *, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.config = config
+        self._sleep = sleep
+        self.requests_sent = 0
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": USER_AGENT}
+        if self.config.api_key:
+            headers["Authorization"] = f"Bearer {self.config.api_key}"
+        return headers
+
+    def _request(self, method: str, path: str, body: bytes | None, timeout: float) -> bytes:
+        url = self.config.url.rstrip("/") + path
+        req = urllib.request.Request(url, data=body, headers=self._headers(), method=method)
+        self.requests_sent += 1
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as resp:
+                return resp.read()
+        except urllib.error.HTTPError as exc:
+            detail = exc.read()[:300].decode("utf-8", "replace").strip()
+            if exc.code in (401, 403):
+                raise OracleAuthError(f"the Lean server {url} refused the credentials (HTTP {exc.code}); "
+                                      f"check {ENV_API_KEY}") from None
+            if exc.code in RETRY_STATUS or exc.code >= 500:
+                raise _Retryable(f"HTTP {exc.code} {detail[:120]}", _retry_after(exc.headers)) from None
+            raise OracleRequestError(f"the Lean server {url} rejected the request (HTTP {exc.code}): {detail[:200]}") from None
+        except (TimeoutError, socket.timeout) as exc:
+            raise _Retryable(f"no answer within {timeout:.0f}s") from exc
+        except urllib.error.URLError as exc:
+            if isinstance(exc.reason, (TimeoutError, socket.timeout)):
+                raise _Retryable(f"no answer within {timeout:.0f}s") from None
+            raise _Retryable(f"connection failed: {exc.reason}") from None
+        except (http.client.HTTPException, ConnectionError, OSError) as exc:
+            raise _Retryable(f"connection failed: {exc}") from None
+
+    def _with_retries(self, what: str, call: Callable[[], Any]) -> Any:
+        attempt = 0
+        while True:
+            try:
+                return call()
+            except _Retryable as exc:
+                if attempt >= self.config.max_retries:
+                    raise OracleUnavailable(f"Lean server {self.config.url} gave no answer to {what} after "
+                                            f"{attempt + 1} attempt(s): {exc}") from None
+                delay = min(self.config.max_backoff_s, self.config.backoff_s * (2 ** attempt))
+                delay *= 1 + 0.1 * random.random()
+                if exc.retry_after is not None:
+                    delay = min(self.config.max_backoff_s, max(delay, exc.retry_after))
+                self._sleep(delay)
+                attempt += 1
+
+    def health(self) -> bool:
+        """True when ``/health`` answers ``ok``; raises OracleUnavailable when the server cannot be reached."""
+        def call() -> bool:
+            raw = self._request("GET", "/health", None, 30)
+            try:
+                return json.loads(raw).get("status") == "ok"
+            except (ValueError, AttributeError):
+                raise _Retryable("malformed /health body") from None
+        return self._with_retries("/health", call)
+
+    def check(self, snippets: Sequence[tuple[str, str]]) -> list[CheckResult]:
+        """Check ``(id, code)`` snippets in one ``/checks`` request; results in the order given.
+
+        Transient failures of the whole request are retried; so are single snippets the server could
+        not run (a REPL failure other than a command timeout). Raises OracleUnavailable when retries
+        run out.
+        """
+        ids = [sid for sid, _ in snippets]
+        if len(set(ids)) != len(ids):
+            raise ValueError("snippet ids must be unique within a request")
+        todo = dict(snippets)
+        done: dict[str, CheckResult] = {}
+        transient = ""
+        for attempt in range(self.config.max_retries + 1):
+            batch = [(sid, todo[sid]) for sid in ids if sid not in done]
+            results = self._with_retries("/checks", lambda: self._post_checks(batch))
+            for res in results:
+                if res.error and not res.timed_out:
+                    transient = res.error
+                    continue
+                done[res.id] = res
+            if len(done) == len(ids):
+                return [done[sid] for sid in ids]
+            if attempt < self.config.max_retries:
+                self._sleep(min(self.config.max_backoff_s, self.config.backoff_s * (2 ** attempt)))
+        raise OracleUnavailable(f"Lean server {self.config.url} could not run {len(ids) - len(done)} snippet(s): "
+                                f"{transient[:200]}")
+
+    def _post_checks(self, batch: list[tuple[str, str]]) -> list[CheckResult]:
+        body = json.dumps({"snippets": [{"id": sid, "code": code} for sid, code in batch],
+                           "timeout": self.config.timeout_s, "debug": False, "reuse": True}).encode("utf-8")
+        # the server runs snippets in parallel over its REPLs; allow for a full sequential worst case plus queueing
+        http_timeout = self.config.timeout_s * len(batch) + self.config.http_slack_s
+        raw = self._request("POST", "/checks", body, http_timeout)
+        try:
+            parsed = [CheckResponse.model_validate(r) for r in json.loads(raw)]
+        except (ValueError, TypeError, ValidationError):
+            raise _Retryable("malformed /checks body: " + raw[:120].decode("utf-8", "replace")) from None
+        by_id = {r.id: r for r in parsed}
+        missing = [sid for sid, _ in batch if sid not in by_id]
+        if missing:
+            raise _Retryable(f"/checks answer lacks {len(missing)} snippet(s)")
+        out = []
+        for sid, _ in batch:
+            r = by_id[sid]
+            if r.error is None and r.response is None:
+                raise _Retryable(f"/checks answer for {sid} has neither response nor error")
+            resp = r.response or ReplResponse()
+            out.append(CheckResult(id=sid, time_s=r.time, error=r.error, messages=tuple(resp.messages),
+                                   sorries=tuple(resp.sorries)))
+        return out
+
+    def lean_version(self) -> str:
+        """The server's Lean version, asked of Lean itself."""
+        (res,) = self.check([("lemmata-lean-version", VERSION_PROBE)])
+        for m in res.messages:
+            if m.severity == "info":
+                text = m.data.strip()
+                return text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text
+        raise OracleUnavailable(f"Lean server {self.config.url} did not answer the version probe "
+                                f"({'; '.join(m.data for m in res.messages)[:200] or res.error})")
+
+
+# --- the verifier ---------------------------------------------------------------------------------------------------
+
+
+class VerifierIdentity(BaseModel):
+    """What a verdict depends on besides the attempt: recorded in every verdict and in the artifact id."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    verifier: str
+    lean_version: str
+    mathlib_version: str
+    timeout_s: int
+
+    def artifact_id(self, benchmark: str) -> str:
+        """``<benchmark>-lean:<verifier>:lean-<v>:mathlib-<v>:timeout-<s>s``.
+
+        >>> VerifierIdentity(verifier="kimina", lean_version="4.23.0-rc2", mathlib_version="v4.23.0",
+        ...                  timeout_s=60).artifact_id("taobench")
+        'taobench-lean:kimina:lean-4.23.0-rc2:mathlib-v4.23.0:timeout-60s'
+        """
+        return (f"{benchmark}-lean:{self.verifier}:lean-{self.lean_version}:mathlib-{self.mathlib_version}"
+                f":timeout-{self.timeout_s}s")
+
+
+class LeanVerifier:
+    """A reachable Lean server with known versions: checks attempts in batches."""
+
+    def __init__(self, config: LeanConfig, *, sleep: Callable[[float], None] = time.sleep,
+                 client: KiminaClient | None = None) -> None:
+        self.config = config
+        self.client = client or KiminaClient(config, sleep=sleep)
+        lean = self.client.lean_version()
+        if config.expected_lean_version and config.expected_lean_version.lstrip("v") != lean.lstrip("v"):
+            raise LemmataError(f"the Lean server runs Lean {lean}, but {ENV_LEAN} says "
+                               f"{config.expected_lean_version}")
+        self.identity = VerifierIdentity(verifier=config.verifier_name, lean_version=lean,
+                                         mathlib_version=config.mathlib_version, timeout_s=config.timeout_s)
+
+    def check(self, codes: Mapping[str, str]) -> dict[str, CheckResult | None]:
+        """Results by key; None for attempts the server could not answer (they stay pending)."""
+        keys = list(codes)
+        out: dict[str, CheckResult | None] = {}
+        for start in range(0, len(keys), self.config.batch_size):
+            chunk = keys[start:start + self.config.batch_size]
+            try:
+                results = self.client.check([(f"a{start + i}", codes[k]) for i, k in enumerate(chunk)])
+            except OracleUnavailable:
+                out.update({k: None for k in chunk})
+                continue
+            out.update(zip(chunk, results))
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        """Public facts for ``ARTIFACT.json`` (never the URL's credentials)."""
+        return {**self.identity.model_dump(), "kind": "kimina-lean-server", "batch_size": self.config.batch_size}
+
+
+def verifier_from_env(environ: Mapping[str, str] | None = None) -> LeanVerifier | None:
+    """The live verifier configured by environment, or None (verification stays pending)."""
+    config = LeanConfig.from_env(environ)
+    return LeanVerifier(config) if config else None
+
+
+# --- the verifier's scoring artifact --------------------------------------------------------------------------------
+
+
+class LeanArtifactManifest(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_: Literal["lemmata.lean-artifact/1"] = Field(ARTIFACT_SCHEMA, alias="schema")
+    artifact_id: str
+    benchmark: str
+    identity: VerifierIdentity
+    checks: dict[str, str] = Field(default_factory=dict, description="versions of checks applied before the verifier")
+    verifier: dict[str, Any] = Field(default_factory=dict)
+    cache_file: str = "verdicts.jsonl"
+
+
+class LeanArtifact:
+    """The frozen scoring artifact of one Lean verifier: ``ARTIFACT.json`` and its append-only verdict cache.
+
+    A verdict is keyed by ``sha256`` of the canonical JSON of the verifier identity (verifier id, Lean and
+    Mathlib versions, timeout), the release id, the item and the attempt's sha256 (the attempt's text is
+    content-addressed by it). Opening an existing folder checks it belongs to the same identity, so
+    verdicts of different Lean setups never mix.
+    """
+
+    def __init__(self, folder: str | Path, *, benchmark: str, identity: VerifierIdentity,
+                 checks: Mapping[str, str] | None = None) -> None:
+        self.folder = Path(folder)
+        self.benchmark = benchmark
+        self.identity = identity
+        self.checks = dict(checks or {})
+        self.artifact_id = identity.artifact_id(benchmark)
+        self.cache = VerdictCache(self.folder)
+        self._verify()
+
+    @classmethod
+    def open(cls, folder: str | Path) -> "LeanArtifact":
+        """An existing artifact, identity read from its ``ARTIFACT.json``."""
+        manifest = _read_manifest(Path(folder))
+        return cls(folder, benchmark=manifest.benchmark, identity=manifest.identity, checks=manifest.checks)
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.folder / ARTIFACT_FILE
+
+    def _verify(self) -> None:
+        if not self.manifest_path.exists():
+            if self.cache.path.exists():
+                raise LemmataError(f"{self.folder} holds verdicts but no {ARTIFACT_FILE}; it is not a Lean artifact")
+            return
+        found = _read_manifest(self.folder)
+        if found.benchmark != self.benchmark or found.identity != self.identity:
+            raise LemmataError(f"{self.folder} is the Lean artifact {found.artifact_id}, not {self.artifact_id}")
+        if found.checks != self.checks:
+            raise LemmataError(f"{self.folder} was made with checks {found.checks}, not {self.checks}")
+
+    def _ensure_manifest(self, verifier: LeanVerifier | None) -> None:
+        if self.manifest_path.exists():
+            return
+        manifest = LeanArtifactManifest(artifact_id=self.artifact_id, benchmark=self.benchmark,
+                                        identity=self.identity, checks=self.checks,
+                                        verifier=verifier.describe() if verifier else {})
+        self.folder.mkdir(parents=True, exist_ok=True)
+        tmp = self.folder / f".{ARTIFACT_FILE}.tmp"
+        write_json(tmp, manifest.model_dump(mode="json", by_alias=True))
+        tmp.replace(self.manifest_path)
+
+    def key_fields(self, **item: Any) -> dict[str, Any]:
+        return {**self.identity.model_dump(), **self.checks, **item}
+
+    def lookup(self, **item: Any) -> dict[str, Any] | None:
+        return self.cache.get(self.key_fields(**item))
+
+    def record(self, verdict: Mapping[str, Any], *, verifier: LeanVerifier | None, **item: Any) -> dict[str, Any]:
+        """Append a verdict (the first recorded for a key wins) and return the one on record."""
+        if verifier is not None and verifier.identity != self.identity:
+            raise LemmataError(f"verifier {verifier.identity.artifact_id(self.benchmark)} cannot write into "
+                               f"{self.artifact_id}")
+        self._ensure_manifest(verifier)
+        oracle = verifier.describe() if verifier else {"kind": "recorded"}
+        return self.cache.put(self.key_fields(**item), verdict, oracle=oracle)
+
+    def __len__(self) -> int:
+        return len(self.cache)
+
+
+def _read_manifest(folder: Path) -> LeanArtifactManifest:
+    path = folder / ARTIFACT_FILE
+    if not path.is_file():
+        raise LemmataError(f"{folder} has no {ARTIFACT_FILE}: not a Lean verifier artifact")
+    try:
+        return LeanArtifactManifest.model_validate_json(path.read_text("utf-8"))
+    except ValidationError as exc:
+        raise LemmataError(f"{path} is not a valid Lean artifact manifest ({exc.errors()[0]['msg']})") from None
+
+
+def default_artifact_dir(benchmark: str, identity: VerifierIdentity) -> Path:
+    """``<artifacts>/lean/<artifact id as a file name>``."""
+    from lemmata.paths import artifacts_dir
+
+    return artifacts_dir() / "lean" / slug(identity.artifact_id(benchmark))

@@ -1,0 +1,314 @@
+"""TaoBench proof submissions: validation, scoring offline (pending) and with a protocol server, reported rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lemmata.errors import InputError, LemmataError
+from lemmata.metrics.correctness import pass_at_k
+from lemmata.oracles.lean import LeanArtifact, LeanConfig, LeanVerifier
+from lemmata.scoring.base import OracleConfig, handler_for, validate_upload
+from lemmata.store import Store
+from lemmata.taobench.kimina_double import KiminaDouble
+from lemmata.taobench.release import open_taobench
+from lemmata.taobench.scoring import INTEGRITY_VERSION, Verification, score_submission
+from lemmata.taobench.submission import SCHEMA_PATH, parse_submission, schema_text
+from lemmata.taobench.track import TaoBenchProofsHandler, verification_for
+from lemmata.submissions.envelope import parse_envelope
+
+ROOT = Path(__file__).parent.parent
+RELEASE = "taobench-150-1.0.0"
+PROOF = ":= by\n  intro x\n  simp_all"
+RECEIVED = "2026-11-21T12:00:00+00:00"
+
+
+@pytest.fixture(scope="module")
+def releases(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tb-releases")
+    open_taobench(RELEASE, root)  # builds it there
+    return root
+
+
+@pytest.fixture(scope="module")
+def release(releases):
+    return open_taobench(RELEASE, releases, build=False)
+
+
+def header(**kw) -> dict:
+    h = {"format": "lemmata-submission/1", "benchmark": "taobench", "track": "proofs", "release": RELEASE,
+         "formulations": ["tao", "mathlib"], "model": {"name": "test-prover", "revision": "r1"}, "n": 2,
+         "sampling": {"temperature": 0.6, "top_p": 0.95, "max_tokens": 4096},
+         "flags": {"used_lean_feedback": False, "trained_on_taobench": False, "used_external_tools": False}}
+    h.update(kw)
+    return h
+
+
+def jsonl(objs) -> bytes:
+    return b"".join(json.dumps(o, ensure_ascii=False).encode("utf-8") + b"\n" for o in objs)
+
+
+def honest(release, fqn, formulation, proof=PROOF) -> str:
+    return release.exercise(fqn, formulation).complete(proof)
+
+
+@pytest.fixture(scope="module")
+def handler(releases):
+    return TaoBenchProofsHandler(releases)
+
+
+def validate(handler, data: bytes, name="sub.jsonl"):
+    from lemmata.hashing import sha256_bytes
+
+    return handler.validate(parse_envelope(data, name), sha256_bytes(data))
+
+
+# --- validation -----------------------------------------------------------------------------------------------------
+
+
+def test_every_problem_is_reported_with_line_and_field(handler, release):
+    fqns = release.fqns()
+    ok = honest(release, fqns[0], "mathlib")
+    data = jsonl([
+        header(n=1, formulations=["mathlib"]),
+        {"fqn": fqns[0], "formulation": "mathlib", "attempts": [ok]},  # line 2: fine
+        {"fqn": "Chapter2.Nat.backward_induction", "formulation": "mathlib", "attempts": [ok]},  # 3: unknown FQN
+        {"fqn": fqns[0], "formulation": "mathlib", "attempts": [ok]},  # 4: duplicate
+        {"fqn": fqns[1], "formulation": "mathlib", "attempts": [ok, ok]},  # 5: too many attempts
+        {"fqn": fqns[2], "formulation": "mathlib", "attempts": ["x" * (256 * 1024 + 1)]},  # 6: oversized
+        {"fqn": fqns[3], "formulation": "tao", "attempts": [ok]},  # 7: undeclared formulation
+        {"fqn": fqns[4], "formulation": "mathlib", "attempts": []},  # 8: no attempt
+        {"fqn": fqns[5], "formulation": "mathlib", "attempts": [ok], "extra": 1},  # 9: unknown field
+    ])
+    with pytest.raises(InputError) as exc:
+        validate(handler, data)
+    where = {(p.line, p.field) for p in exc.value.problems}
+    assert where == {(3, "fqn"), (4, "fqn"), (5, "attempts"), (6, "attempts.0"), (7, "formulation"), (8, "attempts"),
+                     (9, "extra")}
+    unknown = next(p for p in exc.value.problems if p.line == 3)
+    assert "did you mean 'Chapter2.Nat.backwards_induction'" in unknown.reason
+
+
+def test_wrong_release_and_non_utf8(handler, release):
+    with pytest.raises(InputError) as exc:
+        validate(handler, jsonl([header(release="taobench-150-9.9.9"),
+                                 {"fqn": release.fqns()[0], "formulation": "tao", "attempts": ["x"]}]))
+    (p,) = exc.value.problems
+    assert (p.line, p.field) == (1, "header.release") and "taobench-150-1.0.0" in p.reason
+    bad = jsonl([header()]) + b'{"fqn": "\xff", "formulation": "tao", "attempts": ["x"]}\n'
+    with pytest.raises(InputError) as exc:
+        validate(handler, bad)
+    assert exc.value.problems[0].line == 2 and "UTF-8" in exc.value.problems[0].reason
+
+
+def test_dispatch_through_the_shared_interface(releases, release, monkeypatch):
+    import lemmata.paths
+
+    monkeypatch.setenv("LEMMATA_HOME", str(releases.parent))
+    monkeypatch.setattr(lemmata.paths, "releases_dir", lambda: releases)
+    data = jsonl([header(n=1), {"fqn": release.fqns()[0], "formulation": "tao",
+                                "attempts": [honest(release, release.fqns()[0], "tao")]}])
+    validated = validate_upload(data, "sub.jsonl")
+    assert validated.benchmark == "taobench" and validated.track == "proofs" and validated.needs_oracle
+    assert isinstance(handler_for("taobench"), TaoBenchProofsHandler)
+
+
+def test_schema_file_is_current():
+    assert (ROOT / SCHEMA_PATH).read_text("utf-8") == schema_text()
+
+
+# --- scoring --------------------------------------------------------------------------------------------------------
+
+
+def _submission(release, n=2):
+    """Attempts with known outcomes under the protocol double.
+
+    fqns[0]: both formulations, honest attempts (pass); fqns[1]: tao honest + one with sorry (rejected),
+    mathlib one unbalanced bracket (fails) and one honest (passes); fqns[2]: tao statement changed
+    (rejected) only; everything else: no record.
+    """
+    f = release.fqns()
+    recs = [
+        {"fqn": f[0], "formulation": "tao", "attempts": [honest(release, f[0], "tao")] * n},
+        {"fqn": f[0], "formulation": "mathlib", "attempts": [honest(release, f[0], "mathlib")]},
+        {"fqn": f[1], "formulation": "tao", "attempts": [honest(release, f[1], "tao"),
+                                                          honest(release, f[1], "tao", ":= by\n  sorry")]},
+        {"fqn": f[1], "formulation": "mathlib", "attempts": [honest(release, f[1], "mathlib", ":= by\n  exact (foo"),
+                                                              honest(release, f[1], "mathlib")]},
+        {"fqn": f[2], "formulation": "tao", "attempts": [
+            honest(release, f[2], "tao").replace(release.item(f[2], "tao").statement,
+                                                 release.item(f[2], "tao").statement + " ∧ True", 1)]},
+    ]
+    return header(n=n), recs
+
+
+def _records(handler, release, n=2):
+    h, recs = _submission(release, n)
+    return validate(handler, jsonl([h, *recs]))
+
+
+def test_offline_scoring_keeps_passing_attempts_pending(handler, release):
+    validated = _records(handler, release)
+    result = handler.score(validated, received_at=RECEIVED, oracles=OracleConfig())
+    assert result.status == "pending_oracle" and result.main.value is None and result.main.total == 150
+    att = result.metrics["attempts"]
+    assert (att["rejected"], att["pending"], att["passed"], att["failed"]) == (2, 6, 0, 0)
+    assert att["submitted"] == 8 and att["not_submitted"] == 2 * 150 * 2 - 8
+    assert result.metrics["violations"] == {"sorry": 1, "statement_changed": 1}
+    tao1 = result.metrics["tao"]["pass@1"]
+    assert tao1["value"] == 0.0 and tao1["pending_items"] == 2
+    assert tao1["upper_if_pending_pass"] == pytest.approx((1 + 0.5) / 150)
+    assert result.frozen.scoring_artifact == f"taobench-lean:none+{INTEGRITY_VERSION}"
+    assert result.frozen.dataset_release == RELEASE and result.frozen.date == "2026-11-21"
+    assert result.frozen.retrieval_artifact is None and result.pending == 4
+
+
+def test_scoring_with_a_protocol_server(handler, release, tmp_path):
+    validated = _records(handler, release)
+    with KiminaDouble() as server:
+        verifier = LeanVerifier(LeanConfig(url=server.url, mathlib_version="test", backoff_s=0))
+        oracles = OracleConfig(lean=verifier, extra={"lean_artifact": str(tmp_path / "art"), "allow_double": True})
+        result = handler.score(validated, received_at=RECEIVED, oracles=oracles)
+        sent = len(server.requests)
+        again = handler.score(validated, received_at=RECEIVED,
+                              oracles=OracleConfig(extra={"lean_artifact": str(tmp_path / "art"), "allow_double": True}))
+        assert len(server.requests) == sent, "a rescore reads the artifact and asks nothing"
+    assert again.result_id == result.result_id
+    assert result.status == "complete" and result.pending == 0
+    att = result.metrics["attempts"]
+    assert (att["passed"], att["failed"], att["rejected"], att["pending"]) == (5, 1, 2, 0)
+    f = release.fqns()
+    # per-exercise pass@k from (n, c): tao f0 (2, 2), f1 (2, 1), f2 (2, 0); mathlib f0 (2, 1), f1 (2, 1)
+    for k in (1, 2):
+        tao = (pass_at_k(2, 2, k) + pass_at_k(2, 1, k)) / 150
+        mathlib = (pass_at_k(2, 1, k) + pass_at_k(2, 1, k)) / 150
+        assert result.metrics["tao"][f"pass@{k}"]["value"] == pytest.approx(tao)
+        assert result.metrics["mathlib"][f"pass@{k}"]["value"] == pytest.approx(mathlib)
+    assert "pass@8" not in result.metrics["tao"]
+    assert result.main.value == pytest.approx(1.5 / 150) and result.main.count == 2
+    gap = result.metrics["gap"]
+    assert gap["n_items"] == 2  # f0 and f1 have records in both formulations
+    assert gap["pass@1"]["difference"] == pytest.approx(((1 + 0.5) - (0.5 + 0.5)) / 2)
+    assert gap["pass@1"]["paired_bootstrap95"] is not None
+    chapters = result.breakdowns["chapter"]["tao"]["pass@1"]
+    assert chapters[str(release.item(f[0], "tao").chapter)]["value"] > 0
+    by_id = {it["item_id"]: it for it in result.items}
+    failed = by_id[f"{f[1]}@mathlib"]["attempts"][0]
+    assert failed["outcome"] == "failed" and failed["lean"]["lean_version"] == "0.0.0-protocol-double"
+    rejected = by_id[f"{f[1]}@tao"]["attempts"][1]
+    assert rejected["outcome"] == "rejected" and rejected["violations"][0]["kind"] == "sorry"
+    assert any("protocol double" in note for note in result.notes)
+    view = handler.audit(result, f"{f[1]}@tao", validated)
+    assert any("rejected" in body and "sorry" in body for _, body in view.sections)
+
+
+def test_pass_at_8_and_n(handler, release):
+    h, recs = _submission(release, n=16)
+    result = handler.score(validate(handler, jsonl([h, *recs])), received_at=RECEIVED, oracles=OracleConfig())
+    assert sorted(result.metrics["tao"], key=lambda k: int(k.split("@")[1])) == ["pass@1", "pass@8", "pass@16"]
+
+
+def test_unreachable_verifier_leaves_attempts_pending_never_failed(handler, release, tmp_path):
+    validated = _records(handler, release)
+    with KiminaDouble() as server:
+        verifier = LeanVerifier(LeanConfig(url=server.url, mathlib_version="test", backoff_s=0, max_retries=1))
+        server.busy.extend([503] * 100)
+        result = handler.score(validated, received_at=RECEIVED, oracles=OracleConfig(
+            lean=verifier, extra={"lean_artifact": str(tmp_path / "art"), "allow_double": True}))
+    att = result.metrics["attempts"]
+    assert (att["pending"], att["failed"], att["passed"]) == (6, 0, 0) and result.main.value is None
+
+
+def test_protocol_double_cannot_score_a_leaderboard_entry(tmp_path):
+    with KiminaDouble() as server:
+        verifier = LeanVerifier(LeanConfig(url=server.url, mathlib_version="test", backoff_s=0))
+        with pytest.raises(LemmataError, match="protocol double"):
+            verification_for(OracleConfig(lean=verifier, extra={"lean_artifact": str(tmp_path / "a")}))
+
+
+def test_defective_exercises_are_left_out(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tb-v1")
+    v1 = open_taobench("taobench-v1-1.0.0", root)
+    bad = [r["fqn"] for r in v1.rows if r["tao_defect"]]
+    h = header(release="taobench-v1-1.0.0", n=1)
+    recs = [{"fqn": bad[0], "formulation": "tao", "attempts": ["theorem x : True := trivial"]},
+            {"fqn": v1.fqns()[0], "formulation": "mathlib", "attempts": [honest(v1, v1.fqns()[0], "mathlib")]}]
+    header_obj, records = parse_submission(parse_envelope(jsonl([h, *recs]), "s.jsonl"), known_fqns=lambda r: v1.fqns())
+    result = score_submission(v1, header_obj, [r for _, r in records], submission_sha256="0" * 64,
+                              received_at=RECEIVED, verification=Verification(), n_resamples=0)
+    assert result.metrics["tao"]["pass@1"]["n_items"] == 600 - len(bad)
+    assert result.metrics["mathlib"]["pass@1"]["n_items"] == 600
+    assert sorted(result.provenance["excluded_items"]) == sorted(f"{f}@tao" for f in bad)
+    assert result.metrics["attempts"]["submitted"] == 1
+
+
+def test_results_go_to_the_store_and_reported_rows_stay_apart(handler, release, tmp_path):
+    from lemmata.taobench.reported import reported_results
+
+    store = Store(tmp_path / "store")
+    scored = handler.score(_records(handler, release), received_at=RECEIVED, oracles=OracleConfig())
+    assert store.add_result(scored)[1] is True and store.add_result(scored)[1] is False
+    reported = reported_results()
+    assert len(reported) == 5 + 5 + 3 + 2 and {r.kind for r in reported} == {"reported"}
+    for r in reported:
+        store.add_result(r)
+    goedel = next(r for r in reported if r.model.name == "Goedel-Prover-V2-32B" and r.flags["table"] == "main_pass@128")
+    assert (goedel.main.count, goedel.main.total, goedel.main.metric) == (74, 150, "pass@128 (tao)")
+    assert goedel.metrics["mathlib"]["count"] == 109 and goedel.frozen.dataset_release == RELEASE
+    bfs = next(r for r in reported if r.model.name == "BFS-Prover-V2-7B")
+    assert bfs.metrics["tao"] is None and bfs.main.metric.endswith("(mathlib)") and bfs.main.count == 103
+    groups = {row["group_key"] for row in store.result_rows(benchmark="taobench") if row["kind"] == "reported"}
+    assert scored.frozen.group_key() not in groups and len(groups) == 4
+    assert [r.result_id for r in reported_results()] == [r.result_id for r in reported]
+
+
+def test_reported_file_is_pinned(tmp_path):
+    from lemmata.paths import mirror_root
+    from lemmata.taobench.reported import REPORTED_FILE, reported_results
+
+    copy = tmp_path / "taobench_paper.json"
+    copy.write_text((mirror_root() / REPORTED_FILE).read_text("utf-8").replace("57", "58", 1), encoding="utf-8")
+    with pytest.raises(InputError, match="sha256 mismatch"):
+        reported_results(copy)
+
+
+def test_example_submission_validates_and_scores(handler, releases, tmp_path):
+    from lemmata.taobench.example import write_example
+
+    path, n = write_example(tmp_path / "example.jsonl", releases_root=releases)
+    validated = validate(handler, path.read_bytes(), path.name)
+    assert n == len(validated.records) >= 20
+    result = handler.score(validated, received_at=RECEIVED, oracles=OracleConfig())
+    assert result.metrics["attempts"]["rejected"] == 0, result.metrics["violations"]
+    assert result.metrics["attempts"]["pending"] == n
+
+
+def test_cli_check_and_score(releases, release, tmp_path, capsys):
+    from lemmata.cli import main
+
+    fqn = release.fqns()[0]
+    good, bad = tmp_path / "good.lean", tmp_path / "bad.lean"
+    good.write_text(honest(release, fqn, "mathlib"), encoding="utf-8")
+    bad.write_text(honest(release, fqn, "mathlib", ":= by\n  admit"), encoding="utf-8")
+    args = ["taobench", "check", "--releases", str(releases), "--fqn", fqn, "--formulation", "mathlib"]
+    assert main(args[:2] + [str(good)] + args[2:]) == 0
+    assert main(args[:2] + [str(bad)] + args[2:]) == 2
+    assert "sorry: `admit`" in capsys.readouterr().out
+    sub = tmp_path / "sub.jsonl"
+    sub.write_bytes(jsonl([header(n=1), {"fqn": fqn, "formulation": "mathlib", "attempts": [good.read_text()]}]))
+    out = tmp_path / "result.json"
+    assert main(["taobench", "score", str(sub), "--releases", str(releases), "--out", str(out),
+                 "--received-at", RECEIVED]) == 0
+    stored = json.loads(out.read_text())
+    assert stored["status"] == "pending_oracle" and stored["schema_version"] == "lemmata.result/1"
+
+
+def test_verification_requires_matching_identity(tmp_path):
+    with KiminaDouble() as server:
+        verifier = LeanVerifier(LeanConfig(url=server.url, mathlib_version="test", backoff_s=0))
+        other = verifier.identity.model_copy(update={"mathlib_version": "other"})
+        art = LeanArtifact(tmp_path / "a", benchmark="taobench", identity=other)
+        with pytest.raises(ValueError, match="does not match"):
+            Verification(artifact=art, verifier=verifier)
