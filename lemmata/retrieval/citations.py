@@ -51,6 +51,8 @@ def normalize_doi(value: str | None) -> str | None:
     '10.1007/s00605-008-0001-2'
     >>> normalize_doi("10.1090/tran/7241DOI:10.1090/tran/7241"), normalize_doi("10.2307/199862310.2307/1998623")
     ('10.1090/tran/7241', '10.2307/1998623')
+    >>> normalize_doi("10.4310/jdg/1214459974.full")
+    '10.4310/jdg/1214459974'
     >>> normalize_doi("10.1016/j.jctb.2017.08.003Partitioning")
     '10.1016/j.jctb.2017.08.003'
     >>> normalize_doi("10.1007/s10240-022-00132-0https://dx.doi.org/10.1007/s10240-022-00132-0")
@@ -67,7 +69,7 @@ def normalize_doi(value: str | None) -> str | None:
     parts = [p.rstrip(".,;:)]}'\"") for p in re.split(r"doi\s*:\s*|https?://(?:dx\.)?(?:doi\.org/)?", s) if p.strip()]
     if not parts:
         return None
-    s = parts[0]
+    s = re.sub(r"(?:\.full|\.pdf|/full|/abstract|/pdf|/epdf)$", "", parts[0])  # landing-page suffixes of links
     if len(s) % 2 == 0 and s[: len(s) // 2] == s[len(s) // 2 :]:
         s = s[: len(s) // 2]
     return s if _DOI_SHAPE.match(s) else None
@@ -182,7 +184,9 @@ _ACCENT_MAP = {
 _GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu",
           "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega")
 _GREEK_COMMAND = re.compile(r"\\((?:var)?(?:" + "|".join(_GREEK) + r")|" + "|".join(g.capitalize() for g in _GREEK) + r")(?![A-Za-z])")
-_GREEK_LETTERS = dict(zip("αβγδεζηθικλμνξπρστυφχψω", _GREEK))
+_GREEK_TABLE = str.maketrans(dict(zip("αβγδεζηθικλμνξπρστυφχψω", _GREEK)))
+#: combining marks left by NFKD decomposition (diacritics, combining marks for symbols, half marks)
+_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 #: AMS ``\bysame`` as typeset: a rule standing for the previous entry's authors
 _AMS_BYSAME = re.compile(r"\\leavevmode\s*\\vrule\s+height\s*[\d.]+pt\s+depth\s*-?[\d.]+pt\s+width\s*[\d.]+(?:pt|em)")
 #: markers the title parser keys on (private-use characters: never in the data, not whitespace to ``re``)
@@ -208,7 +212,8 @@ def latex_to_text(raw: str, *, keep_markers: bool = False) -> str:
     s = s.replace("``", "\u201c").replace("''", "\u201d")
     s = re.sub(r"\\og\b\s*", "\u201c", s)
     s = re.sub(r"\s*\\fg\b", "\u201d", s)
-    s = re.sub(r"(?:\\(?:url|href|burlalt|path)\s*)?(?:https?://|www\.)\S+", " ", s)
+    # a URL ends at whitespace, or where a glued title starts after a digit ("…08.003Partitioning")
+    s = re.sub(r"(?:\\(?:url|href|burlalt|path)\s*)?(?:https?://|www\.)\S+?(?=\s|$|(?<=\d)[A-Z][a-z]{2})", " ", s)
     s = _ACCENT_SYMBOL.sub(_accent, s)
     s = _ACCENT_LETTER.sub(_accent, s)
     s = re.sub(r"\\(oe|OE|ae|AE|ss|aa|AA|o|O|l|L|i|j)(?![A-Za-z])\s*", lambda m: _LIGATURES[m.group(1)], s)
@@ -242,9 +247,8 @@ def fold(text: str) -> str:
     """
     if text.isascii():
         return text.lower()
-    decomposed = unicodedata.normalize("NFKD", text)
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
-    return plain if plain.isascii() else "".join(_GREEK_LETTERS.get(ch, ch) for ch in plain)
+    plain = _COMBINING.sub("", unicodedata.normalize("NFKD", text)).lower()
+    return plain if plain.isascii() else plain.translate(_GREEK_TABLE)
 
 
 _WORD = re.compile(r"[^\W_]+")
@@ -328,7 +332,7 @@ def surname(name: str) -> str | None:
     """
     if "," in name:
         name = name.split(",")[0]
-    tokens = [w for w in words(name) if len(w) > 1 and w not in _NOT_NAMES]
+    tokens = [w for w in words(name) if len(w) > 1 and w not in _NOT_NAMES and not any(c.isdigit() for c in w)]
     tokens = [w for w in tokens if not (len(w) <= 2 and w.isupper())]
     if not tokens:
         return None
@@ -366,6 +370,7 @@ def parse_authors(segment: str, *, surname_first: bool = False) -> tuple[str, ..
 def _is_name(segment: str) -> bool:
     """Does this comma/period-delimited piece look like (part of) an author list?"""
     seg = re.sub(r"^(?:and|&)\s+", "", segment.strip(), flags=re.IGNORECASE).strip()
+    seg = re.sub(r"\s*\(\d{4}[a-z]?\)$", "", seg)  # "Dey, P. (2024b)": the year of an author-year style
     if not seg or seg == _BYSAME:
         return True
     people = [p for p in re.split(r"\s+and\s+|\s*&\s*", seg) if p.strip()]
@@ -423,10 +428,16 @@ _STRUCTURED = re.compile(r"^(?P<title>.+?)\s*\(Authors:\s*(?P<authors>[^;]*);\s*
 _QUOTED = re.compile(r"[\u201c\"](?P<title>[^\u201c\u201d\"]{8,}?)[\u201d\"]")
 
 
+#: "Oriented matroids, second ed." is the book "Oriented matroids"
+_EDITION = re.compile(r"[,.;:(]?\s*(?:(?:first|second|third|fourth|fifth|sixth|revised|enlarged|\d+(?:st|nd|rd|th)?)\s+)+"
+                      r"(?:ed\.?|edition)\)?\s*$", re.IGNORECASE)
+
+
 def _strip_title(title: str) -> str | None:
     title = title.replace(FONT, " ").replace(BLOCK, " ")
     title = re.sub(r"\s+", " ", title).strip(" ,.;:")
     title = re.sub(r"^(?:and|with)\s+|^\(\d{4}[a-z]?\)[.,:]?\s*", "", title)
+    title = _EDITION.sub("", title).strip(" ,.;:")
     return title if len(words(title)) >= 1 and len(title) >= 3 else None
 
 

@@ -16,7 +16,9 @@ wins; the :class:`Match` names it:
    or the shorter title of ≥ :data:`MIN_PREFIX_TOKENS` words opens the longer
    one and is not followed by a part number such as ``II``), **and** at least
    one author surname is shared, **and** the years, when both are known, differ
-   by at most :data:`YEAR_TOLERANCE` (a preprint and its journal version).
+   by at most :data:`YEAR_TOLERANCE` (a preprint and its journal version) —
+   except for word-for-word equal titles of :data:`MIN_EDITION_TITLE_WORDS` or
+   more words (editions and reprints of one book).
    When one side has no parsed title, its full bibliographic text must contain
    the other title word for word.
 
@@ -64,11 +66,10 @@ __all__ = [
 TITLE_THRESHOLD = 0.85
 #: a title that opens a longer one agrees with it only from this many words on
 MIN_PREFIX_TOKENS = 4
-#: largest year difference that does not contradict (preprint → journal lag)
+#: largest year difference that does not contradict (preprint → journal lag) ...
 YEAR_TOLERANCE = 4
-#: citing-paper exclusion by title alone (no author list is released for citing papers)
-CITING_TITLE_THRESHOLD = 0.9
-CITING_MIN_TOKENS = 3
+#: ... unless the titles are equal word for word and this long (editions and reprints of one book)
+MIN_EDITION_TITLE_WORDS = 3
 
 Rule = Literal["doi", "arxiv", "citation", "title_author", "title"]
 _PART_WORDS = {"i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii", "part", "partie", "teil",
@@ -204,6 +205,11 @@ def _shared_authors(a: SourceRef, b: SourceRef) -> list[str]:
     return []
 
 
+def _same_title(a: SourceRef, b: SourceRef) -> bool:
+    """Word-for-word equal titles of at least :data:`MIN_EDITION_TITLE_WORDS` words: editions of one book."""
+    return bool(a.title and b.title) and words(a.title) == words(b.title) and len(words(a.title)) >= MIN_EDITION_TITLE_WORDS
+
+
 def _is_arxiv_doi(doi: str | None) -> bool:
     return bool(doi) and doi.startswith(_ARXIV_DOI_PREFIX)
 
@@ -238,11 +244,11 @@ def match_sources(a: SourceRef, b: SourceRef) -> Match:
         return Match(matched=False, reason=f"different arXiv ids ({a.arxiv_id} vs {b.arxiv_id})")
     if _same_text(a, b):
         return Match(matched=True, rule="citation", score=1.0, reason="same bibliography string")
-    if a.year is not None and b.year is not None and abs(a.year - b.year) > YEAR_TOLERANCE:
-        return Match(matched=False, reason=f"years contradict ({a.year} vs {b.year})")
     agree, score, why = _titles_agree(a, b)
     if not agree:
         return Match(matched=False, score=score, reason=why)
+    if a.year is not None and b.year is not None and abs(a.year - b.year) > YEAR_TOLERANCE and not _same_title(a, b):
+        return Match(matched=False, score=score, reason=f"{why}, but years contradict ({a.year} vs {b.year})")
     shared = _shared_authors(a, b)
     if not shared:
         return Match(matched=False, score=score, reason=f"{why}, but no shared author surname")
@@ -275,8 +281,9 @@ def is_citing_paper(candidate: Any, paper: Mapping[str, Any]) -> Match:
     ``paper`` is a release row (``paper_key`` / ``paper``) or its ``paper``
     mapping (``paper_id``, ``title``). Decided by arXiv id (version-free; the
     offline artifact's ``paper-<id>`` record ids included) or, failing that, by
-    title (similarity ≥ :data:`CITING_TITLE_THRESHOLD` with at least
-    :data:`CITING_MIN_TOKENS` words: no author list is released for citing papers).
+    the same title word for word (case, accents, punctuation and LaTeX aside).
+    No author list is released for citing papers, so no similarity threshold is
+    safe: "… 2D Navier–Stokes flow" cites the same authors' "… 2D Stokes flow".
 
     >>> paper = {"paper_id": "2110.11087v2", "title": "Tropical Hodge theory of curves"}
     >>> is_citing_paper(SourceRef(arxiv_id="2110.11087"), paper).rule
@@ -284,6 +291,8 @@ def is_citing_paper(candidate: Any, paper: Mapping[str, Any]) -> Match:
     >>> is_citing_paper(SourceRef(title="Tropical Hodge Theory of Curves."), paper).rule
     'title'
     >>> is_citing_paper(SourceRef(title="Tropical Hodge theory of surfaces"), paper).matched
+    False
+    >>> is_citing_paper(SourceRef(title="Tropical Hodge theory of curves II"), paper).matched
     False
     """
     info = paper.get("paper", paper)
@@ -299,13 +308,10 @@ def is_citing_paper(candidate: Any, paper: Mapping[str, Any]) -> Match:
     best = 0.0
     target = words(title)
     for ref in refs:
-        if not ref.title:
+        if not ref.title or not target:
             continue
-        mine = words(ref.title)
-        sim = title_similarity(ref.title, title)
-        best = max(best, sim)
-        if mine == target or (min(len(set(mine)), len(set(target))) >= CITING_MIN_TOKENS
-                              and sim >= CITING_TITLE_THRESHOLD):
-            return Match(matched=True, rule="title", score=sim, reason=f"title of the citing paper ({sim:.2f})")
+        if words(ref.title) == target:
+            return Match(matched=True, rule="title", score=1.0, reason="the citing paper's title")
+        best = max(best, title_similarity(ref.title, title))
     return Match(matched=False, score=best, reason="neither the citing paper's arXiv id nor its title")
 

@@ -29,7 +29,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from lemmata.errors import InputError, LemmataError, Problem
+from lemmata.errors import InputError, Problem
 from lemmata.hashing import sha256_file, sha256_json, write_json
 from lemmata.jsonl import iter_jsonl
 
@@ -69,7 +69,7 @@ class Candidate(_Model):
 
 class QuerySettings(_Model):
     backend: str = Field(min_length=1)
-    n: int = Field(ge=1, le=1000)
+    n: int = Field(ge=1, le=10_000)
     year_cutoff: int | None = Field(description="no candidate dated after this year; None: no filter")
 
 
@@ -344,5 +344,5 @@ def require_same_artifact(results: Iterable[SearchResult]) -> str:
     """The single artifact id of ``results``; mixing artifacts is an error, never a merged ranking."""
     ids = sorted({r.artifact_id for r in results})
     if len(ids) != 1:
-        raise LemmataError(f"results come from {len(ids)} retrieval artifacts {ids}; rank them separately")
+        raise ValueError(f"results come from {len(ids)} retrieval artifacts {ids}; rank them separately")
     return ids[0]
