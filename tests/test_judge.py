@@ -334,3 +334,23 @@ def test_artifact_refuses_another_judge_or_an_edited_rubric(tmp_path):
     path.write_text(json.dumps(manifest))
     with pytest.raises(LemmataError, match="changed since"):
         _artifact(tmp_path)
+
+
+def test_verdict_cache_reads_appends_incrementally_and_reports_bad_lines(tmp_path):
+    from lemmata.errors import InputError
+    from lemmata.oracles.cache import VerdictCache
+
+    writer, reader = VerdictCache(tmp_path), VerdictCache(tmp_path)
+    writer.put({"k": 1}, {"verdict": "yes", "reason": "r"}, oracle={"id": "j"})
+    assert reader.get({"k": 1})["verdict"] == "yes" and len(reader) == 1
+    writer.put({"k": 2}, {"verdict": "no", "reason": "r"}, oracle={"id": "j"})
+    assert reader.get({"k": 2})["verdict"] == "no" and len(reader) == 2
+    assert writer.put({"k": 2}, {"verdict": "yes", "reason": "later"}, oracle={"id": "j"})["verdict"] == "no"
+    with open(writer.path, "a", encoding="utf-8") as fh:
+        fh.write('{"key": "half a li')  # a line still being written is not read yet
+    assert len(reader) == 2
+    with open(writer.path, "a", encoding="utf-8") as fh:
+        fh.write('ne"}\n')
+    with pytest.raises(InputError) as err:
+        reader.get({"k": 1})
+    assert err.value.problems[0].line == 3

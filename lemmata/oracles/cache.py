@@ -42,27 +42,38 @@ class VerdictCache:
         self.path = self.folder / CACHE_FILE
         self._lock = threading.Lock()
         self._entries: dict[str, dict[str, Any]] | None = None
-        self._size = -1
+        self._size = 0
+        self._lines = 0
 
     def _load(self) -> dict[str, dict[str, Any]]:
+        """Entries on file; only bytes appended since the last read are parsed (the file only grows)."""
         size = self.path.stat().st_size if self.path.exists() else 0
         if self._entries is not None and size == self._size:
             return self._entries
-        entries: dict[str, dict[str, Any]] = {}
+        if self._entries is None or size < self._size:
+            self._entries, self._size, self._lines = {}, 0, 0
+        entries = self._entries
         if self.path.exists():
-            with open(self.path, encoding="utf-8") as fh:
-                for lineno, line in enumerate(fh, start=1):
-                    if not line.strip():
+            with open(self.path, "rb") as fh:
+                fh.seek(self._size)
+                for raw in fh:
+                    if not raw.endswith(b"\n"):
+                        break  # a line still being written: read it next time
+                    self._size += len(raw)
+                    self._lines += 1
+                    if not raw.strip():
                         continue
                     try:
-                        entry = json.loads(line)
-                        key = entry["key"]
-                    except (json.JSONDecodeError, KeyError, TypeError):
-                        raise InputError([Problem(str(self.path), "unreadable verdict cache entry", lineno)]) from None
-                    if verdict_key(entry["fields"]) != key:
-                        raise InputError([Problem(str(self.path), "entry key does not match its fields", lineno, "key")])
+                        entry = json.loads(raw)
+                        key, fields = entry["key"], entry["fields"]
+                    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError):
+                        self._entries = None
+                        raise InputError([Problem(str(self.path), "unreadable verdict cache entry", self._lines)]) from None
+                    if verdict_key(fields) != key:
+                        self._entries = None
+                        raise InputError([Problem(str(self.path), "entry key does not match its fields", self._lines,
+                                                  "key")])
                     entries.setdefault(key, entry)  # first verdict wins
-        self._entries, self._size = entries, size
         return entries
 
     def get(self, fields: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -86,8 +97,7 @@ class VerdictCache:
             with open(self.path, "a", encoding="utf-8") as fh:
                 fcntl.flock(fh, fcntl.LOCK_EX)
                 try:
-                    self._entries = None  # re-read under the lock: another process may have appended
-                    existing = self._load().get(key)
+                    existing = self._load().get(key)  # under the lock: another process may have appended
                     if existing is not None:
                         return existing["verdict"]
                     fh.write(line)
@@ -95,7 +105,6 @@ class VerdictCache:
                     os.fsync(fh.fileno())
                 finally:
                     fcntl.flock(fh, fcntl.LOCK_UN)
-            self._entries = None
         return dict(verdict)
 
     def __len__(self) -> int:

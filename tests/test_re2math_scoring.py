@@ -1,0 +1,380 @@
+"""Re²Math end-to-end scoring: the example submission, replay checks, the judge cache, bad input, audit, CLI.
+
+Verdicts in these tests come from the local chat-completions protocol server
+(:class:`test_judge.ChatServer`) into temporary judge artifacts; nothing here
+is shipped.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lemmata.cli import main as cli
+from lemmata.errors import InputError, LemmataError
+from lemmata.oracles.chat import ChatJudge
+from lemmata.re2math.scoring import Re2MathHandler, Resources, judge_artifact_for, result_track
+from lemmata.results import Result
+from lemmata.scoring.base import OracleConfig, handler_for
+from lemmata.store import Store
+from lemmata.submissions.envelope import parse_envelope
+from test_judge import ChatServer
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "submissions" / "re2math" / "example-re2math-bm25-raw-m5.jsonl"
+RECEIVED = "2026-11-21"
+
+
+@pytest.fixture(scope="module")
+def artifacts_root(tmp_path_factory, re2math_release) -> Path:
+    from lemmata.retrieval.artifact import build_artifact
+
+    root = tmp_path_factory.mktemp("artifacts")
+    build_artifact(re2math_release, root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def handler(re2math_release, artifacts_root) -> Re2MathHandler:
+    return Re2MathHandler(releases_root=re2math_release.parent, artifacts_root=artifacts_root, build_missing=False)
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory, re2math_release, artifacts_root) -> Path:
+    """The example submission as the documented procedure produces it against this artifact."""
+    import runpy
+
+    script = runpy.run_path(str(ROOT / "submissions" / "re2math" / "make_example_re2math.py"))
+    out = tmp_path_factory.mktemp("example") / "example-re2math.jsonl"
+    assert script["main"](["--out", str(out), "--releases-root", str(re2math_release.parent),
+                           "--artifacts-root", str(artifacts_root)]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def judged(tmp_path_factory, handler, example):
+    """A judge artifact filled once by the protocol judge for the example: (folder, result, requests made)."""
+    folder = tmp_path_factory.mktemp("judged") / "judge"
+    with ChatServer() as server:
+        result = score(handler, example.read_bytes(), judge=ChatJudge(server.config()), judge_dir=folder)
+        return folder, result, len(server.requests)
+
+
+def lines_of(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+def to_bytes(objs: list[dict]) -> bytes:
+    return "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs).encode("utf-8")
+
+
+def validate(handler: Re2MathHandler, data: bytes, name: str = "sub.jsonl", max_bytes: int | None = None):
+    from lemmata.hashing import sha256_bytes
+
+    return handler.validate(parse_envelope(data, name, max_bytes=max_bytes), sha256_bytes(data))
+
+
+def score(handler, data: bytes, *, judge=None, judge_dir=None):
+    validated = validate(handler, data)
+    extra = {"judge_artifact": str(judge_dir)} if judge_dir else {}
+    return handler.score(validated, received_at=RECEIVED, oracles=OracleConfig(judge=judge, extra=extra))
+
+
+def without_scored_at(result: Result) -> str:
+    body = result.model_dump(mode="json")
+    body.pop("scored_at")
+    return json.dumps(body, sort_keys=True)
+
+
+# -- the example ---------------------------------------------------------------------------------------------
+
+def test_shipped_example_is_what_the_documented_procedure_produces(example):
+    assert EXAMPLE.read_bytes() == example.read_bytes(), (
+        "the shipped example is stale for this artifact; regenerate it with "
+        "python submissions/re2math/make_example_re2math.py --out " + str(EXAMPLE.relative_to(ROOT)))
+
+
+def test_example_scores_offline_with_judge_metrics_pending(handler, example):
+    result = score(handler, example.read_bytes())
+    assert result.kind == "scored" and result.benchmark == "re2math" and result.track == "raw"
+    assert result.frozen.retrieval_artifact == "re2math-scholar-offline-1.0.0"
+    assert result.frozen.scoring_artifact == "re2math-judge:none:anchor.v1+ground.v1+suff.v1"
+    assert result.frozen.date == RECEIVED and result.status == "pending_oracle"
+    assert len(result.items) == 200 and result.pending > 0
+    cite = result.metrics["CiteRecall@20"]
+    assert cite["pending"] == 0 and cite["final"] and 0 < cite["count"] < 200
+    assert cite["count"] == sum(1 for i in result.items if i["cite_rank"] is not None)
+    tool = result.metrics["ToolAcc"]
+    assert tool["count"] == 0 and tool["pending"] > 0 and not tool["final"]
+    assert result.main.value is None and result.main.interval is None  # never a number while pending
+    judged = [i for i in result.items if i["ground"]["by"] == "pending"]
+    assert judged and all(i["tool_acc"] == "pending" for i in judged)
+    settled = [i for i in result.items if i["ground"]["verdict"] == "abstain"]
+    assert all(i["tool_acc"] == "no" for i in settled)
+    assert "OracleCoverage" not in result.metrics
+
+
+def test_cite_rank_uses_the_artifact_and_the_matcher(handler, example):
+    result = score(handler, example.read_bytes())
+    records = {r["instance_id"]: r for r in lines_of(example)[1:]}
+    artifact = handler.resources.artifact("re2math-scholar-offline-1.0.0")
+    for item in result.items:
+        cited = artifact.attribution(item["instance_id"]).record_id
+        cands = records[item["instance_id"]]["queries"][0]["candidates"]
+        if cited in cands:
+            assert item["cite_rank"] <= cands.index(cited) + 1
+        if item["selected_source"] == cited:
+            assert item["source_match"] == "cited"
+
+
+# -- judged, cached, rescored ----------------------------------------------------------------------------------
+
+def test_live_judge_fills_the_cache_and_a_rescore_makes_no_calls(handler, example, judged):
+    data = example.read_bytes()
+    judge_dir, first, calls = judged
+    assert calls > 0 and first.status == "complete" and first.pending == 0
+    assert first.main.value is not None and first.main.interval is not None
+    assert len((judge_dir / "verdicts.jsonl").read_text().splitlines()) == calls
+    with ChatServer() as server:
+        again = score(handler, data, judge=ChatJudge(server.config()), judge_dir=judge_dir)
+        assert server.requests == []  # every verdict came from the cache
+        assert handler.last_judge_stats["asked"] == 0 and handler.last_judge_stats["cached"] > 0
+    cached_only = score(handler, data, judge=None, judge_dir=judge_dir)
+    assert without_scored_at(first) == without_scored_at(again) == without_scored_at(cached_only)
+    assert first.result_id == again.result_id == cached_only.result_id
+    assert first.frozen.scoring_artifact == "re2math-judge:chat:judge-model:anchor.v1+ground.v1+suff.v1"
+    assert first.provenance["scoring_artifact"]["judge"]["model"] == "judge-model"
+    # the protocol judge says yes to statements found verbatim in the source: the example takes its
+    # statement from the source's frozen text, so every answered Ground is yes
+    answered = [i for i in first.items if i["ground"]["by"] == "judge"]
+    assert answered and all(i["ground"]["verdict"] == "yes" for i in answered)
+    assert all(i["suff"]["by"] == "judge" for i in answered)
+    tool = first.metrics["ToolAcc"]
+    assert tool["count"] == sum(i["tool_acc"] == "yes" for i in first.items) and tool["final"]
+    assert first.metrics["AnchorAcc"]["pending"] == 0
+    assert all(i["anchor_match"]["verdict"] in ("yes", "uncertain", "abstain") for i in first.items)
+
+
+def test_unreachable_judge_leaves_items_pending_and_nothing_cached(handler, example, tmp_path):
+    objs = lines_of(example)
+    data = to_bytes(objs)
+    with ChatServer(script=[("status", 503)] * 10_000) as server:
+        result = score(handler, data, judge=ChatJudge(server.config(max_retries=0)), judge_dir=tmp_path / "j")
+    assert result.status == "pending_oracle" and result.main.value is None
+    assert not (tmp_path / "j" / "verdicts.jsonl").exists()
+    assert "the judge did not answer" in " ".join(result.notes)
+
+
+def test_oracle_run_is_judged_against_the_cited_source(handler, example, judged, tmp_path):
+    shutil.copytree(judged[0], tmp_path / "j")
+    objs = lines_of(example)
+    objs[0]["oracle_run"] = True
+    artifact = handler.resources.artifact("re2math-scholar-offline-1.0.0")
+    for rec in objs[1:]:
+        cited = artifact.materialise(artifact.attribution(rec["instance_id"]).record_id)
+        rec["oracle_statement"] = cited.statements[0].latex if cited.statements else None
+    with ChatServer() as server:
+        result = score(handler, to_bytes(objs), judge=ChatJudge(server.config()), judge_dir=tmp_path / "j")
+    assert result.metrics["OracleCoverage"]["count"] == 200
+    oracle = result.metrics["Oracle ToolAcc"]
+    assert oracle["total"] == 200 and oracle["pending"] == 0 and oracle["count"] > 0
+    assert result.metrics["DeltaToOracle"] == pytest.approx(oracle["rate"] - result.metrics["ToolAcc"]["rate"])
+
+
+# -- integrity: tampered trajectories, tampered artifact, citing paper ----------------------------------------
+
+def test_tampered_trajectories_are_rejected_with_line_query_and_field(handler, example):
+    objs = lines_of(example)
+    swapped = objs[3]["queries"][0]["candidates"]
+    swapped[0], swapped[1] = swapped[1], swapped[0]
+    objs[5]["queries"][0]["candidates"].pop()
+    objs[7]["queries"][0]["candidates"][2] = "src-000000000000"
+    objs[9]["queries"].append({"text": "spectral gap of the laplacian", "candidates": []})
+    objs[11]["queries"][0]["text"] += " harmonic"
+    with pytest.raises(InputError) as err:
+        validate(handler, to_bytes(objs))
+    by_line = {p.line: p for p in err.value.problems}
+    assert by_line[4].field == "queries.0.candidates.0" and "replayed query 0 differs" in by_line[4].reason
+    assert by_line[6].field.startswith("queries.0.candidates.") and "returns" in by_line[6].reason
+    assert by_line[8].field == "queries.0.candidates.2" and "not a record of retrieval artifact" in by_line[8].reason
+    assert by_line[10].field.startswith("queries.1.candidates.")
+    assert by_line[12].field.startswith("queries.0.candidates.")
+    assert len(err.value.problems) == 5
+
+
+def test_selected_source_must_be_among_the_returned_candidates(handler, example):
+    objs = lines_of(example)
+    rec = objs[2]
+    other = next(c for r in objs[1:] for c in r["queries"][0]["candidates"] if c not in rec["queries"][0]["candidates"])
+    rec["selected_source"] = other
+    with pytest.raises(InputError) as err:
+        validate(handler, to_bytes(objs))
+    (problem,) = err.value.problems
+    assert (problem.line, problem.field) == (3, "selected_source") and "not returned by any query" in problem.reason
+
+
+def test_a_one_byte_change_to_the_artifact_is_caught(tmp_path, re2math_release, artifacts_root, example):
+    copy = tmp_path / "artifacts"
+    shutil.copytree(artifacts_root, copy)
+    records = copy / "re2math-scholar-offline-1.0.0" / "records.jsonl"
+    data = bytearray(records.read_bytes())
+    data[100] = ord("X") if data[100] != ord("X") else ord("Y")
+    records.write_bytes(bytes(data))
+    tampered = Re2MathHandler(releases_root=re2math_release.parent, artifacts_root=copy, build_missing=False)
+    with pytest.raises(InputError, match="records.jsonl"):
+        validate(tampered, example.read_bytes())
+
+
+def test_selecting_the_citing_paper_is_ground_no_with_its_reason(handler, example, judged, tmp_path):
+    shutil.copytree(judged[0], tmp_path / "j")
+    objs = lines_of(example)
+    rows = handler.resources.rows("re2math-1.0.0", "eval200/test")
+    artifact = handler.resources.artifact("re2math-scholar-offline-1.0.0")
+    rec = objs[1]
+    row = rows[rec["instance_id"]]
+    own = f"paper-{row['paper_key']}"
+    title = artifact.record(own).title
+    from lemmata.re2math.scoring import year_cutoff
+
+    got = artifact.search(title, year_cutoff(artifact, row), 20).ids()
+    assert own in got
+    rec["queries"].append({"text": title, "candidates": got})
+    rec["selected_source"], rec["statement"] = own, "Any statement at all."
+    with ChatServer() as server:
+        result = score(handler, to_bytes(objs), judge=ChatJudge(server.config()), judge_dir=tmp_path / "j")
+        asked = [json.dumps(r) for r in server.requests]
+    assert asked == []  # the citing paper settles Ground by rule; everything else was already judged
+    item = next(i for i in result.items if i["instance_id"] == rec["instance_id"])
+    assert item["citing_paper"] and item["ground"]["verdict"] == "no" and item["ground"]["by"] == "rule"
+    assert "citing paper" in item["ground"]["reason"] and item["tool_acc"] == "no"
+    assert not any("Any statement at all." in body for body in asked)  # no judge was asked about it
+
+
+# -- bad input ---------------------------------------------------------------------------------------------
+
+def test_unknown_duplicate_and_missing_ids_in_one_report(handler, example):
+    objs = lines_of(example)
+    objs[2]["instance_id"] = objs[1]["instance_id"]
+    objs[4]["instance_id"] = "9999.99999_gap_0"
+    del objs[10]
+    with pytest.raises(InputError) as err:
+        validate(handler, to_bytes(objs))
+    problems = err.value.problems
+    assert any(p.line == 3 and "duplicate instance_id (first on line 2)" in p.reason for p in problems)
+    assert any(p.line == 5 and p.field == "instance_id" and "unknown instance_id" in p.reason for p in problems)
+    missing = [p for p in problems if "have no record" in p.reason]
+    assert len(missing) == 1 and missing[0].reason.startswith("3 instance(s)")
+
+
+def test_wrong_release_split_or_artifact_is_named(handler, example):
+    objs = lines_of(example)
+    for field, value, expect in (("release", "re2math-9.9.9", "unknown release"),
+                                 ("split", "eval200/dev", "header.split"),
+                                 ("retrieval_artifact", "scholar-live", "unknown retrieval artifact")):
+        bad = [dict(objs[0], **{field: value})] + objs[1:]
+        with pytest.raises(InputError) as err:
+            validate(handler, to_bytes(bad))
+        assert err.value.problems[0].line == 1 and err.value.problems[0].field == f"header.{field}"
+        assert expect in str(err.value)
+    pool = [dict(objs[0], split="pool/dev")] + objs[1:3]
+    with pytest.raises(InputError) as err:
+        validate(handler, to_bytes(pool))
+    assert any("not an instance of re2math-1.0.0 pool/dev" in p.reason for p in err.value.problems)
+    assert any("have no record" in p.reason for p in err.value.problems)
+
+
+def test_size_encoding_and_nesting_problems_are_reported_with_lines(handler, example):
+    data = example.read_bytes()
+    with pytest.raises(InputError, match="the limit is 1,000 bytes"):
+        validate(handler, data, max_bytes=1000)
+    lines = data.split(b"\n")
+    lines[3] = lines[3][:40] + b"\xff\xfe" + lines[3][40:]
+    lines[6] = b'{"instance_id": ' + b"[" * 40 + b"]" * 40 + b"}"
+    with pytest.raises(InputError) as err:
+        validate(handler, b"\n".join(lines))
+    found = {(p.line, p.reason.split(" (")[0]) for p in err.value.problems}
+    assert (4, "not valid UTF-8") in found and (7, "JSON nested deeper than 32 levels") in found
+
+
+def test_bad_file_through_the_cli_stores_nothing(tmp_path, handler, example, monkeypatch, capsys):
+    _use_handler(monkeypatch, handler)
+    objs = lines_of(example)
+    objs[4]["instance_id"] = "nope"
+    bad = tmp_path / "bad-re2math.jsonl"
+    bad.write_bytes(to_bytes(objs))
+    store = tmp_path / "store"
+    assert cli(["score", str(bad), "--store", str(store), "--quiet", "--out", str(tmp_path / "r.json")]) == 2
+    assert "line 5, field 'instance_id'" in capsys.readouterr().err
+    assert not (tmp_path / "r.json").exists()
+    assert not store.exists() or not list((store / "results").rglob("*.json"))
+
+
+# -- handler, audit, CLI -----------------------------------------------------------------------------------
+
+def _use_handler(monkeypatch, handler) -> None:
+    import lemmata.scoring.base as base
+
+    real = base.handler_for
+    monkeypatch.setattr(base, "handler_for", lambda b: handler if b == "re2math" else real(b))
+
+
+def test_handler_is_registered_for_the_benchmark():
+    assert isinstance(handler_for("re2math"), Re2MathHandler)
+    assert result_track("raw", 3) == "raw-m3"
+
+
+def test_audit_shows_context_trajectory_and_every_verdict(handler, example, judged):
+    data = example.read_bytes()
+    result = score(handler, data, judge=None, judge_dir=judged[0])
+    validated = validate(handler, data)
+    item = next(i for i in result.items if i["ground"]["by"] == "judge")
+    view = handler.audit(result, item["instance_id"], validated)
+    titles = [t for t, _ in view.sections]
+    assert titles[0] == "Input (raw track, m = 5)" and "## Target theorem" in view.sections[0][1]
+    body = dict(view.sections)
+    assert "**Query 0:**" in body["Queries and candidates"] and "← selected" in body["Queries and candidates"]
+    assert item["ground"]["reason"] in body["Verdicts"] and "**Suff**" in body["Verdicts"]
+    assert "**AnchorMatch**" in body["Verdicts"]
+    bare = handler.audit(result, item["instance_id"], None)
+    assert "not available" in dict(bare.sections)["Submission"]
+    with pytest.raises(InputError, match="no item"):
+        handler.audit(result, "missing", validated)
+
+
+def test_cli_scores_the_example_and_imports_reported_rows(tmp_path, handler, example, monkeypatch, capsys):
+    _use_handler(monkeypatch, handler)
+    for var in ("LEMMATA_JUDGE_BASE_URL", "LEMMATA_JUDGE_MODEL", "LEMMATA_JUDGE_ID", "LEMMATA_JUDGE_ARTIFACT"):
+        monkeypatch.delenv(var, raising=False)
+    out = tmp_path / "result.json"
+    store = tmp_path / "store"
+    assert cli(["score", str(example), "--out", str(out), "--received-at", RECEIVED, "--store", str(store)]) == 0
+    err = capsys.readouterr().err
+    assert "ToolAcc pending" in err and "[4/4] aggregating" in err
+    result = Result.from_file(out)
+    assert result.frozen.date == RECEIVED and result.result_id == result.content_id()
+    assert Store(store).get_result(result.result_id) is not None
+    assert cli(["score", "--reported", "--store", str(store)]) == 0
+    rows = Store(store).result_rows(benchmark="re2math")
+    kinds = {r["kind"] for r in rows}
+    assert kinds == {"scored", "reported"}
+    assert len({r["group_key"] for r in rows}) == 2  # reported rows never share a frozen tuple with scored ones
+
+
+def test_judge_artifact_resolution(tmp_path, monkeypatch):
+    monkeypatch.delenv("LEMMATA_JUDGE_ID", raising=False)
+    monkeypatch.delenv("LEMMATA_JUDGE_ARTIFACT", raising=False)
+    assert judge_artifact_for(None) is None
+    with pytest.raises(LemmataError, match="not a judge artifact"):
+        judge_artifact_for(None, tmp_path / "empty")
+    monkeypatch.setenv("LEMMATA_JUDGE_ID", "chat:m")
+    art = judge_artifact_for(None)
+    assert art.judge_id == "chat:m" and art.folder.name == "re2math-judge_chat_m_anchor.v1_ground.v1_suff.v1"
+
+
+def test_resources_refuse_to_build_when_told_not_to(tmp_path):
+    res = Resources(releases_root=tmp_path, artifacts_root=tmp_path, build_missing=False)
+    with pytest.raises(LemmataError, match="not built"):
+        res.release("re2math-1.0.0")
