@@ -56,7 +56,7 @@ def _random_case(seed, n_queries=40, n_docs=30, style="mixed"):
     for qi in range(n_queries):
         q = f"q{qi:03d}"
         docs = [f"d{int(i):03d}" for i in rng.choice(200, size=int(rng.integers(0, n_docs)), replace=False)]
-        scores = rng.integers(0, 8, size=len(docs)).astype(float)  # many ties
+        scores = rng.random(len(docs)) if style == "distinct" else rng.integers(0, 8, size=len(docs)).astype(float)
         order = rng.permutation(len(docs))
         if style == "sorted" or (style == "mixed" and qi % 3 == 0):
             order = np.argsort(-scores, kind="stable")
@@ -71,7 +71,7 @@ def _random_case(seed, n_queries=40, n_docs=30, style="mixed"):
 MEASURES = ["recall@1", "recall@5", "precision@3", "ndcg@10", "ndcg@3", "mrr@4", "map@7", "recall@100"]
 
 
-@pytest.mark.parametrize("seed, style", [(0, "mixed"), (1, "sorted"), (2, "unsorted"), (3, "mixed")])
+@pytest.mark.parametrize("seed, style", [(0, "mixed"), (1, "sorted"), (2, "unsorted"), (3, "mixed"), (7, "distinct")])
 def test_matches_documented_definitions(seed, style):
     run, qrels = _random_case(seed, style=style)
     ev = evaluate_run(run, qrels, MEASURES, n_resamples=0)
@@ -85,9 +85,9 @@ def test_matches_documented_definitions(seed, style):
         assert ev.measures[name].mean == pytest.approx(np.mean(list(ref.values())), abs=1e-12)
 
 
-@pytest.mark.parametrize("seed", [4, 5])
-def test_cut_run_equals_full_rank_consistent_run(seed):
-    run, qrels = _random_case(seed, n_docs=60)
+@pytest.mark.parametrize("seed, style", [(4, "mixed"), (5, "mixed"), (8, "distinct"), (9, "unsorted")])
+def test_cut_run_equals_full_rank_consistent_run(seed, style):
+    run, qrels = _random_case(seed, n_docs=60, style=style)
     full = {q: {d: float(len(s) - i) for i, d in enumerate(_ranking(s))} for q, s in run.items()}
     direct = pytrec_eval.RelevanceEvaluator(qrels, {"recall_5", "ndcg_cut_10", "P_3", "map_cut_7"}).evaluate(full)
     ev = evaluate_run(run, qrels, ["recall@5", "ndcg@10", "precision@3", "map@7"], n_resamples=0)
@@ -106,12 +106,36 @@ def test_ties_break_by_doc_id_ascending_not_trec_eval_order():
     assert pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(run)["q"]["recip_rank"] == 1 / 3  # ... not here
 
 
+@pytest.mark.parametrize("arrival", ["sorted", "unsorted"])
+@pytest.mark.parametrize("filler", [0, 30])
+def test_scores_equal_in_single_precision_keep_double_precision_order(arrival, filler):
+    # trec_eval compares scores as 32-bit floats: 1 + 1e-9 and 1 would tie there and 'b' would come first.
+    scores = {"b": 1.0, "a": 1.0 + 1e-9, **{f"z{i:02d}": 0.5 - i / 100 for i in range(filler)}}
+    items = sorted(scores.items(), key=lambda kv: -kv[1])
+    run = {"q": dict(items if arrival == "sorted" else items[::-1])}
+    assert pytrec_eval.RelevanceEvaluator({"q": {"a": 1}}, {"recip_rank"}).evaluate(run)["q"]["recip_rank"] == 0.5
+    assert mrr_at_k(run, {"q": {"a": 1}}, 10) == 1.0
+    assert recall_at_k(run, {"q": {"a": 1}}, 1) == 1.0
+    assert rank_consistent_run(run)["q"]["a"] > rank_consistent_run(run)["q"]["b"]
+
+
 def test_tie_straddling_the_cut():
     qrels = {"q": {"a": 1, "z": 1}}
     run = {"q": {"x": 3.0, "z": 2.0, "y": 2.0, "a": 2.0, "w": 1.0}}  # sorted by score, tie group spans k=2
     assert recall_at_k(run, qrels, 2) == 0.5  # x, a
     assert recall_at_k(run, qrels, 3) == 0.5  # x, a, y
     assert recall_at_k(run, qrels, 4) == 1.0
+
+
+def test_unsorted_cut_with_infinite_scores_and_boundary_ties():
+    qrels = {"q": {"e": 1, "c": 1}, "r": {"y": 1}}
+    run = {"q": {"a": -math.inf, "e": 0.5, "b": 2.0, "d": 0.5, "c": -math.inf, "f": 1.0},
+           "r": {"z": -math.inf, "y": -math.inf, "x": 3.0, "w": 1.0}}
+    ev = evaluate_run(run, qrels, ["recall@3", "recall@4", "mrr@3", "mrr@4"], n_resamples=0)
+    assert ev.per_query("recall@3") == {"q": 0.0, "r": 1.0}  # q: b f d | r: x w y
+    assert ev.per_query("recall@4") == {"q": 0.5, "r": 1.0}  # q: b f d e
+    assert ev.per_query("mrr@3") == {"q": 0.0, "r": 1 / 3}
+    assert ev.per_query("mrr@4") == {"q": 0.25, "r": 1 / 3}
 
 
 def test_mrr_is_cut_at_k():

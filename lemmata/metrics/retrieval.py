@@ -4,9 +4,11 @@ A *run* maps each query id to ``{doc id: score}``; *qrels* map each query id to
 ``{doc id: grade}`` (integer grades; unjudged documents count as non-relevant).
 A document is *relevant* when its grade is ``>= relevance_level`` (default 1).
 
-Ranking. Documents are ranked by (score descending, doc id ascending). trec_eval
-breaks score ties by doc id *descending*, so each query whose ranking has a tie
-that matters is rewritten with rank-valued scores (``n, n-1, ..., 1`` in our order)
+Ranking. Documents are ranked by (score descending, doc id ascending), scores
+compared as given (double precision). trec_eval breaks score ties by doc id
+*descending* and compares scores in *single* precision, so each query whose ranking
+has a tie that matters — in double precision, or created by rounding to single
+precision — is rewritten with rank-valued scores (``n, n-1, ..., 1`` in our order)
 before evaluation. Every measure below depends on the top k documents only, so each
 ranking is also cut at the largest requested k — the values are unchanged and
 trec_eval has far less to do. Queries whose scores arrive strictly decreasing (the
@@ -205,6 +207,37 @@ def _top(scores: Mapping[str, float], prefix: int | None, depth: int | None) -> 
     return {doc: float(n - i) for i, (doc, _) in enumerate(ordered)}
 
 
+def _cut_unsorted(rows: np.ndarray, queries: list[str], dicts: list[Mapping[str, float]], scores: np.ndarray,
+                  starts: np.ndarray, lengths: np.ndarray, depth: int, out: dict) -> np.ndarray:
+    """Cut unsorted rankings longer than ``depth`` in one vectorised pass; returns the rows left to sort.
+
+    The ``depth + 1`` best scores of every row are found with one ``argpartition`` over a
+    padded matrix; a row whose top ``depth + 1`` holds no tie (in single precision, as
+    trec_eval compares) keeps its original scores
+    (trec_eval then orders it as we do), a row with a tie there is returned for sorting.
+    """
+    if rows.size == 0:
+        return rows
+    lens = lengths[rows]
+    width = int(lens.max())
+    offsets = np.cumsum(lens) - lens
+    row_of = np.repeat(np.arange(rows.size), lens)
+    col_of = np.arange(int(lens.sum())) - np.repeat(offsets, lens)
+    matrix = np.full((rows.size, width), -np.inf)
+    matrix[row_of, col_of] = scores[np.repeat(starts[rows], lens) + col_of]
+    best = np.argpartition(-matrix, depth, axis=1)[:, :depth + 1]
+    values = np.take_along_axis(matrix, best, axis=1)
+    order = np.argsort(-values, axis=1, kind="stable")
+    best, values = np.take_along_axis(best, order, axis=1), np.take_along_axis(values, order, axis=1)
+    single = values.astype(np.float32)  # trec_eval compares scores in single precision
+    tied = (single[:, 1:] == single[:, :-1]).any(axis=1)
+    clean = np.flatnonzero(~tied)
+    for qi, picks, vals in zip(rows[clean].tolist(), best[clean, :depth].tolist(), values[clean, :depth].tolist()):
+        keys = list(dicts[qi])
+        out[queries[qi]] = {keys[j]: v for j, v in zip(picks, vals)}
+    return rows[tied]
+
+
 def _prepare(run: Run, depth: int | None) -> dict[str, Mapping[str, float]]:
     """The run as trec_eval must see it: our tie order, cut to the top ``depth`` documents.
 
@@ -212,8 +245,9 @@ def _prepare(run: Run, depth: int | None) -> dict[str, Mapping[str, float]]:
     ranking at the largest requested k leaves every value unchanged and spares
     trec_eval most of the work. Scores are flattened once into one array: queries
     whose scores arrive strictly decreasing (the usual order) are cut with ``islice``
-    and keep their scores; only queries with a tie in the part that matters, or
-    that arrive unsorted, are sorted in Python. NaN and non-numeric scores are refused.
+    and keep their scores; unsorted queries are cut in one vectorised ``argpartition``;
+    only queries with a tie in the part that matters are sorted in Python and rescored
+    by rank. NaN and non-numeric scores are refused.
     """
     queries = list(run)
     dicts = [run[q] for q in queries]
@@ -241,7 +275,8 @@ def _prepare(run: Run, depth: int | None) -> dict[str, Mapping[str, float]]:
         raise InputError(problems)
 
     if total > 1:
-        ok = scores[1:] < scores[:-1]
+        single = scores.astype(np.float32)  # trec_eval compares scores in single precision
+        ok = single[1:] < single[:-1]
         ok[starts[(starts > 0) & (starts < total)] - 1] = True  # pairs that cross into the next query
         suspects = np.flatnonzero(~ok)
     else:
@@ -258,8 +293,15 @@ def _prepare(run: Run, depth: int | None) -> dict[str, Mapping[str, float]]:
         cut = itertools.islice
         out = {q: (d if n <= depth else dict(cut(d.items(), depth)))
                for q, d, n in zip(queries, dicts, lengths.tolist())}
+    if depth is not None and unsorted.size:
+        long = unsorted[lengths[unsorted] > depth]
+        unsorted = unsorted[lengths[unsorted] <= depth]
+        unsorted = np.concatenate([unsorted, _cut_unsorted(long, queries, dicts, scores, starts, lengths, depth, out)])
     for qi in unsorted.tolist():
-        out[queries[qi]] = _top(dicts[qi], None, depth)
+        d = dicts[qi]
+        n, start = int(lengths[qi]), int(starts[qi])
+        if np.unique(scores[start:start + n].astype(np.float32)).size != n:  # else trec_eval's order is ours
+            out[queries[qi]] = _top(d, None, depth)
     for qi in tied.tolist():
         n, start = int(lengths[qi]), int(starts[qi])
         prefix = n
