@@ -9,7 +9,7 @@ import pytest
 
 from lemmata.errors import InputError
 from lemmata.release.load import open_release
-from lemmata.retrieval.artifact import artifact_id, build_artifact, open_artifact
+from lemmata.retrieval.artifact import ScholarArtifact, artifact_id, build_artifact, open_artifact, open_backend
 from lemmata.retrieval.querycache import (
     CacheHeader,
     Candidate,
@@ -92,6 +92,10 @@ def test_frozen_cache_is_verified(artifact, queries, tmp_path):
     (frozen / "ARTIFACT.json").write_text(json.dumps({**info, "queries": 6}))
     with pytest.raises(InputError, match="modified"):
         ReplayBackend.open(frozen)
+    # never over the scholarly artifact it was recorded from
+    with pytest.raises(InputError, match="not a query cache"):
+        freeze_query_cache(cache, artifact.root.parent)
+    assert open_artifact(artifact.root).info == artifact.info
 
 
 def _result(artifact_id: str = "a-1", *, years=(2001, None), cutoff: int | None = 2005) -> SearchResult:
@@ -150,3 +154,22 @@ def test_apply_year_cutoff_keeps_unknown_years_and_renumbers():
     kept = apply_year_cutoff(cands, 2005, 20)
     assert [(c.id, c.rank) for c in kept] == [("d0", 1), ("d2", 2), ("d3", 3)]
     assert [c.id for c in apply_year_cutoff(cands, None, 2)] == ["d0", "d1"]
+
+
+def test_open_backend_by_path_or_id(artifact, queries, tmp_path, monkeypatch):
+    q, cutoff, _ = queries[2]
+    live = artifact.search(q, cutoff, 20)
+    # a cache of another artifact (e.g. a SerpAPI campaign), frozen under artifacts_dir()
+    cache = tmp_path / "c.jsonl"
+    campaign = "re2math-serpapi-scholar-2026-03"
+    QueryCacheWriter(cache, CacheHeader(artifact_id=campaign, backend="serpapi-google-scholar", created_at="now")
+                     ).append(live.model_copy(update={"artifact_id": campaign}))
+    frozen = freeze_query_cache(cache, tmp_path / "home" / "artifacts")
+    monkeypatch.setenv("LEMMATA_HOME", str(tmp_path / "home"))
+    assert isinstance(open_backend(artifact.root), ScholarArtifact)
+    for where in (cache, frozen, campaign):
+        backend = open_backend(where)
+        assert isinstance(backend, ReplayBackend) and backend.artifact_id == campaign
+        assert backend.search(q, cutoff, 20).ids() == live.ids()
+    with pytest.raises(InputError, match="unknown retrieval artifact"):
+        open_backend("no-such-artifact-9")

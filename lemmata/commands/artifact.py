@@ -41,7 +41,8 @@ def register(sub) -> None:
     s.add_argument("--cutoff", type=_cutoff, required=True, metavar="YEAR",
                    help="no record dated after this year is returned ('none': no cutoff)")
     s.add_argument("-n", "--n", type=int, default=20, help="candidates to return (default 20)")
-    s.add_argument("--artifact", metavar="DIR", help="artifact folder (default: the default artifact)")
+    s.add_argument("--artifact", metavar="DIR|ID", help="artifact folder, frozen query cache, cache file or "
+                                                        "artifact id (default: the default artifact)")
     s.add_argument("--record", metavar="FILE", help="also append the result to this query-cache JSONL file")
     s.add_argument("--instance", metavar="ID", help="instance id to store with the recorded query")
     s.add_argument("--json", action="store_true", help="print the search result as JSON")
@@ -85,7 +86,9 @@ def run_search(args) -> int:
 
     from lemmata.retrieval.querycache import RecordingBackend
 
-    art = _open(args.artifact)
+    from lemmata.retrieval.artifact import open_backend
+
+    art = open_backend(args.artifact) if args.artifact else _open(None)
     backend = RecordingBackend(art, args.record) if args.record else art
     result = backend.search(args.query, args.cutoff, args.n, instance_id=args.instance)
     if args.json:
@@ -95,7 +98,8 @@ def run_search(args) -> int:
     print(f"{result.artifact_id} | year cutoff {cutoff} | {len(result.candidates)} candidate(s)")
     for c in result.candidates:
         year = c.year if c.year is not None else "----"
-        print(f"{c.rank:>3}. {c.id:<22} {year}  {c.score:>8.3f}  [{c.kind}] {c.title[:90]}")
+        score = f"{c.score:>8.3f}" if c.score is not None else " " * 8
+        print(f"{c.rank:>3}. {c.id:<22} {year}  {score}  [{c.kind}] {c.title[:90]}")
     return 0
 
 

@@ -7,6 +7,7 @@ Modules (import them directly; nothing heavy is imported here):
 - :mod:`lemmata.retrieval.querycache` — the candidate / search-result models every backend returns and the
   JSONL query-cache format they record into; replay of a recorded cache.
 - :mod:`lemmata.retrieval.artifact` — the frozen offline scholarly artifact (bm25s index over the release's
-  cited sources and citing papers), its build, search, materialisation and default instance.
+  cited sources and citing papers), its build, search, materialisation and default instance;
+  ``open_backend(path_or_id)`` opens any retrieval artifact (scholarly or a frozen query cache) for replay.
 - :mod:`lemmata.retrieval.serpapi` — the Google Scholar backend through SerpAPI, recording into a query cache.
 """

@@ -59,7 +59,7 @@ from lemmata.jsonl import iter_jsonl
 from lemmata.re2math.papers import paper_key as normalize_paper_key
 from lemmata.retrieval.citations import ParsedCitation, arxiv_id_year, latex_to_text, parse_citation, words
 from lemmata.retrieval.matcher import SourceRef, match_sources
-from lemmata.retrieval.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
+from lemmata.retrieval.querycache import DEFAULT_N, Candidate, QuerySettings, ReplayBackend, SearchResult, now_utc
 
 ARTIFACT_NAME = "re2math-scholar-offline"
 ARTIFACT_VERSION = "1.0.0"
@@ -615,6 +615,33 @@ def open_artifact(path: str | Path, *, verify: bool = True) -> ScholarArtifact:
 
 
 # --------------------------------------------------------------------------- defaults
+
+
+def open_backend(artifact: str | Path) -> "ScholarArtifact | ReplayBackend":
+    """The search backend of a retrieval artifact, by folder / cache file or by id (the ``frozen`` tuple's value).
+
+    A folder holding a scholarly artifact opens as :class:`ScholarArtifact`; a
+    frozen query cache (folder) or a recorded cache file (``.jsonl``) replays
+    as :class:`~lemmata.retrieval.querycache.ReplayBackend`. An id is looked up
+    under ``artifacts_dir()``; the default offline artifact is built when missing.
+    Every backend answers ``search(query, year_cutoff, n)`` with the ids its
+    artifact fixes, which is what a scorer replays.
+    """
+    from lemmata.paths import artifacts_dir
+    from lemmata.retrieval.querycache import QUERIES_FILE
+
+    path = Path(artifact)
+    if not path.exists() and "/" not in str(artifact) and not str(artifact).endswith(".jsonl"):
+        path = artifacts_dir() / str(artifact)
+        if not path.exists():
+            if str(artifact) == artifact_id():
+                return default_artifact()
+            raise InputError.one(str(artifact), f"unknown retrieval artifact: neither a path nor an artifact under "
+                                                f"{artifacts_dir()}", field="retrieval_artifact")
+    if path.is_file() or (path / QUERIES_FILE).is_file():
+        return ReplayBackend.open(path)
+    return open_artifact(path)
+
 
 
 def default_artifact_path() -> Path:

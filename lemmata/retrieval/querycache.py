@@ -275,7 +275,11 @@ class ReplayBackend:
 
 
 class RecordingBackend:
-    """Wrap a live backend: answer from the cache when recorded, else search and append the result."""
+    """Wrap a live backend: answer from the cache when recorded, else search and append the result.
+
+    A query already recorded (same text, cutoff and n) is never sent again: it
+    is answered from the cache, with the first recording's instance id.
+    """
 
     def __init__(self, backend: SearchBackend, path: str | Path, *, description: str = "",
                  settings: dict[str, Any] | None = None) -> None:
@@ -322,6 +326,10 @@ def freeze_query_cache(path: str | Path, out_root: str | Path) -> Path:
 
     header, results = read_query_cache(path)
     out_root = Path(out_root)
+    target = out_root / header.artifact_id
+    if target.exists() and not (target / QUERIES_FILE).is_file():
+        raise InputError.one(str(target), f"{target} holds a retrieval artifact that is not a query cache; a cache "
+                                          f"recorded from it needs no freezing (the artifact is frozen already)")
     out_root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{header.artifact_id}.", suffix=".tmp", dir=out_root))
     try:
@@ -332,7 +340,6 @@ def freeze_query_cache(path: str | Path, out_root: str | Path) -> Path:
         write_manifest(tmp, release_id=header.artifact_id, name=header.artifact_id, version="frozen",
                        builder="lemmata.retrieval.querycache.freeze_query_cache", builder_version="1")
         os.chmod(tmp, 0o755)
-        target = out_root / header.artifact_id
         _replace_dir(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
