@@ -157,10 +157,16 @@ def test_unknown_configuration_is_refused(offline):
         evaluate.load(str(METRICS_DIR / "correctness"), "pass@k")
 
 
-def test_relative_local_path_loads(offline, monkeypatch, tmp_path):
+@pytest.mark.parametrize("name", MODULES)
+def test_relative_local_path_loads(offline, monkeypatch, tmp_path, name):
+    monkeypatch.chdir(repo_root())
+    module = evaluate.load(f"metrics/{name}", cache_dir=str(tmp_path))
+    assert module.name == name and module.citation and module.description
+
+
+def test_relative_local_path_computes(offline, monkeypatch, tmp_path):
     monkeypatch.chdir(repo_root())
     module = evaluate.load("metrics/recall_at_k", cache_dir=str(tmp_path))
-    assert module.name == "recall_at_k"
     assert module.compute(predictions=[["a"]], references=[["a"]], n_resamples=0)["recall@10"] == 1.0
 
 

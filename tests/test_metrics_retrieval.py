@@ -159,6 +159,10 @@ def test_helpers_and_relevance_level():
     assert map_at_k(run, qrels, 2, relevance_level=2) == 0.5
 
 
+def test_single_measure_name_is_accepted():
+    assert evaluate_run({"q": {"a": 1.0}}, {"q": {"a": 1}}, "recall@1", n_resamples=0).means() == {"recall@1": 1.0}
+
+
 def test_empty_ranking_scores_zero():
     ev = evaluate_run({"q1": {}, "q2": {"a": 1.0}}, {"q1": {"a": 1}, "q2": {"a": 1}}, ["recall@5", "mrr@5"], n_resamples=0)
     assert ev.per_query("recall@5") == {"q1": 0.0, "q2": 1.0}

@@ -377,6 +377,8 @@ def evaluate_run(
     """
     import pytrec_eval
 
+    if isinstance(measures, str):
+        measures = [measures]
     specs = [(name, *parse_measure(name)) for name in dict.fromkeys(measures)]
     if not specs:
         raise ValueError("no measures requested")
