@@ -30,7 +30,7 @@ import os
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -111,7 +111,6 @@ class Resources:
         self._artifacts: dict[str, Any] = {}
         self._rows: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
         self._identities: dict[str, SourceIdentity] = {}
-        self._manifest_sha: dict[str, str] = {}
         self._lock = threading.RLock()
 
     def _releases_dir(self) -> Path:
@@ -150,10 +149,20 @@ class Resources:
             return self._rows[key]
 
     def available_artifacts(self) -> list[str]:
-        from lemmata.retrieval.artifact import artifact_id
+        """Scholarly artifacts on disk, plus the default one (built on first use)."""
+        import json
 
+        from lemmata.retrieval.artifact import INFO_FILE, SCHEMA, artifact_id
+
+        found = set()
         root = self._artifacts_dir()
-        found = {p.name for p in root.iterdir() if (p / "MANIFEST.json").is_file()} if root.is_dir() else set()
+        for folder in sorted(root.iterdir()) if root.is_dir() else ():
+            try:
+                info = json.loads((folder / INFO_FILE).read_text("utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(info, dict) and info.get("schema_version") == SCHEMA and (folder / "MANIFEST.json").is_file():
+                found.add(folder.name)
         return sorted(found | {artifact_id()})
 
     def artifact(self, artifact_id: str):
@@ -444,7 +453,6 @@ class Assessment:
     oracle_ground_q: Question | None = None
     oracle_suff_q: Question | None = None
     oracle_rule: tuple[str, str] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _candidate(artifact, record_id: str):

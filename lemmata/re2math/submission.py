@@ -22,7 +22,7 @@ from pydantic.json_schema import models_json_schema
 
 from lemmata.errors import InputError, Problem
 from lemmata.results import ModelInfo
-from lemmata.submissions.envelope import SUBMISSION_FORMAT, Envelope, validate_model
+from lemmata.submissions.envelope import Envelope, validate_model
 
 BENCHMARK = "re2math"
 SPLITS: tuple[str, ...] = ("eval200/test", "pool/dev")

@@ -24,9 +24,10 @@ from pathlib import Path
 
 from lemmata.benchmarks.re2math import RE2MATH
 from lemmata.re2math.scoring import CANDIDATES_N, Resources, year_cutoff
-from lemmata.re2math.submission import MAX_QUERY_CHARS, SUBMISSION_FORMAT
+from lemmata.re2math.submission import MAX_QUERY_CHARS
 from lemmata.retrieval.artifact import artifact_id
 from lemmata.retrieval.matcher import is_citing_paper
+from lemmata.submissions.envelope import SUBMISSION_FORMAT
 
 MODEL = {"name": "example: BM25 top-1 on the target theorem", "revision": "1",
          "url": "https://huggingface.co/spaces/lemmata/leaderboard"}
