@@ -116,8 +116,8 @@ def json_schema(benchmark: str) -> dict[str, Any]:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_BASE + filename,
         "title": f"{title}, format lemmata-submission/1 (one JSONL line)",
-        "description": f"A {title.removesuffix(' submission')} submission is a UTF-8 JSONL file: line 1 is a "
-                       f"{header.__name__}, every further line a {record.__name__}. See {READMES[benchmark]}.",
+        "description": f"{title} files are UTF-8 JSONL: line 1 is the header ({header.__name__}), every further "
+                       f"line a record ({record.__name__}). See {READMES[benchmark]}.",
         "oneOf": [{"$ref": f"#/$defs/{header.__name__}"}, {"$ref": f"#/$defs/{record.__name__}"}],
         **defs,
     }
