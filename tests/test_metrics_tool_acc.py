@@ -57,12 +57,25 @@ def test_pending_counted_in_every_metric_it_touches():
     assert (r.anchor_acc.count, r.anchor_acc.pending) == (1, 1)
     assert (r.cite_recall.count, r.cite_recall.pending) == (1, 1)
     assert (r.oracle_tool_acc.count, r.oracle_tool_acc.total, r.oracle_tool_acc.pending) == (1, 2, 1)
-    assert (r.alt_source_tool_acc.count, r.alt_source_tool_acc.pending) == (1, 2)  # row 0 (ToolAcc) and row 1 (source)
+    assert (r.alt_source_tool_acc.count, r.alt_source_tool_acc.pending) == (1, 1)  # row 1: its source match is pending
     assert (r.alt_source_success_rate.count, r.alt_source_success_rate.total,
             r.alt_source_success_rate.pending) == (1, 2, 1)
     assert r.failure_decomposition.no_grounded_support.pending == 1
     assert r.pending == 2
     assert r.tool_acc.per_domain["ana"].pending == 1
+
+
+@pytest.mark.parametrize("ground, suff, source, positive, pending", [
+    ("yes", "yes", "alternative", True, False),
+    ("yes", "yes", "cited", False, False),
+    ("yes", "yes", "pending", False, True),
+    ("yes", "pending", "alternative", False, True),
+    ("yes", "pending", "cited", False, False),  # cannot become an alternative-source success
+    ("yes", "no", "alternative", False, False),
+])
+def test_alt_source_pending(ground, suff, source, positive, pending):
+    r = tool_acc_report([row(0, ground=ground, suff=suff, selected_source=source)], n_resamples=10)
+    assert (r.alt_source_tool_acc.count == 1, r.alt_source_tool_acc.pending == 1) == (positive, pending)
 
 
 def test_populations_of_conditional_metrics():

@@ -188,7 +188,8 @@ def run_from_rankings(rankings: Mapping[str, Sequence[str]]) -> dict[str, dict[s
 def rank_consistent_run(run: Run) -> dict[str, Mapping[str, float]]:
     """The run with every tied query rescored by rank, so trec_eval sees our tie order.
 
-    Queries without ties are returned as the same mapping objects (no copy).
+    A tie is one as trec_eval sees it: equal scores, or scores equal once rounded to
+    single precision. Queries without ties are returned as the same mapping objects.
 
     >>> rank_consistent_run({"q": {"b": 1.0, "a": 1.0, "c": 0.5}, "r": {"x": 2.0, "y": 1.0}})
     {'q': {'a': 3.0, 'b': 2.0, 'c': 1.0}, 'r': {'x': 2.0, 'y': 1.0}}

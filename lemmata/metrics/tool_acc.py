@@ -21,7 +21,8 @@ Definitions (rates over all instances unless a population is named):
 * **OracleCoverage** — the instance is oracle-evaluable (cited source materialised).
 * **Oracle ToolAcc** — oracle-run Ground ∧ Suff, over oracle-evaluable instances.
 * **DeltaToOracle** — Oracle ToolAcc − ToolAcc (rates).
-* **AltSourceToolAcc** — success whose selected source is *not* the cited one.
+* **AltSourceToolAcc** — success whose selected source is *not* the cited one (pending
+  while it could still become one).
 * **AltSourceSuccessRate** — share of alternative sources among successes.
 * **Failure decomposition** — each instance falls in exactly one of *no grounded
   support* (Ground not ``yes``), *grounded but insufficient* (Ground ``yes``, Suff
@@ -270,7 +271,7 @@ def tool_acc_report(
     alternative = np.array([r.selected_source == "alternative" for r in records])
     source_pending = np.array([r.selected_source == "pending" for r in records])
     alt_success = success & alternative
-    alt_pending = tool_pending | (success & source_pending)
+    alt_pending = (tool_pending & (alternative | source_pending)) | (success & source_pending)
 
     names = ["ToolAcc", "GroundRate", f"CiteRecall@{cite_recall_n}", "OracleCoverage", "AltSourceToolAcc"]
     positive = np.stack([success, ground, cite, evaluable, alt_success], axis=1)
