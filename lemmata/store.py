@@ -35,6 +35,8 @@ from lemmata.results import Result, now_iso
 
 SubmissionStatus = Literal["validated", "queued", "scoring", "scored", "pending_oracle", "failed"]
 STORE_SCHEMA = 2
+#: bump when :func:`result_summary` changes: every row's summary is then recomputed from its file on open
+SUMMARY_VERSION = 3
 SUBMISSION_META_SCHEMA = "lemmata.submission/1"
 MODERATION_SCHEMA = "lemmata.moderation/1"
 #: the folders a mirror (Hub dataset repository) must carry; SQLite is rebuilt from them
@@ -202,27 +204,50 @@ def _atomic_write(path: Path, data: bytes) -> None:
             os.unlink(tmp)
 
 
-def _scalars(obj: Any) -> dict[str, Any]:
-    """Scalar entries of a metrics dict, one level of nesting flattened with dots.
+def _headline(value: dict[str, Any]) -> Any:
+    """The number a metric object stands for (``rate`` of a rate, ``mean`` of a mean, or ``value``).
 
-    >>> _scalars({"a": 1, "b": {"c": 0.5, "d": [1]}, "e": "x", "f": None})
-    {'a': 1, 'b.c': 0.5, 'e': 'x', 'f': None}
+    A metric with pending items has no number yet (None): showing its partial
+    rate would read as a score.
+    """
+    if isinstance(value.get("pending"), int) and value["pending"] > 0 and ("rate" in value or "mean" in value):
+        return None
+    for key in ("rate", "mean", "value"):
+        if key in value and (value[key] is None or isinstance(value[key], (int, float))):
+            return value[key]
+    return _NO_HEADLINE
+
+
+_NO_HEADLINE = object()
+
+
+def _scalars(obj: Any) -> dict[str, Any]:
+    """Numeric columns of a metrics dict: metric objects by their headline number, other dicts one level deep.
+
+    >>> _scalars({"a": 1, "acc": {"name": "acc", "rate": 0.5, "count": 3}, "r@1": {"mean": 0.2, "ci95": [0, 1]},
+    ...           "per": {"x": 0.1, "y": [1]}, "e": "text", "f": None, "g": {"rate": 0.0, "pending": 4}})
+    {'a': 1, 'acc': 0.5, 'r@1': 0.2, 'per.x': 0.1, 'f': None, 'g': None}
     """
     out: dict[str, Any] = {}
     if not isinstance(obj, dict):
         return out
     for key, value in obj.items():
         if isinstance(value, dict):
+            headline = _headline(value)
+            if headline is not _NO_HEADLINE:
+                out[str(key)] = headline
+                continue
             for sub, inner in value.items():
-                if inner is None or isinstance(inner, (int, float, str, bool)):
+                if inner is None or (isinstance(inner, (int, float)) and not isinstance(inner, bool)):
                     out[f"{key}.{sub}"] = inner
-        elif value is None or isinstance(value, (int, float, str, bool)):
+        elif value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)):
             out[str(key)] = value
     return out
 
 
 def result_summary(result: Result) -> dict[str, Any]:
     """What a leaderboard row shows, kept in the index so listing reads no result files."""
+    detail = result.metrics.get(result.main.metric)
     summary: dict[str, Any] = {
         "main": result.main.model_dump(mode="json"),
         "metrics": _scalars(result.metrics),
@@ -232,8 +257,9 @@ def result_summary(result: Result) -> dict[str, Any]:
         "notes": result.notes[:5],
         "n_items": len(result.items),
         "breakdowns": result.breakdowns,
+        "main_detail": detail if isinstance(detail, dict) else {},
     }
-    for optional in ("breakdowns", "flags"):
+    for optional in ("breakdowns", "flags", "main_detail"):
         if len(json.dumps(summary[optional], default=str)) > _SUMMARY_LIMIT:
             summary[optional] = {}
     return summary
@@ -259,6 +285,11 @@ class Store:
                         conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {sqltype}")
             conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)", (str(STORE_SCHEMA),))
             conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(STORE_SCHEMA),))
+            row = conn.execute("SELECT value FROM meta WHERE key = 'summary_version'").fetchone()
+            if row is None or row["value"] != str(SUMMARY_VERSION):
+                conn.execute("UPDATE results SET summary_json = NULL")
+                conn.execute("INSERT INTO meta(key, value) VALUES ('summary_version', ?) ON CONFLICT(key) DO "
+                             "UPDATE SET value = excluded.value", (str(SUMMARY_VERSION),))
             missing = conn.execute("SELECT result_id, path FROM results WHERE summary_json IS NULL").fetchall()
         for row in missing:  # rows indexed by an older schema: fill in their summaries once
             result = Result.from_file(self.root / row["path"])

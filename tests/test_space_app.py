@@ -76,7 +76,8 @@ def space(tmp_path_factory):
     log = io.StringIO()
     ctx = create_context(config, stream=log)
     ctx.start(background=False)
-    assert [s.status for s in ctx.bootstrap.steps] == ["skipped", "skipped", "done", "done"], log.getvalue()
+    assert [s.status for s in ctx.bootstrap.steps] == ["skipped", "done", "skipped", "skipped", "done", "done",
+                                                       "skipped", "skipped"], log.getvalue()
     demo = build_app(ctx)
     demo.queue(default_concurrency_limit=4)
     _, url, _ = demo.launch(server_name="127.0.0.1", server_port=_free_port(), prevent_thread_lock=True, quiet=True,

@@ -55,7 +55,7 @@ def test_row_summary_carries_what_the_board_shows(tmp_path):
     row = store.result_rows()[0]
     summary = json.loads(row["summary_json"])
     assert summary["main"]["interval"] == [0.4, 0.6] and summary["model"]["url"] == "https://example.org/m"
-    assert summary["metrics"] == {"acc": 0.5, "detail.ground": 0.7, "name": "x"}
+    assert summary["metrics"] == {"acc": 0.5, "detail.ground": 0.7}  # numbers only
     assert summary["frozen"]["dataset_release"] == "b-1.0.0" and summary["breakdowns"] == {"domain": {"algebra": 0.25}}
 
 

@@ -27,8 +27,8 @@ from lemmata.store import Store
 KindFilter = Literal["all", "reported", "scored"]
 SORT_KEYS = ("rank", "model", "kind", "date", "pending", "n")
 DEFAULT_SORT = "rank:asc"
-MAX_DIAGNOSTICS = 12
-_METRIC_KEY = re.compile(r"^[A-Za-z0-9_.@\-]{1,80}$")
+MAX_DIAGNOSTICS = 16
+_METRIC_KEY = re.compile(r"^[A-Za-z0-9_.@ ()\-]{1,80}$")
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,7 @@ class BoardRow:
     metrics: dict[str, Any]
     breakdowns: dict[str, Any]
     notes: tuple[str, ...]
+    main_detail: dict[str, Any] = field(default_factory=dict)
     hidden: bool = False
     rank: int | None = None
 
@@ -147,7 +148,7 @@ def row_from_index(row: Mapping[str, Any]) -> BoardRow:
         count=main.get("count"), total=main.get("total"), pending=int(row["pending"]), status=row["status"],
         scored_at=row["scored_at"], version=int(row["version"]), metrics=summary.get("metrics", {}),
         breakdowns=summary.get("breakdowns", {}), notes=tuple(summary.get("notes", [])),
-        hidden=bool(row.get("hidden", 0)),
+        main_detail=summary.get("main_detail", {}), hidden=bool(row.get("hidden", 0)),
     )
 
 
@@ -235,13 +236,16 @@ def _is_missing(row: BoardRow, column: str) -> bool:
 
 
 def diagnostic_columns(rows: Iterable[BoardRow], limit: int = MAX_DIAGNOSTICS) -> tuple[str, ...]:
-    """Metric names shown as columns: those present in most rows first, at most ``limit``."""
+    """Numeric metrics shown as columns: the most common first, then in the handler's order; never the main one."""
     seen: dict[str, int] = {}
+    mains = set()
     for r in rows:
+        mains.add(r.metric)
         for key, value in r.metrics.items():
             if isinstance(value, (int, float)) and not isinstance(value, bool) and _METRIC_KEY.match(key):
                 seen[key] = seen.get(key, 0) + 1
-    ordered = sorted(seen, key=lambda k: (-seen[k], k))
+    order = {k: i for i, k in enumerate(seen)}
+    ordered = sorted((k for k in seen if k not in mains), key=lambda k: (-seen[k], order[k]))
     return tuple(ordered[:limit])
 
 

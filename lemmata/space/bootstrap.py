@@ -163,3 +163,97 @@ def release_step(releases_root: Path) -> Callable[[Callable[[str], None]], str]:
         return f"built {', '.join(built)}" + (f"; {len(present)} already present" if present else "")
 
     return run
+
+
+def artifact_step() -> Callable[[Callable[[str], None]], str]:
+    """Build the default offline retrieval artifact (and the release it is built from) when missing."""
+
+    def run(report: Callable[[str], None]) -> str:
+        from lemmata.retrieval.artifact import default_artifact, default_artifact_path
+
+        if default_artifact_path().is_dir():
+            raise Skip(f"{default_artifact_path().name} already built")
+        report(f"building {default_artifact_path().name}")
+        artifact = default_artifact(build=True, quiet=True)
+        return f"built {artifact.root.name}"
+
+    return run
+
+
+#: functions ``import_reported(store)`` that add a paper's numbers as ``kind="reported"`` rows (idempotent)
+REPORTED_IMPORTERS = (
+    "lemmata.re2math.reported:import_reported",
+    "lemmata.hubtracks.reported:import_reported",
+)
+
+
+def reported_step(store, importers: tuple[str, ...] = REPORTED_IMPORTERS) -> Callable[[Callable[[str], None]], str]:
+    """Import every paper's reported rows; already-present rows are recognised by content and not re-added."""
+
+    def run(report: Callable[[str], None]) -> str:
+        import importlib
+
+        added = present = 0
+        failed = []
+        for ref in importers:
+            module, _, name = ref.partition(":")
+            report(f"importing {module.rsplit('.', 2)[-2]} reported rows")
+            try:
+                pairs = getattr(importlib.import_module(module), name)(store)
+            except Exception as exc:  # one paper's missing source must not stop the others
+                failed.append(f"{module}: {exc}")
+                continue
+            added += sum(1 for _, created in pairs if created)
+            present += sum(1 for _, created in pairs if not created)
+        if failed:
+            raise RuntimeError(f"{added} row(s) added; " + "; ".join(failed))
+        if not added:
+            raise Skip(f"all {present} reported row(s) already present")
+        return f"{added} reported row(s) added" + (f", {present} already present" if present else "")
+
+    return run
+
+
+def baseline_jobs() -> list[tuple[str, Callable[[Path], Path]]]:
+    """Every offline baseline run: (label, function writing its submission file into a folder)."""
+    from lemmata.baselines.re2math_agent import run_agent
+    from lemmata.baselines.runs import equivalence_run, theorem_retrieval_run
+
+    retrievers = ("bm25", "static", "hybrid")
+    jobs: list[tuple[str, Callable[[Path], Path]]] = []
+    for variant in ("raw", "assisted"):
+        for r in retrievers:
+            jobs.append((f"theorem retrieval, {variant}, {r}",
+                         lambda out, r=r, v=variant: theorem_retrieval_run(r, v, out)))
+    for release in ("taobench-150", "taobench-v1"):
+        for direction in ("tao2mathlib", "mathlib2tao"):
+            for r in retrievers:
+                jobs.append((f"equivalence, {release}, {direction}, {r}",
+                             lambda out, r=r, rel=release, d=direction: equivalence_run(r, rel, d, out)))
+    jobs.append(("Re2Math lexical agent, assisted", lambda out: run_agent(out, track="assisted")))
+    return jobs
+
+
+def baselines_step(store, out_dir: Path) -> Callable[[Callable[[str], None]], str]:
+    """Run and score the offline baselines once (skipped when the store already holds baseline entries)."""
+
+    def run(report: Callable[[str], None]) -> str:
+        from lemmata.baselines.pipeline import SUBMITTER, score_file
+
+        existing = store.list_submissions(submitter=SUBMITTER, limit=10_000)
+        if existing:
+            raise Skip(f"{len(existing)} baseline entries already scored (rerun with `lemmata baselines run all`)")
+        jobs = baseline_jobs()
+        done, failed = 0, []
+        for i, (label, job) in enumerate(jobs, start=1):
+            report(f"{label} ({i}/{len(jobs)})")
+            try:
+                score_file(job(out_dir), store)
+                done += 1
+            except Exception as exc:  # a baseline whose release is missing must not stop the others
+                failed.append(f"{label}: {exc}")
+        if failed:
+            raise RuntimeError(f"{done} of {len(jobs)} baselines scored; " + "; ".join(failed[:5]))
+        return f"{done} baselines scored"
+
+    return run

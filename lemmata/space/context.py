@@ -12,7 +12,7 @@ from typing import Any
 from lemmata.scoring.base import OracleConfig
 from lemmata.space.audit import SubmissionCache
 from lemmata.space.board import BoardRow, load_rows
-from lemmata.space.bootstrap import Bootstrap, Skip, Step, release_step
+from lemmata.space.bootstrap import Bootstrap, Skip, Step, artifact_step, baselines_step, release_step, reported_step
 from lemmata.space.config import SpaceConfig
 from lemmata.space.hub_sync import restore, start_scheduler, sync_plan
 from lemmata.space.worker import ScoringWorker
@@ -21,9 +21,23 @@ from lemmata.store import Store
 log = logging.getLogger("lemmata.space")
 
 
-def oracle_config() -> OracleConfig:
-    """The oracles reachable from this process (none configured: items needing one stay pending)."""
-    return OracleConfig()
+def oracles_from_env() -> tuple[OracleConfig, str]:
+    """The live oracles configured by environment, and a sentence saying which.
+
+    No judge (``lemmata.oracles.chat``) or Lean server (``lemmata.oracles.lean``)
+    configured means items needing one stay *pending*; a malformed
+    configuration raises, so the start-up panel shows why.
+    """
+    from lemmata.oracles.chat import judge_from_env
+    from lemmata.oracles.lean import verifier_from_env
+
+    judge, lean = judge_from_env(), verifier_from_env()
+    said = [f"judge {judge.judge_id}" if judge is not None else "no LLM judge",
+            "a Lean server" if lean is not None else "no Lean server"]
+    text = ", ".join(said)
+    if judge is None or lean is None:
+        text += " (items that need a missing oracle are listed as pending, never as correct)"
+    return OracleConfig(judge=judge, lean=lean), text
 
 
 @dataclass
@@ -35,6 +49,7 @@ class SpaceContext:
     export_dir: Path
     submissions: SubmissionCache
     scheduler: Any = None
+    oracles: OracleConfig = field(default_factory=OracleConfig)
     _rows: tuple[int, list[BoardRow]] | None = field(default=None, repr=False)
     _rows_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -74,9 +89,15 @@ class SpaceContext:
 
 
 def default_steps(ctx: SpaceContext) -> list[Step]:
-    """Restore (hosted), build missing releases, index the store, start the scorer."""
+    """Restore (hosted), index, build what is missing, start the scorer, then add reported and baseline rows.
+
+    Uploads are accepted once the store is restored and indexed; they wait in
+    the queue until the scorer starts (after releases and the retrieval
+    artifact exist, so nothing fails for want of them).
+    """
+    from lemmata.paths import lemmata_home
+
     config, store = ctx.config, ctx.store
-    steps: list[Step] = []
     sync = sync_plan(config)
 
     def restore_run(report):
@@ -87,29 +108,37 @@ def default_steps(ctx: SpaceContext) -> list[Step]:
         ctx.scheduler = start_scheduler(store, sync)
         return summary + f"; syncing every {sync.every_minutes:g} min"
 
-    steps.append(Step("restore", "restoring results from the Hub", restore_run, blocks_submissions=True))
-    build_releases = release_step(config.releases_root)
-
-    def releases_run(report):
-        if not config.bootstrap:
-            raise Skip("disabled (LEMMATA_BOOTSTRAP=0)")
-        return build_releases(report)
-
-    steps.append(Step("releases", "building missing releases", releases_run))
-
     def index_run(report):
         added = store.reindex()
-        counts = store.status_counts()
-        return f"{added} result file(s) newly indexed; {sum(counts.values())} submission(s) on record"
+        skipped = f"; {len(store.reindex_problems)} unreadable file(s) skipped" if store.reindex_problems else ""
+        return f"{added} result file(s) newly indexed; {sum(store.status_counts().values())} submission(s) " \
+               f"on record{skipped}"
 
-    steps.append(Step("index", "indexing the results folder", index_run, blocks_submissions=True))
+    def optional(run):
+        def wrapped(report):
+            if not config.bootstrap:
+                raise Skip("disabled (LEMMATA_BOOTSTRAP=0)")
+            return run(report)
+        return wrapped
+
+    def oracles_run(report):
+        ctx.oracles, text = oracles_from_env()
+        return text
 
     def worker_run(report):
         requeued = ctx.worker.start()
         return "scorer running" + (f"; {requeued} interrupted submission(s) requeued" if requeued else "")
 
-    steps.append(Step("worker", "starting the scorer", worker_run))
-    return steps
+    return [
+        Step("restore", "restoring results from the Hub", restore_run, blocks_submissions=True),
+        Step("index", "indexing the results folder", index_run, blocks_submissions=True),
+        Step("releases", "building missing releases", optional(release_step(config.releases_root))),
+        Step("artifact", "building the offline retrieval artifact", optional(artifact_step())),
+        Step("oracles", "checking oracles", oracles_run),
+        Step("worker", "starting the scorer", worker_run),
+        Step("reported", "importing reported rows from the papers", optional(reported_step(store))),
+        Step("baselines", "scoring the offline baselines", optional(baselines_step(store, lemmata_home() / "baselines"))),
+    ]
 
 
 def create_context(config: SpaceConfig | None = None, *, stream=None, steps=None) -> SpaceContext:
@@ -120,8 +149,9 @@ def create_context(config: SpaceConfig | None = None, *, stream=None, steps=None
     store = Store(config.store_root)
     export_dir = Path(tempfile.mkdtemp(prefix="lemmata-space-exports-"))
     ctx = SpaceContext(config=config, store=store,
-                       worker=ScoringWorker(store, oracles=oracle_config, poll_seconds=config.worker_poll_seconds),
+                       worker=ScoringWorker(store, poll_seconds=config.worker_poll_seconds),
                        bootstrap=Bootstrap([], stream=stream if stream is not None else sys.stderr),
                        export_dir=export_dir, submissions=SubmissionCache(store))
+    ctx.worker.oracles = lambda: ctx.oracles
     ctx.bootstrap.steps = steps(ctx) if steps is not None else default_steps(ctx)
     return ctx

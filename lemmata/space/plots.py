@@ -19,49 +19,90 @@ MAX_MODELS = 12
 MAX_FOREST_ROWS = 30
 
 
-def breakdown_value(entry: Any, metric: str) -> float | None:
+_CELL_KEYS = ("value", "score", "main")
+_RATE_KEYS = ("rate", "mean", "value")
+_MEASURE_KEYS = frozenset({"rate", "mean", "value", "score", "count", "total", "pending", "ci95", "wilson95"})
+
+
+def breakdown_value(entry: Any, metric: str, keys: tuple[str, ...] = _CELL_KEYS) -> float | None:
     """The score in one breakdown cell, whichever shape a handler chose.
 
     >>> breakdown_value(0.5, "ToolAcc"), breakdown_value({"value": 0.25, "count": 3}, "x")
     (0.5, 0.25)
     >>> breakdown_value({"ToolAcc": {"value": 0.1}}, "ToolAcc"), breakdown_value({"n": 3}, "x")
     (0.1, None)
+    >>> breakdown_value({"rate": 0.3}, "x"), breakdown_value({"rate": 0.3}, "x", ("rate",))
+    (None, 0.3)
+    >>> breakdown_value({"rate": 0.0, "pending": 39}, "x", ("rate",)) is None
+    True
     """
     if isinstance(entry, bool):
         return None
     if isinstance(entry, (int, float)):
         return float(entry) if math.isfinite(entry) else None
     if isinstance(entry, Mapping):
-        for key in ("value", metric, "score", "main"):
+        if isinstance(entry.get("pending"), int) and entry["pending"] > 0:
+            return None  # a stratum with verdicts still pending has no score yet
+        for key in (metric, *keys):
             if key in entry:
-                return breakdown_value(entry[key], metric)
+                return breakdown_value(entry[key], metric, keys)
     return None
 
 
-def breakdown_table(breakdowns: Mapping[str, Any], metric: str) -> dict[str, dict[str, float]]:
-    """``{dimension: {label: score}}`` from a result's breakdowns (dicts of cells or lists of labelled cells).
+def _tables(node: Any, metric: str, keys: tuple[str, ...], path: tuple[str, ...], out: dict, depth: int) -> None:
+    if depth > 3:
+        return
+    items: list[tuple[Any, Any]]
+    if isinstance(node, Mapping):
+        items = list(node.items())
+    elif isinstance(node, list):
+        items = [(c.get("label", c.get("name")), c) for c in node if isinstance(c, Mapping)]
+    else:
+        return
+    table = {str(label): v for label, cell in items
+             if label is not None and (v := breakdown_value(cell, metric, keys)) is not None}
+    if table and path:
+        out[" / ".join(path)] = table
+        return
+    for label, child in items:
+        if isinstance(child, Mapping) and _MEASURE_KEYS.intersection(child):
+            continue  # a measurement (count, rate, …) of one stratum, not a table of strata
+        if isinstance(child, (Mapping, list)) and label is not None:
+            _tables(child, metric, keys, (*path, str(label)), out, depth + 1)
+
+
+def breakdown_table(breakdowns: Mapping[str, Any], metric: str,
+                    main_detail: Mapping[str, Any] | None = None) -> dict[str, dict[str, float]]:
+    """``{dimension: {stratum: score of the main metric}}`` from a result's breakdowns and main-metric detail.
+
+    Breakdowns may nest (``{"appendix": {"By domain": {label: {metric: v}}}}`` gives the dimension
+    ``appendix / By domain``); a cell is a number or names its score by ``value``, the metric's name,
+    ``score`` or ``main``. The main metric's own object may hold per-stratum rates (``per_domain``).
 
     >>> breakdown_table({"domain": {"algebra": 0.5, "analysis": {"value": 0.2}}, "junk": 3}, "m")
     {'domain': {'algebra': 0.5, 'analysis': 0.2}}
-    >>> breakdown_table({"domain": [{"label": "geo", "value": 0.1}]}, "m")
-    {'domain': {'geo': 0.1}}
+    >>> breakdown_table({"x": {"By domain": [{"label": "geo", "m": 0.1}]}}, "m")
+    {'x / By domain': {'geo': 0.1}}
+    >>> breakdown_table({"fail": {"a": {"rate": 1.0}}}, "m", {"rate": 0.2, "per_domain": {"geo": {"rate": 0.3}}})
+    {'per_domain': {'geo': 0.3}}
     """
     out: dict[str, dict[str, float]] = {}
-    for dim, cells in breakdowns.items():
-        table: dict[str, float] = {}
-        if isinstance(cells, Mapping):
-            items = cells.items()
-        elif isinstance(cells, list):
-            items = [(c.get("label", c.get("name")), c) for c in cells if isinstance(c, Mapping)]
-        else:
-            continue
-        for label, cell in items:
-            value = breakdown_value(cell, metric)
-            if label is not None and value is not None:
-                table[str(label)] = value
-        if table:
-            out[str(dim)] = table
+    _tables(breakdowns, metric, _CELL_KEYS, (), out, 0)
+    for key, value in (main_detail or {}).items():
+        if isinstance(value, (Mapping, list)):
+            _tables(value, metric, _RATE_KEYS, (str(key),), out, 1)
     return out
+
+
+def row_tables(row: BoardRow) -> dict[str, dict[str, float]]:
+    """A row's strata tables, including ``per_<dimension>.<stratum>`` numbers among its metrics (MIRB's
+    per-dataset scores)."""
+    tables = breakdown_table(row.breakdowns, row.metric, row.main_detail)
+    for key, value in row.metrics.items():
+        dim, dot, label = key.partition(".")
+        if dot and dim.startswith("per_") and isinstance(value, (int, float)) and not isinstance(value, bool):
+            tables.setdefault(dim, {})[label] = float(value)
+    return tables
 
 
 def dimensions(group: BoardGroup | None) -> list[str]:
@@ -70,7 +111,7 @@ def dimensions(group: BoardGroup | None) -> list[str]:
         return []
     seen: dict[str, int] = {}
     for r in group.rows:
-        for dim in breakdown_table(r.breakdowns, r.metric):
+        for dim in row_tables(r):
             seen[dim] = seen.get(dim, 0) + 1
     return sorted(seen, key=lambda d: (-seen[d], d))
 
@@ -100,7 +141,9 @@ def strata_frame(group: BoardGroup | None, dimension: str | None, limit: int = M
     if group is not None and dimension:
         taken: set[str] = set()
         for r in top_rows(group, limit):
-            table = breakdown_table(r.breakdowns, r.metric).get(dimension)
+            if r.value is None:
+                continue
+            table = row_tables(r).get(dimension)
             if not table:
                 continue
             label = _label(r, taken)

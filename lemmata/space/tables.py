@@ -9,6 +9,7 @@ Rendering happens on the server into one string, so a thousand rows cost one
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 
 from lemmata.space.board import BoardGroup, BoardRow, BoardView, parse_sort
@@ -77,13 +78,24 @@ def kind_badge(kind: str) -> str:
 def pending_badge(pending: int, status: str) -> str:
     if pending > 0:
         return (f'<span class="lm-badge lm-pending" title="{pending} item(s) wait for an oracle verdict; '
-                f'they count as not yet scored">&#9203; {pending} pending</span>')
+                f'they count as not yet scored">{pending} pending</span>')
     if status == "pending_oracle":
         return '<span class="lm-badge lm-pending">pending</span>'
     return ""
 
 
-def _th(label: str, column: str, active: tuple[str, bool], title: str = "", numeric: bool = False) -> str:
+def _short(metric: str) -> str:
+    """A column label: ``per_dataset.stacks_qa`` shows as ``stacks_qa`` (the full name is the tooltip).
+
+    >>> _short("per_dataset.stacks_qa"), _short("recall@5")
+    ('stacks_qa', 'recall@5')
+    """
+    head, dot, tail = metric.partition(".")
+    return tail if dot and head.startswith("per_") else metric
+
+
+def _th(label: str, column: str, active: tuple[str, bool], title: str = "", numeric: bool = False,
+        cls: str = "", breaks: bool = False) -> str:
     col, desc = active
     arrow = ""
     aria = "none"
@@ -94,10 +106,14 @@ def _th(label: str, column: str, active: tuple[str, bool], title: str = "", nume
         nxt = f"{column}:{'asc' if desc else 'desc'}"
     elif column.startswith("m.") or column in ("n", "pending", "date"):
         nxt = f"{column}:desc"
-    cls = ' class="lm-num"' if numeric else ""
+    classes = " ".join(c for c in ("lm-num" if numeric else "", cls) if c)
+    cls = f' class="{classes}"' if classes else ""
     tip = f' title="{esc(title)}"' if title else ""
+    text = esc(label)
+    if breaks:  # long metric names may wrap after separators, never inside a word
+        text = re.sub(r"([_.@/])", r"\1<wbr>", text)
     return (f'<th{cls} aria-sort="{aria}"{tip}><button type="button" class="lm-sort" data-sort="{esc(nxt)}">'
-            f'{esc(label)}{arrow}</button></th>')
+            f'{text}{arrow}</button></th>')
 
 
 def _interval_bar(row: BoardRow, lo_axis: float, hi_axis: float) -> str:
@@ -158,7 +174,8 @@ def render_group(group: BoardGroup, sort: str) -> str:
         _th("n", "n", active, "items counted / items in the split", numeric=True),
         _th("Pending", "pending", active, "items whose verdict awaits an oracle", numeric=True),
     ]
-    head += [_th(d, f"m.{d}", active, f"diagnostic metric {d}", numeric=True) for d in group.diagnostics]
+    head += [_th(_short(d), f"m.{d}", active, f"diagnostic metric {d}", numeric=True, cls="lm-diag", breaks=True)
+             for d in group.diagnostics]
     head += [_th("Date", "date", active, "evaluation date of the frozen tuple"),
              '<th title="open the per-item audit of this entry">Entry</th>']
     body = []
@@ -233,6 +250,9 @@ BOARD_CSS = """
   white-space: nowrap; }
 .lm-table th { font-weight: 600; background: var(--background-fill-primary); position: sticky; top: 0; }
 .lm-table .lm-num { text-align: right; font-variant-numeric: tabular-nums; }
+.lm-table th.lm-diag { white-space: normal; min-width: 4.5rem; max-width: 9rem; font-weight: 500;
+  font-size: 0.88em; }
+.lm-table { border: none !important; }
 .lm-sort { all: unset; cursor: pointer; }
 .lm-sort:hover, .lm-sort:focus-visible { text-decoration: underline; }
 .lm-table tbody tr:hover { background: var(--background-fill-secondary); }
