@@ -159,3 +159,54 @@ def test_real_attempts_are_caught(official_exercises):
     assert check_attempt(ex, ex.complete(":= by\n  sorry\n")).kinds() == ["sorry"]
     commented = ex.complete(":= by\n  -- sorry is not used here\n  exact fun m _ => hn.elim\n")
     assert check_attempt(ex, commented).ok
+
+
+# --- command structure ----------------------------------------------------------------------------------------------
+
+
+def test_commands_namespaces_and_statements():
+    from lemmata.taobench.structure import parse
+
+    src = (
+        "import Mathlib\nnamespace A.B\nsection S\nopen Real in\n"
+        "theorem t (x : ℝ) : |x| ≥ 0 ∧\n    |x - 1| = |1 - x| := by\n  simp [abs_sub_comm]\n"
+        "end S\nend A.B\nnamespace C\n"
+        "theorem e : ∀ n : ℕ, n + 0 = n\n  | 0 => rfl\n  | n + 1 => rfl\n"
+        "instance inst : Inhabited ℕ where\n  default := 0\n"
+        "theorem _root_.top (h : let k := 1; k = 1) : True := trivial\n"
+        "@[simp] private lemma p : True := by\n  set_option maxHeartbeats 400000 in\n  open Nat in\n  trivial\n"
+    )
+    cmds = parse(src).commands
+    heads = [c.head for c in cmds]
+    assert heads == ["import", "namespace", "section", "theorem", "end", "end", "namespace", "theorem", "instance",
+                     "theorem", "lemma"]
+    t = cmds[3]
+    assert t.decl.full_name == "A.B.t" and [x.text for x in t.scoped_prefix] == ["open", "Real", "in"]
+    assert [x.text for x in t.decl.header][-5:] == ["|", "1", "-", "x", "|"], "absolute values are not equations"
+    assert t.decl.body[0].text == ":="
+    e = cmds[7]
+    assert e.decl.full_name == "C.e" and e.decl.body[0].text == "|" and e.decl.header[-1].text == "n"
+    assert cmds[8].decl.full_name == "C.inst" and cmds[8].decl.body[0].text == "where"
+    top = cmds[9]
+    assert top.decl.full_name == "top" and top.decl.body[0].text == ":=" and top.decl.body[1].text == "trivial"
+    p = cmds[10]
+    assert p.decl.modifiers == ("private",) and p.decl.attributes == ("simp",) and p.decl.full_name == "C.p"
+    assert [x.text for x in p.decl.body][-1] == "trivial", "tactic-level open/set_option stay in the proof"
+
+
+@pytest.mark.parametrize(
+    ("source", "texts"),
+    [
+        # Lean swallows the character after a plain `/-` before counting nesting
+        ("/-/- -/ sorry -- -/", ["sorry"]),
+        ("/-x-/ y", ["y"]),
+        ("/-!/- a -/ b -/ c", ["c"]),
+    ],
+)
+def test_comment_openings_match_lean(source, texts):
+    assert [t.text for t in lex(source).tokens] == texts
+
+
+def test_doc_comment_opening_is_a_token():
+    with pytest.raises(LexError):
+        lex("/--/")

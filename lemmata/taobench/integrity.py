@@ -158,9 +158,9 @@ _CONTEXT_COMMANDS = frozenset({
     "open", "export", "variable", "include", "omit", "namespace", "section", "end", "mutual", "set_option",
     "unif_hint", "local", "scoped", "deriving", "open_locale", "class",
 }) | _META_COMMANDS
+#: attributes on a helper that change how later terms elaborate (an instance can change what `+` or `≤` means)
 _CONTEXT_ATTRIBUTES = frozenset({
     "instance", "default_instance", "macro", "term_elab", "command_elab", "tactic", "match_pattern",
-    "coe", "app_unexpander", "delab", "reducible", "irreducible", "semireducible",
 })
 #: options that only change what is printed or linted
 _DISPLAY_OPTIONS = ("pp.", "linter.", "trace.", "profiler", "diagnostics", "format.", "Elab.async")

@@ -108,6 +108,7 @@ _SUBSCRIPTS = "\u2080-\u2089\u2090-\u209c\u1d62-\u1d6a\u2c7c"
 _ID_PART = re.compile(f"[A-Za-z_{_LETTER_LIKE}][A-Za-z0-9_'!?{_LETTER_LIKE}{_SUBSCRIPTS}]*")
 _BLANKS = re.compile(r"[ \t\r\n]+")
 _DIGITS = re.compile(r"[0-9]+")
+_DASH_OR_SLASH = re.compile(r"[-/]")
 _SYMBOLS_BY_FIRST: dict[str, tuple[str, ...]] = {}
 for _sym in _SYMBOLS:
     _SYMBOLS_BY_FIRST[_sym[0]] = _SYMBOLS_BY_FIRST.get(_sym[0], ()) + (_sym,)
@@ -149,14 +150,30 @@ class _Lexer:
 
     # -- trivia ------------------------------------------------------------
     def block_comment(self) -> None:
+        """A nested comment, opened exactly as Lean opens it.
+
+        ``/--`` and ``/-!`` are tokens: the body starts right after them. A plain ``/-``
+        also swallows the character after it before nesting is counted (Lean's
+        ``whitespace`` does ``s.next`` there), so ``/-/- a -/ b`` closes before ``b``.
+        """
         start, line = self.i, self.line
-        kind = "doc" if self.src.startswith("/--", self.i) and not self.src.startswith("/--/", self.i) else (
-            "module" if self.src.startswith("/-!", self.i) else "block")
-        self.advance(2)
+        if self.src.startswith("/--", self.i):
+            kind, skip = "doc", 3
+        elif self.src.startswith("/-!", self.i):
+            kind, skip = "module", 3
+        else:
+            kind, skip = "block", 3
+        self.advance(skip)
         depth = 1
         while depth:
             if self.i >= self.n:
                 raise LexError("unterminated comment", line)
+            # scan to the next '/' or '-' in one step
+            j = self._next_dash_or_slash(self.i)
+            if j < 0:
+                self.jump(self.n)
+                continue
+            self.jump(j)
             if self.src.startswith("/-", self.i):
                 depth += 1
                 self.advance(2)
@@ -166,6 +183,10 @@ class _Lexer:
             else:
                 self.advance()
         self.comments.append(Comment(kind, self.src[start:self.i], line, self.line, start, self.i))
+
+    def _next_dash_or_slash(self, i: int) -> int:
+        m = _DASH_OR_SLASH.search(self.src, i)
+        return m.start() if m else -1
 
     def line_comment(self) -> None:
         start, line = self.i, self.line

@@ -144,20 +144,29 @@ def _leads_to_declaration(tokens: list[Token], i: int) -> bool:
 
 
 def split_commands(tokens: tuple[Token, ...] | list[Token]) -> list[list[Token]]:
-    """Group tokens into commands (before merging ``open ... in`` prefixes)."""
+    """Group tokens into commands (before merging ``open ... in`` prefixes).
+
+    Modifiers and attribute lists (``@[simp] private noncomputable def``) begin a command; the
+    declaration keyword after them belongs to the same command.
+    """
     tokens = list(tokens)
     groups: list[list[Token]] = []
     depth = 0
     current_col: int | None = None
+    prefix_only = False  # the current group so far holds only modifiers and attribute lists
     for i, tok in enumerate(tokens):
-        if groups and _is_command_start(tokens, i, depth, current_col):
+        depth_before = depth
+        start = not groups or _is_command_start(tokens, i, depth, current_col)
+        if start and groups and (prefix_only or (groups[-1][-1].text == "class" and tok.text in ("inductive", "abbrev"))):
+            start = False
+        if start:
             groups.append([tok])
             current_col = tok.col
-        elif not groups:
-            groups.append([tok])
-            current_col = tok.col
+            prefix_only = tok.text in MODIFIERS or tok.text in ("@[", "local", "scoped")
         else:
             groups[-1].append(tok)
+            if prefix_only and not (depth_before > 0 or tok.text in MODIFIERS or tok.text in ("@[", "local", "scoped")):
+                prefix_only = False
         if tok.kind == "sym":
             if tok.text in OPENERS:
                 depth += 1
