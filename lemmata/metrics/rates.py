@@ -20,10 +20,10 @@ from lemmata.metrics.intervals import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     WILSON_Z,
+    _check_resampling,
     _cluster_codes,
     _percentile_bounds,
     _resampled_ratios,
-    _check_resampling,
     wilson_interval,
 )
 
