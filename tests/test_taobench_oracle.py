@@ -19,7 +19,7 @@ from lemmata.oracles.lean import (
     VerifierIdentity,
 )
 from lemmata.taobench.kimina_double import DOUBLE_LEAN_VERSION, TIMEOUT_MARKER, KiminaDouble, check_code
-from lemmata.taobench.scoring import lean_verdict
+from lemmata.taobench.scoring import lean_verdict, with_axiom_probe
 
 GOOD = "theorem t : 1 + 1 = 2 := by\n  norm_num\n"
 SORRY = "theorem t : 1 + 1 = 2 := by\n  sorry\n"
@@ -169,3 +169,15 @@ def test_artifact_keys_identity_and_first_verdict_wins(server, tmp_path):
     with pytest.raises(LemmataError, match="is the Lean artifact"):
         LeanArtifact(tmp_path / "art", benchmark="taobench", identity=other, checks={"integrity": "v1"})
     assert verdict_key({**fields, "mathlib_version": "v4.26.0"}) != verdict_key(fields)
+
+
+def test_axiom_probe_rejects_axioms_a_metaprogram_could_add():
+    identity = {"verifier": "kimina", "lean_version": "4.23.0-rc2", "mathlib_version": "v4.23.0", "timeout_s": 60}
+    code, line = with_axiom_probe("axiom given_ax : True\ntheorem t : True := trivial", "t")
+    assert code.splitlines()[line - 1] == "#print axioms t"
+    res = CheckResult(id="a", **_as_result(check_code(code, 60)))
+    assert lean_verdict(res, (), identity, probe_line=line, allowed_axioms={"given_ax"})["compiles"] is True
+    bad = lean_verdict(res, (), identity, probe_line=line)
+    assert bad["compiles"] is False and bad["reason"].endswith("given_ax") and "given_ax" in bad["axioms"]
+    silent = CheckResult(id="a")
+    assert lean_verdict(silent, (), identity, probe_line=line)["reason"] == "Lean did not answer the axiom probe"

@@ -14,7 +14,7 @@ from lemmata.scoring.base import OracleConfig, handler_for, validate_upload
 from lemmata.store import Store
 from lemmata.taobench.kimina_double import KiminaDouble
 from lemmata.taobench.release import open_taobench
-from lemmata.taobench.scoring import INTEGRITY_VERSION, Verification, score_submission
+from lemmata.taobench.scoring import INTEGRITY_VERSION, PROBE_VERSION, Verification, score_submission
 from lemmata.taobench.submission import SCHEMA_PATH, parse_submission, schema_text
 from lemmata.taobench.track import TaoBenchProofsHandler, verification_for
 from lemmata.submissions.envelope import parse_envelope
@@ -160,7 +160,7 @@ def test_offline_scoring_keeps_passing_attempts_pending(handler, release):
     tao1 = result.metrics["tao"]["pass@1"]
     assert tao1["value"] == 0.0 and tao1["pending_items"] == 2
     assert tao1["upper_if_pending_pass"] == pytest.approx((1 + 0.5) / 150)
-    assert result.frozen.scoring_artifact == f"taobench-lean:none+{INTEGRITY_VERSION}"
+    assert result.frozen.scoring_artifact == f"taobench-lean:none+{INTEGRITY_VERSION}+{PROBE_VERSION}"
     assert result.frozen.dataset_release == RELEASE and result.frozen.date == "2026-11-21"
     assert result.frozen.retrieval_artifact is None and result.pending == 4
 
@@ -197,6 +197,11 @@ def test_scoring_with_a_protocol_server(handler, release, tmp_path):
     by_id = {it["item_id"]: it for it in result.items}
     failed = by_id[f"{f[1]}@mathlib"]["attempts"][0]
     assert failed["outcome"] == "failed" and failed["lean"]["lean_version"] == "0.0.0-protocol-double"
+    passed = by_id[f"{f[0]}@tao"]["attempts"][0]
+    assert passed["outcome"] == "passed" and passed["lean"]["axioms"][0] == "propext"
+    probe = server.requests[-1]["body"]["snippets"][0]["code"].rstrip().splitlines()[-1]
+    assert probe.startswith("#print axioms ") and probe.split()[-1] in {release.item(x, y).decl for x in f[:2]
+                                                                        for y in ("tao", "mathlib")}
     rejected = by_id[f"{f[1]}@tao"]["attempts"][1]
     assert rejected["outcome"] == "rejected" and rejected["violations"][0]["kind"] == "sorry"
     assert any("protocol double" in note for note in result.notes)

@@ -147,8 +147,11 @@ def statement_key(cmd: Command) -> tuple[str, ...]:
 _SORRY_NAMES = frozenset({"sorry", "admit", "sorryAx"})
 _ESCAPE_NAMES = frozenset({
     "native_decide", "bv_decide", "implemented_by", "extern", "csimp", "unsafe", "ofReduceBool", "reduceBool",
-    "trustCompiler", "ofReduceNat", "reduceNat", "addDeclWithoutChecking",
+    "trustCompiler", "ofReduceNat", "reduceNat", "addDeclWithoutChecking", "by_elab",
 })
+#: name components of kernel escapes and of metaprograms that add declarations (``Lean.addDecl`` ...)
+_ESCAPE_COMPONENTS = ("ofReduceBool", "ofReduceNat", "trustCompiler", "addDecl", "addAndCompile",
+                      "addDeclWithoutChecking")
 _META_COMMANDS = frozenset({
     "macro", "macro_rules", "syntax", "elab", "elab_rules", "declare_syntax_cat", "initialize",
     "builtin_initialize", "run_cmd", "run_elab", "run_meta", "#eval", "#exit", "#reduce", "import",
@@ -211,7 +214,7 @@ def _scan_own(tokens: Sequence[Token], official_options: dict[str, set[str]], ou
             elif name == "stop" and (t.first_on_line or (prev is not None and prev.text in _TACTIC_POSITION)):
                 out.append(Violation(kind="sorry", line=t.line,
                                      message="`stop` discards the rest of the proof (it elaborates to sorry)"))
-            elif name in _ESCAPE_NAMES or last in ("ofReduceBool", "ofReduceNat", "trustCompiler"):
+            elif name in _ESCAPE_NAMES or last in _ESCAPE_COMPONENTS:
                 out.append(Violation(kind="not_permitted", line=t.line,
                                      message=f"`{t.text}` bypasses kernel checking and is not permitted"))
             elif name == "native" and prev is not None and prev.text in ("+", "(", "{", ","):

@@ -3,9 +3,11 @@
 It speaks the server's HTTP protocol (``/health``, ``/checks``, ``/check``,
 ``/verify``, bearer-key auth, 429 when told to be busy) on ``127.0.0.1`` and
 answers with what it can check without Lean: lexical well-formedness
-(unterminated comments and literals are errors), balanced brackets, and every
+(unterminated comments and literals are errors), balanced brackets, every
 ``sorry``/``admit`` reported the way Lean reports it (a ``declaration uses
-'sorry'`` warning at the declaration plus an entry of ``sorries``). It answers
+'sorry'`` warning at the declaration plus an entry of ``sorries``), and
+``#print axioms`` answered with the standard axioms plus ``sorryAx`` when the
+file has a ``sorry`` and every ``axiom`` the file declares. It answers
 the version probe with ``lean_version`` — by default
 ``0.0.0-protocol-double`` — so every verdict it produced names its origin.
 Its verdicts say nothing about whether a proof is correct: never ship them in
@@ -64,7 +66,9 @@ def check_code(code: str, timeout: float) -> dict[str, Any]:
         tok = stack[-1]
         messages.append({"severity": "error", "pos": _pos(tok.line, tok.col), "endPos": None,
                          "data": f"unexpected end of input; expected '{_PAIRS[tok.text]}'"})
-    for cmd in parse(code).commands:
+    commands = parse(code).commands
+    declared_axioms = [c.decl.full_name for c in commands if c.decl is not None and c.decl.keyword == "axiom"]
+    for cmd in commands:
         uses = [t for t in cmd.tokens if t.kind == "ident" and t.text in ("sorry", "admit")]
         if not uses:
             continue
@@ -75,6 +79,13 @@ def check_code(code: str, timeout: float) -> dict[str, Any]:
         for t in uses:
             sorries.append({"pos": _pos(t.line, t.col), "endPos": _pos(t.line, t.col + len(t.text)),
                             "goal": "⊢ ?", "proofState": len(sorries)})
+    for lineno, text in enumerate(code.split("\n"), start=1):
+        if text.startswith("#print axioms "):
+            name = text.split(None, 2)[2].strip()
+            # the double cannot see what a proof uses: it names every axiom the file could reach
+            used = ["propext", *(["sorryAx"] if sorries else []), "Classical.choice", "Quot.sound", *declared_axioms]
+            messages.append({"severity": "info", "pos": _pos(lineno, 0), "endPos": _pos(lineno, len(text)),
+                             "data": f"'{name}' depends on axioms: [{', '.join(used)}]"})
     response: dict[str, Any] = {"env": 0}
     if messages:
         response["messages"] = messages

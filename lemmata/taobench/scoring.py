@@ -5,7 +5,9 @@ Each attempt gets one outcome:
 - ``rejected``: the offline integrity checks found a violation; it is never sent to Lean and counts as failed;
 - ``passed`` / ``failed``: Lean's verdict, read from the frozen verifier artifact (or obtained from a
   configured server and appended to it): it compiles with no error and no ``sorry`` of its own
-  (``sorry`` warnings on lines that reproduce the official file's given lemmas are expected);
+  (``sorry`` warnings on lines that reproduce the official file's given lemmas are expected), and
+  ``#print axioms`` of the exercise, appended to the attempt, names no axiom beyond the standard
+  ones, ``sorryAx`` and the official file's own;
 - ``pending``: no verdict on record and no server reachable. Pending is never a success and never a
   failure: it is counted and reported, the result's status is ``pending_oracle``, and rescoring when a
   verifier is available produces the final numbers.
@@ -20,6 +22,7 @@ bootstrap interval. Exercises whose official file is not well-formed Lean are le
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +39,10 @@ from lemmata.taobench.release import TaoRelease
 from lemmata.taobench.submission import BENCHMARK, TRACK, Header, Record
 
 INTEGRITY_VERSION = "integrity.v1"
+PROBE_VERSION = "print-axioms.v1"
+AXIOM_PROBE = "#print axioms"
+#: what every Mathlib proof may rest on; sorryAx is reached through the given lemmas of a Tao file
+STANDARD_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound", "sorryAx"})
 SPLIT = "pairs/test"
 UNVERIFIED_ARTIFACT = "taobench-lean:none"
 MAX_ERRORS_KEPT = 5
@@ -43,18 +50,57 @@ MAX_MESSAGE_CHARS = 500
 Outcome = Literal["passed", "failed", "rejected", "pending"]
 
 
-def lean_verdict(check: CheckResult, official_lines: Sequence[tuple[int, int]], identity: Mapping[str, Any]) -> dict:
+def with_axiom_probe(attempt: str, decl_name: str) -> tuple[str, int]:
+    """The code sent to Lean: the attempt plus ``#print axioms <exercise>``; returns it and the probe's line.
+
+    The kernel accepts any axiom a metaprogram adds, so the axioms the exercise's proof finally rests on
+    are asked of Lean itself and compared with the standard ones and the official file's.
+    """
+    body = attempt if attempt.endswith("\n") else attempt + "\n"
+    line = body.count("\n") + 1
+    return f"{body}{AXIOM_PROBE} {decl_name}\n", line
+
+
+def parse_axioms(text: str) -> list[str] | None:
+    """Axiom names from a ``#print axioms`` message, or None when the text is not one.
+
+    >>> parse_axioms("'A.t' depends on axioms: [propext, Classical.choice, Quot.sound]")
+    ['propext', 'Classical.choice', 'Quot.sound']
+    >>> parse_axioms("'A.t' does not depend on any axioms"), parse_axioms("unknown constant")
+    ([], None)
+    """
+    if "does not depend on any axioms" in text:
+        return []
+    m = re.search(r"depends on axioms:\s*\[(.*)\]", text, flags=re.S)
+    if not m:
+        return None
+    return [a.strip() for a in m.group(1).split(",") if a.strip()]
+
+
+def lean_verdict(check: CheckResult, official_lines: Sequence[tuple[int, int]], identity: Mapping[str, Any],
+                 *, probe_line: int | None = None, allowed_axioms: Iterable[str] = ()) -> dict:
     """Lean's answer on one attempt as a cached verdict.
 
-    ``compiles`` is True when Lean reports no error, no timeout, and no ``sorry`` outside the lines that
-    reproduce official commands (the exercise's given lemmas carry ``sorry`` upstream).
+    ``compiles`` is True when Lean reports no error, no timeout, no ``sorry`` outside the lines that
+    reproduce official commands (the exercise's given lemmas carry ``sorry`` upstream) and, with an
+    axiom probe on ``probe_line``, no axiom beyond the standard ones (``propext``, ``Classical.choice``,
+    ``Quot.sound``), ``sorryAx`` (reached through given lemmas) and ``allowed_axioms`` (the official file's).
     """
     official = {n for lo, hi in official_lines for n in range(lo, hi + 1)}
     errors = check.errors()
     sorry_lines = [s.pos.line for s in check.sorries if s.pos is not None]
     sorry_lines += [m.pos.line for m in check.messages
                     if m.severity == "warning" and "declaration uses 'sorry'" in m.data and m.pos is not None]
-    own_sorries = sorted({n for n in sorry_lines if n not in official})
+    own_sorries = sorted({n for n in sorry_lines if n not in official and n != probe_line})
+    axioms: list[str] | None = None
+    if probe_line is not None:
+        for m in check.messages:
+            if m.severity == "info" and m.pos is not None and m.pos.line == probe_line:
+                axioms = parse_axioms(m.data)
+                if axioms is not None:
+                    break
+    allowed = STANDARD_AXIOMS | set(allowed_axioms)
+    extra_axioms = sorted(set(axioms or ()) - allowed)
     if check.timed_out:
         reason = f"timed out after {identity.get('timeout_s')} s"
     elif errors:
@@ -63,6 +109,10 @@ def lean_verdict(check: CheckResult, official_lines: Sequence[tuple[int, int]], 
         reason = f"{len(errors)} error(s); first at {where}{first.data[:200]}"
     elif own_sorries:
         reason = f"uses sorry (line {own_sorries[0]})"
+    elif probe_line is not None and axioms is None:
+        reason = "Lean did not answer the axiom probe"
+    elif extra_axioms:
+        reason = f"depends on axioms beyond the standard ones: {', '.join(extra_axioms)}"
     else:
         reason = "compiles"
     return {
@@ -73,6 +123,7 @@ def lean_verdict(check: CheckResult, official_lines: Sequence[tuple[int, int]], 
         "error_count": len(errors),
         "errors_in_official_lines": sum(1 for m in errors if m.pos is not None and m.pos.line in official),
         "own_sorry_lines": own_sorries[:MAX_ERRORS_KEPT],
+        "axioms": axioms,
         "timed_out": check.timed_out,
         "time_s": round(check.time_s, 3),
         **{k: identity[k] for k in ("verifier", "lean_version", "mathlib_version", "timeout_s")},
@@ -92,8 +143,8 @@ class AttemptResult:
         if self.violations:
             out["violations"] = self.violations
         if self.verdict is not None:
-            out["lean"] = {k: self.verdict[k] for k in ("reason", "errors", "own_sorry_lines", "lean_version",
-                                                        "mathlib_version", "verifier") if k in self.verdict}
+            keep = ("reason", "errors", "own_sorry_lines", "axioms", "lean_version", "mathlib_version", "verifier")
+            out["lean"] = {k: self.verdict[k] for k in keep if k in self.verdict}
         return out
 
 
@@ -140,7 +191,13 @@ class Verification:
     @property
     def scoring_artifact(self) -> str:
         base = self.artifact.artifact_id if self.artifact is not None else UNVERIFIED_ARTIFACT
-        return f"{base}+{INTEGRITY_VERSION}"
+        return f"{base}+{INTEGRITY_VERSION}+{PROBE_VERSION}"
+
+
+def official_axioms(exercise) -> set[str]:
+    """Full names of the axioms the official file itself declares (a few Tao files state their axioms)."""
+    return {c.decl.full_name for c in exercise.file.commands
+            if c.decl is not None and c.decl.keyword == "axiom" and c.decl.full_name}
 
 
 def ks_for(n: int) -> list[int]:
@@ -168,7 +225,7 @@ def verify_attempts(release: TaoRelease, records: Iterable[Record], verification
     """Outcomes of every submitted attempt (records of unscoreable exercises are skipped)."""
     integrity_cache: dict = {}
     items: list[ItemResult] = []
-    to_verify: dict[str, tuple[dict[str, Any], str, tuple[tuple[int, int], ...]]] = {}
+    to_verify: dict[str, tuple[dict[str, Any], str, IntegrityReport, str]] = {}
     waiting: list[tuple[AttemptResult, str]] = []
     for rec in records:
         meta = release.item(rec.fqn, rec.formulation)
@@ -187,19 +244,24 @@ def verify_attempts(release: TaoRelease, records: Iterable[Record], verification
                 attempt.outcome = "passed" if verdict["compiles"] else "failed"
             elif verification.verifier is not None:
                 key = "|".join(fields.values())
-                to_verify.setdefault(key, (fields, text, report.official_lines))
+                to_verify.setdefault(key, (fields, text, report, rec.formulation))
                 waiting.append((attempt, key))
             item.attempts.append(attempt)
         items.append(item)
     if to_verify and verification.verifier is not None and verification.artifact is not None:
-        results = verification.verifier.check({k: text for k, (_, text, _) in to_verify.items()})
+        codes: dict[str, str] = {}
+        probes: dict[str, int] = {}
+        for key, (fields, text, _, formulation) in to_verify.items():
+            codes[key], probes[key] = with_axiom_probe(text, release.item(fields["fqn"], formulation).decl or "")
+        results = verification.verifier.check(codes)
         identity = verification.verifier.identity.model_dump()
         recorded: dict[str, dict[str, Any]] = {}
         for key, check in results.items():
             if check is None:
                 continue
-            fields, _, official = to_verify[key]
-            verdict = lean_verdict(check, official, identity)
+            fields, _, report, formulation = to_verify[key]
+            verdict = lean_verdict(check, report.official_lines, identity, probe_line=probes[key],
+                                   allowed_axioms=official_axioms(release.exercise(fields["fqn"], formulation)))
             recorded[key] = verification.artifact.record(verdict, verifier=verification.verifier, **fields)
         for attempt, key in waiting:
             if key in recorded:

@@ -18,7 +18,7 @@ from lemmata.scoring.base import AuditView, OracleConfig, TrackHandler, Validate
 from lemmata.submissions.envelope import Envelope
 from lemmata.taobench.kimina_double import DOUBLE_LEAN_VERSION
 from lemmata.taobench.release import TaoRelease, open_taobench
-from lemmata.taobench.scoring import INTEGRITY_VERSION, Verification, score_submission
+from lemmata.taobench.scoring import INTEGRITY_VERSION, PROBE_VERSION, Verification, score_submission
 from lemmata.taobench.submission import BENCHMARK, TRACK, parse_submission
 
 ENV_ARTIFACT = "LEMMATA_LEAN_ARTIFACT"
@@ -29,7 +29,7 @@ def verification_for(oracles: OracleConfig, *, allow_double: bool = False) -> Ve
     """The artifact to read (and, with a live verifier, to append to) for this scoring run."""
     verifier = oracles.lean
     folder = oracles.extra.get("lean_artifact") or os.environ.get(ENV_ARTIFACT, "").strip() or None
-    checks = {"integrity": INTEGRITY_VERSION}
+    checks = {"integrity": INTEGRITY_VERSION, "probe": PROBE_VERSION}
     artifact = None
     if verifier is not None:
         folder = folder or default_artifact_dir(BENCHMARK, verifier.identity)
