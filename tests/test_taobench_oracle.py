@@ -177,7 +177,23 @@ def test_axiom_probe_rejects_axioms_a_metaprogram_could_add():
     assert code.splitlines()[line - 1] == "#print axioms t"
     res = CheckResult(id="a", **_as_result(check_code(code, 60)))
     assert lean_verdict(res, (), identity, probe_line=line, allowed_axioms={"given_ax"})["compiles"] is True
+    sorried, sline = with_axiom_probe("theorem g : True := sorry\ntheorem t : True := g", "t")
+    given = CheckResult(id="b", **_as_result(check_code(sorried, 60)))
+    assert lean_verdict(given, ((1, 1),), identity, probe_line=sline, allowed_axioms={"sorryAx"})["compiles"]
+    assert lean_verdict(given, ((1, 1),), identity, probe_line=sline)["reason"].endswith("sorryAx")
     bad = lean_verdict(res, (), identity, probe_line=line)
     assert bad["compiles"] is False and bad["reason"].endswith("given_ax") and "given_ax" in bad["axioms"]
     silent = CheckResult(id="a")
     assert lean_verdict(silent, (), identity, probe_line=line)["reason"] == "Lean did not answer the axiom probe"
+
+
+@pytest.mark.parametrize("split_header", [True, False])
+def test_positions_are_reported_in_the_submitted_codes_lines(split_header):
+    code = "import Mathlib\nimport Aesop\n\ntheorem t : True := by\n  sorry\n"
+    with KiminaDouble(split_header=split_header) as server:
+        client = KiminaClient(LeanConfig(url=server.url, mathlib_version="v", backoff_s=0))
+        (res,) = client.check([("a", code)])
+        raw = server.requests[-1]
+    assert client.body_relative is split_header
+    assert res.sorries[0].pos.line == 5 and res.messages[0].pos.line == 4
+    assert raw["body"]["snippets"][0]["code"] == code, "the code is sent unchanged"

@@ -209,6 +209,23 @@ def test_scoring_with_a_protocol_server(handler, release, tmp_path):
     assert any("rejected" in body and "sorry" in body for _, body in view.sections)
 
 
+def test_given_lemmas_with_sorry_do_not_fail_an_honest_attempt(handler, release, tmp_path):
+    """Tao files state the lemmas an exercise may use with `sorry`; Lean warns about them, on official lines."""
+    from lemmata.taobench.lexer import lex
+
+    fqn = next(f for f in release.fqns()
+               if sum(t.text == "sorry" for t in lex(release.item(f, "tao").lean).tokens) > 1)
+    data = jsonl([header(n=1, formulations=["tao"]), {"fqn": fqn, "formulation": "tao",
+                                                      "attempts": [honest(release, fqn, "tao")]}])
+    with KiminaDouble() as server:
+        verifier = LeanVerifier(LeanConfig(url=server.url, mathlib_version="test", backoff_s=0))
+        result = handler.score(validate(handler, data), received_at=RECEIVED, oracles=OracleConfig(
+            lean=verifier, extra={"lean_artifact": str(tmp_path / "art"), "allow_double": True}))
+    (attempt,) = next(it for it in result.items if it["fqn"] == fqn)["attempts"]
+    assert attempt["outcome"] == "passed", attempt
+    assert "sorryAx" in attempt["lean"]["axioms"] and attempt["lean"]["own_sorry_lines"] == []
+
+
 def test_pass_at_8_and_n(handler, release):
     h, recs = _submission(release, n=16)
     result = handler.score(validate(handler, jsonl([h, *recs])), received_at=RECEIVED, oracles=OracleConfig())

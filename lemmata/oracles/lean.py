@@ -13,6 +13,10 @@ REPL. The parts of its HTTP API this client uses:
 - ``Authorization: Bearer <key>`` when the server sets an API key; HTTP 429 (``No available REPLs``) when
   every REPL is busy.
 
+The server runs a snippet's leading ``import`` lines as a header in a cached REPL
+and sends only the rest to Lean (rewriting any ``import Mathlib.*`` to ``import
+Mathlib``), so Lean's line numbers count from the body; the client learns this
+from its first probe and reports every position in the submitted code's lines.
 The server does not report its versions, so the client asks Lean itself
 (``#eval Lean.versionString``) and takes the Mathlib revision from configuration:
 every verdict records both. Configuration comes from the environment, so no
@@ -58,6 +62,8 @@ ENV_VERIFIER_ID = "LEMMATA_LEAN_VERIFIER_ID"
 RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 USER_AGENT = "lemmata-lean/1"
 VERSION_PROBE = "#eval Lean.versionString"
+#: the header of the probe: what servers preload (``LEAN_SERVER_INIT_REPLS``), so the probe hits a warm REPL
+PROBE_HEADER = "import Mathlib\nimport Aesop"
 ARTIFACT_FILE = "ARTIFACT.json"
 ARTIFACT_SCHEMA = "lemmata.lean-artifact/1"
 _COMMAND_TIMEOUT = re.compile(r"^Lean REPL command timed out", re.IGNORECASE)
@@ -200,6 +206,7 @@ class KiminaClient:
         self.config = config
         self._sleep = sleep
         self.requests_sent = 0
+        self.body_relative: bool | None = None
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": USER_AGENT}
@@ -258,7 +265,19 @@ class KiminaClient:
         return self._with_retries("/health", call)
 
     def check(self, snippets: Sequence[tuple[str, str]]) -> list[CheckResult]:
-        """Check ``(id, code)`` snippets in one ``/checks`` request; results in the order given.
+        """Check ``(id, code)`` snippets; positions are in the coordinates of each snippet's code.
+
+        The first call probes the server (see :meth:`probe`) to learn how it reports positions.
+        """
+        if self.body_relative is None:
+            self.probe()
+        results = self._check_raw(snippets)
+        if not self.body_relative:
+            return results
+        return [to_file_coordinates(r, code) for r, (_, code) in zip(results, snippets)]
+
+    def _check_raw(self, snippets: Sequence[tuple[str, str]]) -> list[CheckResult]:
+        """Check ``(id, code)`` snippets in one ``/checks`` request; results in the order given, as the server sent them.
 
         Transient failures of the whole request are retried; so are single snippets the server could
         not run (a REPL failure other than a command timeout). Raises OracleUnavailable when retries
@@ -309,15 +328,63 @@ class KiminaClient:
                                    sorries=tuple(resp.sorries)))
         return out
 
-    def lean_version(self) -> str:
-        """The server's Lean version, asked of Lean itself."""
-        (res,) = self.check([("lemmata-lean-version", VERSION_PROBE)])
+    def probe(self) -> str:
+        """The server's Lean version, asked of Lean itself; also learns how the server reports positions.
+
+        Current servers check the leading ``import`` lines (the header) in a cached REPL and send only the
+        rest (the body) to Lean, so Lean's line numbers count from the body. The probe carries a header
+        and the answer's line says which convention this server follows; :meth:`check` then reports every
+        position in the coordinates of the submitted code.
+        """
+        (res,) = self._check_raw([("lemmata-lean-version", f"{PROBE_HEADER}\n\n{VERSION_PROBE}")])
         for m in res.messages:
             if m.severity == "info":
+                body_line = 1
+                file_line = PROBE_HEADER.count("\n") + 3
+                if m.pos is not None and m.pos.line not in (body_line, file_line):
+                    raise OracleUnavailable(f"Lean server {self.config.url} answered the probe at line "
+                                            f"{m.pos.line}, neither {body_line} (body) nor {file_line} (file)")
+                self.body_relative = m.pos is None or m.pos.line == body_line
                 text = m.data.strip()
                 return text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text
         raise OracleUnavailable(f"Lean server {self.config.url} did not answer the version probe "
                                 f"({'; '.join(m.data for m in res.messages)[:200] or res.error})")
+
+    def lean_version(self) -> str:
+        return self.probe()
+
+
+def header_lines(code: str) -> int:
+    r"""Lines the server takes as the header: the leading ``import`` and blank lines (as its ``split_snippet``).
+
+    >>> header_lines("import Mathlib\n\nimport Aesop\ntheorem t : True := trivial")
+    3
+    >>> header_lines("theorem t : True := trivial")
+    0
+    """
+    n = 0
+    for line in code.splitlines():
+        if line.strip().startswith("import ") or not line.strip():
+            n += 1
+        else:
+            break
+    return n
+
+
+def _shift(pos: Pos | None, by: int) -> Pos | None:
+    return None if pos is None else Pos(line=pos.line + by, column=pos.column)
+
+
+def to_file_coordinates(result: CheckResult, code: str) -> CheckResult:
+    """``result`` with body-relative line numbers moved to the submitted code's lines."""
+    by = header_lines(code)
+    if not by:
+        return result
+    messages = tuple(m.model_copy(update={"pos": _shift(m.pos, by), "endPos": _shift(m.endPos, by)})
+                     for m in result.messages)
+    sorries = tuple(x.model_copy(update={"pos": _shift(x.pos, by), "endPos": _shift(x.endPos, by)})
+                    for x in result.sorries)
+    return result.model_copy(update={"messages": messages, "sorries": sorries})
 
 
 # --- the verifier ---------------------------------------------------------------------------------------------------
@@ -351,7 +418,7 @@ class LeanVerifier:
                  client: KiminaClient | None = None) -> None:
         self.config = config
         self.client = client or KiminaClient(config, sleep=sleep)
-        lean = self.client.lean_version()
+        lean = self.client.probe()
         if config.expected_lean_version and config.expected_lean_version.lstrip("v") != lean.lstrip("v"):
             raise LemmataError(f"the Lean server runs Lean {lean}, but {ENV_LEAN} says "
                                f"{config.expected_lean_version}")

@@ -1,7 +1,9 @@
 """An in-process stand-in for a Kimina Lean server, for tests and timing runs — not a verifier.
 
 It speaks the server's HTTP protocol (``/health``, ``/checks``, ``/check``,
-``/verify``, bearer-key auth, 429 when told to be busy) on ``127.0.0.1`` and
+``/verify``, bearer-key auth, 429 when told to be busy) on ``127.0.0.1``, checks
+only the body after the leading imports as the server does (so positions count
+from the body), and
 answers with what it can check without Lean: lexical well-formedness
 (unterminated comments and literals are errors), balanced brackets, every
 ``sorry``/``admit`` reported the way Lean reports it (a ``declaration uses
@@ -36,13 +38,26 @@ def _pos(line: int, column: int) -> dict[str, int]:
     return {"line": line, "column": column}
 
 
+def split_snippet(code: str) -> tuple[str, str]:
+    r"""Header (leading ``import`` and blank lines) and body, as the server splits a snippet.
+
+    >>> split_snippet("import Mathlib.Tactic\n\ntheorem t : True := trivial\n")
+    ('import Mathlib', 'theorem t : True := trivial')
+    """
+    lines = code.splitlines()
+    k = 0
+    while k < len(lines) and (lines[k].strip().startswith("import ") or not lines[k].strip()):
+        k += 1
+    imports = [ln.strip() for ln in lines[:k] if ln.strip()]
+    header = (["import Mathlib"] if any(i.startswith("import Mathlib") for i in imports) else []) + list(
+        dict.fromkeys(i for i in imports if not i.startswith("import Mathlib")))
+    return "\n".join(header), "\n".join(lines[k:])
+
+
 def check_code(code: str, timeout: float) -> dict[str, Any]:
     """The double's answer for one snippet: ``{"error": ...}`` or ``{"response": {...}}``."""
     if TIMEOUT_MARKER in code:
         return {"error": f"Lean REPL command timed out in {timeout:g} seconds"}
-    if code.strip() == "#eval Lean.versionString":
-        return {"response": {"env": 0, "messages": [
-            {"severity": "info", "pos": _pos(1, 0), "endPos": _pos(1, 5), "data": f'"{DOUBLE_LEAN_VERSION}"'}]}}
     messages: list[dict[str, Any]] = []
     sorries: list[dict[str, Any]] = []
     try:
@@ -80,6 +95,9 @@ def check_code(code: str, timeout: float) -> dict[str, Any]:
             sorries.append({"pos": _pos(t.line, t.col), "endPos": _pos(t.line, t.col + len(t.text)),
                             "goal": "⊢ ?", "proofState": len(sorries)})
     for lineno, text in enumerate(code.split("\n"), start=1):
+        if text.strip() == "#eval Lean.versionString":
+            messages.append({"severity": "info", "pos": _pos(lineno, 0), "endPos": _pos(lineno, 5),
+                             "data": f'"{DOUBLE_LEAN_VERSION}"'})
         if text.startswith("#print axioms "):
             name = text.split(None, 2)[2].strip()
             # the double cannot see what a proof uses: it names every axiom the file could reach
@@ -103,6 +121,8 @@ class KiminaDouble:
     """HTTP statuses to answer the next requests with (popped first), e.g. ``[429, 503]``"""
     flaky_snippets: int = 0
     """how many next snippets answer with a REPL failure (not a timeout), to exercise snippet retries"""
+    split_header: bool = True
+    """check only the body after the leading import lines, as the server does (positions count from the body)"""
     requests: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -190,7 +210,7 @@ class KiminaDouble:
             self.flaky_snippets -= flaky
         if flaky:
             return {"id": sid, "time": 0.0, "error": "REPL process died unexpectedly"}
-        ans = check_code(code, float(body.get("timeout", 30)))
+        ans = check_code(split_snippet(code)[1] if self.split_header else code, float(body.get("timeout", 30)))
         return {"id": sid, "time": round(time.perf_counter() - start, 6), **ans}
 
     @property

@@ -7,7 +7,7 @@ Each attempt gets one outcome:
   configured server and appended to it): it compiles with no error and no ``sorry`` of its own
   (``sorry`` warnings on lines that reproduce the official file's given lemmas are expected), and
   ``#print axioms`` of the exercise, appended to the attempt, names no axiom beyond the standard
-  ones, ``sorryAx`` and the official file's own;
+  ones and the official file's own (``sorryAx`` only where the file gives lemmas with ``sorry``);
 - ``pending``: no verdict on record and no server reachable. Pending is never a success and never a
   failure: it is counted and reported, the result's status is ``pending_oracle``, and rescoring when a
   verifier is available produces the final numbers.
@@ -41,8 +41,8 @@ from lemmata.taobench.submission import BENCHMARK, TRACK, Header, Record
 INTEGRITY_VERSION = "integrity.v1"
 PROBE_VERSION = "print-axioms.v1"
 AXIOM_PROBE = "#print axioms"
-#: what every Mathlib proof may rest on; sorryAx is reached through the given lemmas of a Tao file
-STANDARD_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound", "sorryAx"})
+#: what every Mathlib proof may rest on
+STANDARD_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
 SPLIT = "pairs/test"
 UNVERIFIED_ARTIFACT = "taobench-lean:none"
 MAX_ERRORS_KEPT = 5
@@ -84,7 +84,7 @@ def lean_verdict(check: CheckResult, official_lines: Sequence[tuple[int, int]], 
     ``compiles`` is True when Lean reports no error, no timeout, no ``sorry`` outside the lines that
     reproduce official commands (the exercise's given lemmas carry ``sorry`` upstream) and, with an
     axiom probe on ``probe_line``, no axiom beyond the standard ones (``propext``, ``Classical.choice``,
-    ``Quot.sound``), ``sorryAx`` (reached through given lemmas) and ``allowed_axioms`` (the official file's).
+    ``Quot.sound``) and ``allowed_axioms`` (see :func:`official_axioms`).
     """
     official = {n for lo, hi in official_lines for n in range(lo, hi + 1)}
     errors = check.errors()
@@ -195,9 +195,14 @@ class Verification:
 
 
 def official_axioms(exercise) -> set[str]:
-    """Full names of the axioms the official file itself declares (a few Tao files state their axioms)."""
-    return {c.decl.full_name for c in exercise.file.commands
-            if c.decl is not None and c.decl.keyword == "axiom" and c.decl.full_name}
+    """Axioms an honest proof may reach: those the official file declares (a few Tao files state their
+    own), and ``sorryAx`` when the file gives lemmas with ``sorry`` (a proof may use them)."""
+    out = {c.decl.full_name for c in exercise.file.commands
+           if c.decl is not None and c.decl.keyword == "axiom" and c.decl.full_name}
+    given = [t for c in exercise.prefix + exercise.suffix for t in c.tokens if t.kind == "ident" and t.text == "sorry"]
+    if given:
+        out.add("sorryAx")
+    return out
 
 
 def ks_for(n: int) -> list[int]:
