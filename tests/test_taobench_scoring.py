@@ -334,3 +334,16 @@ def test_verification_requires_matching_identity(tmp_path):
         art = LeanArtifact(tmp_path / "a", benchmark="taobench", identity=other)
         with pytest.raises(ValueError, match="does not match"):
             Verification(artifact=art, verifier=verifier)
+
+
+def test_every_honest_tao_completion_passes_under_the_protocol_double(handler, release, tmp_path):
+    """The verdict pipeline (positions, given sorries and admits, axiom probe) accepts every official Tao file
+    completed with a proof; only the double's lexical checks stand in for Lean here."""
+    data = jsonl([header(n=1, formulations=["tao"]),
+                  *({"fqn": f, "formulation": "tao", "attempts": [honest(release, f, "tao")]} for f in release.fqns())])
+    with KiminaDouble() as server:
+        verifier = LeanVerifier(LeanConfig(url=server.url, mathlib_version="test", backoff_s=0, batch_size=50))
+        result = handler.score(validate(handler, data), received_at=RECEIVED, oracles=OracleConfig(
+            lean=verifier, extra={"lean_artifact": str(tmp_path / "art"), "allow_double": True}))
+    failed = [(it["fqn"], a["lean"]["reason"]) for it in result.items for a in it["attempts"] if a["outcome"] != "passed"]
+    assert failed == [] and result.metrics["attempts"]["passed"] == 150

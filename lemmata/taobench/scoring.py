@@ -196,10 +196,12 @@ class Verification:
 
 def official_axioms(exercise) -> set[str]:
     """Axioms an honest proof may reach: those the official file declares (a few Tao files state their
-    own), and ``sorryAx`` when the file gives lemmas with ``sorry`` (a proof may use them)."""
+    own), and ``sorryAx`` when the file gives lemmas or definitions with ``sorry``/``admit`` (a proof may
+    use them; a few statements even mention such a definition)."""
     out = {c.decl.full_name for c in exercise.file.commands
            if c.decl is not None and c.decl.keyword == "axiom" and c.decl.full_name}
-    given = [t for c in exercise.prefix + exercise.suffix for t in c.tokens if t.kind == "ident" and t.text == "sorry"]
+    given = [t for c in exercise.prefix + exercise.suffix for t in c.tokens
+             if t.kind == "ident" and t.text in ("sorry", "admit", "sorryAx")]
     if given:
         out.add("sorryAx")
     return out
