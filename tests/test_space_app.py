@@ -29,6 +29,7 @@ SHOTS = Path(__file__).resolve().parent.parent / "test-output" / "space"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--no-first-run", "--disable-sync"]
 EVIL = '<img src=x onerror="window.__pwned=1">'
+ADMIN_TOKEN = "test-admin-token"
 
 
 def mathnet_file(model: str, *, hits: int = 3, tier: str = "hard") -> bytes:
@@ -72,7 +73,8 @@ def space(tmp_path_factory):
         MathNetRetrieveBuilder(source_dir=FIXTURES / "MathNet-Retrieve").build(releases_dir(), quiet=True)
     home = tmp_path_factory.mktemp("space-home")
     config = SpaceConfig.from_env({"LEMMATA_HOME": str(home)}, releases_root=releases_dir(), bootstrap=False,
-                                  rate_limit=RateLimit(1000, 3600), refresh_seconds=1.0, worker_poll_seconds=0.5)
+                                  rate_limit=RateLimit(1000, 3600), refresh_seconds=1.0, worker_poll_seconds=0.5,
+                                  admin_token=ADMIN_TOKEN)
     log = io.StringIO()
     ctx = create_context(config, stream=log)
     ctx.start(background=False)
@@ -313,4 +315,31 @@ def test_browser_renders_injected_names_as_text(space, browser):
     assert page.locator("#lm-audit img").count() == 0 and page.locator("#lm-audit a[href^='javascript']").count() == 0
     assert page.evaluate("() => window.__pwned") is None and page.errors == []
     _shot(page, "4-injected-name-as-text")
+    page.close()
+
+
+@pytest.mark.browser
+def test_browser_admin_hides_an_entry_only_with_the_token(space, client, browser, tmp_path):
+    _, outcome = _upload(client, tmp_path, mathnet_file("to-be-hidden", hits=2))
+    [result_id] = _wait_scored(client, outcome["sha256"])["result_ids"]
+    page = _page(browser)
+    page.goto(f"{space.url}/?benchmark=mathnet-retrieve&track=hard&search=to-be-hidden&tab=admin")
+    page.locator("#lm-admin-entry textarea, #lm-admin-entry input").first.wait_for(timeout=30_000)
+    page.locator("#lm-admin-entry textarea, #lm-admin-entry input").first.fill(result_id)
+    page.locator("#lm-admin-reason textarea, #lm-admin-reason input").first.fill("duplicate of another entry")
+    page.locator("#lm-admin-token input, #lm-admin-token textarea").first.fill("wrong-token")
+    page.get_by_role("button", name="Hide", exact=True).click()
+    page.get_by_text("the admin token is not correct").wait_for(timeout=15_000)
+    assert not space.ctx.store.is_hidden(result_id)
+
+    page.locator("#lm-admin-token input, #lm-admin-token textarea").first.fill(ADMIN_TOKEN)
+    page.get_by_role("button", name="Hide", exact=True).click()
+    page.get_by_text("is now hidden from the leaderboard").wait_for(timeout=15_000)
+    assert space.ctx.store.is_hidden(result_id)
+    page.get_by_role("tab", name="Leaderboard").click()
+    page.locator("#lm-board .lm-empty").first.wait_for(timeout=15_000)  # the search now matches nothing
+    assert page.locator("#lm-board tr", has_text="to-be-hidden").count() == 0
+    _shot(page, "5-hidden-by-admin")
+    events = space.ctx.store.events(20)
+    assert any(e["action"] == "hide" and e["actor"] == "admin-token" and e["target"] == result_id for e in events)
     page.close()

@@ -369,3 +369,38 @@ def test_release_step_skips_built_releases(tmp_path):
             (folder / "MANIFEST.json").write_text("{}")
     with pytest.raises(Skip, match="already built"):
         release_step(tmp_path)(lambda text: None)
+
+
+def test_long_groups_list_their_first_rows_and_offer_the_rest(tmp_path):
+    from lemmata.space.tables import ROW_LIMIT
+
+    st = Store(tmp_path)
+    for i in range(ROW_LIMIT + 5):
+        st.add_result(_result(i, 0.001 * i, name=f"m{i:03d}"))
+    rows = load_rows(st)
+    short = render_board(build_view(rows, BoardQuery(benchmark="re2math", track="raw")))
+    assert short.count('data-audit="') == ROW_LIMIT and 'data-rows="all"' in short
+    assert f"The first {ROW_LIMIT} of {ROW_LIMIT + 5} rows" in short
+    full = render_board(build_view(rows, BoardQuery(benchmark="re2math", track="raw", show_all=True)))
+    assert full.count('data-audit="') == ROW_LIMIT + 5 and 'data-rows="top"' in full
+    found = build_view(rows, BoardQuery(benchmark="re2math", track="raw", search="m000"))
+    assert [r.rank for r in found.rows] == [ROW_LIMIT + 5]  # search reaches beyond the listed rows
+    assert BoardQuery(show_all=True).query_string() == "?all=1"
+
+
+def test_space_readme_front_matter_and_requirements():
+    import yaml
+
+    from lemmata.paths import repo_root
+
+    text = (repo_root() / "space" / "README.md").read_text(encoding="utf-8")
+    front = yaml.safe_load(text.split("---")[1])
+    assert front["sdk"] == "gradio" and front["app_file"] == "space/app.py" and front["hf_oauth"] is True
+    assert (repo_root() / front["app_file"]).is_file()
+    import gradio
+
+    assert front["sdk_version"].split(".")[0] == gradio.__version__.split(".")[0]
+    requirements = (repo_root() / "space" / "requirements.txt").read_text(encoding="utf-8")
+    assert any(line.startswith("lemmata[space]") for line in requirements.splitlines())
+    entry = (repo_root() / "space" / "app.py").read_text(encoding="utf-8")
+    assert "from lemmata.space.app import serve" in entry and len(entry.splitlines()) < 20  # thin

@@ -74,6 +74,8 @@ def query_from_params(params: dict[str, str]) -> BoardQuery:
     """A BoardQuery from URL parameters; malformed values fall back to defaults."""
     fields = {k: str(params[k])[:MAX_SEARCH] for k in ("benchmark", "track", "group", "search", "sort", "kind")
               if params.get(k)}
+    if params.get("all") == "1":
+        fields["show_all"] = True
     if fields.get("group") == ALL_GROUPS:
         fields.pop("group")
     try:
@@ -122,7 +124,14 @@ def entry_choices(ctx: SpaceContext) -> list[tuple[str, str]]:
 
 
 def write_exports(ctx: SpaceContext, view: BoardView) -> tuple[Path, Path]:
-    """CSV and JSON of the view, named by content so repeated renders reuse the same files."""
+    """CSV and JSON of the view, named by content so repeated renders reuse the same files.
+
+    Remembered per (view, store generation): re-rendering an unchanged view writes nothing.
+    """
+    key = (view.query.model_dump_json(), ctx.store.generation())
+    cached = ctx.exports.get(key)
+    if cached is not None and all(p.exists() for p in cached):
+        return cached
     csv_text = to_csv(export_records(view))
     json_text = to_json(view)
     stem = f"lemmata-{view.query.benchmark or 'board'}-{view.query.track or 'all'}"
@@ -135,6 +144,9 @@ def write_exports(ctx: SpaceContext, view: BoardView) -> tuple[Path, Path]:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
         paths.append(path)
+    if len(ctx.exports) > 256:
+        ctx.exports.clear()
+    ctx.exports[key] = (paths[0], paths[1])
     return paths[0], paths[1]
 
 
@@ -163,6 +175,7 @@ def status_html(ctx: SpaceContext, search: str = "") -> str:
 def build_app(ctx: SpaceContext):
     """The Blocks app over a context (not launched; see :func:`launch_kwargs`)."""
     import gradio as gr
+    import pandas  # noqa: F401  (the plots need it; importing it here keeps the first page load fast)
 
     from lemmata.space.about import POLICY_MD, release_citations
     from lemmata.space.admin import moderate
@@ -173,13 +186,30 @@ def build_app(ctx: SpaceContext):
 
     config = ctx.config
 
-    def make_view(benchmark, track, group, kind, search, sort) -> BoardView:
+    def make_view(benchmark, track, group, kind, search, sort, show_all=False) -> BoardView:
         query = query_from_params({"benchmark": benchmark or "", "track": track or "", "group": group or "",
-                                   "kind": kind or "", "search": (search or "")[:MAX_SEARCH], "sort": sort or ""})
+                                   "kind": kind or "", "search": (search or "")[:MAX_SEARCH], "sort": sort or "",
+                                   "all": "1" if show_all else ""})
         return build_view(ctx.rows(), query, ctx.catalog())
 
-    def board_values(view: BoardView, dim: str | None, tab: str = "board", entry=None, item=None) -> list:
+    def core_values(view: BoardView, tab: str = "board", entry=None, item=None) -> list:
+        """What a view change must show at once: the controls and the table (see ``core_outputs``)."""
         q = view.query
+        first = view.groups[0] if view.groups else None
+        return [
+            gr.Dropdown(choices=list(view.benchmarks), value=q.benchmark),
+            gr.Dropdown(choices=list(view.tracks), value=q.track),
+            gr.Dropdown(choices=[("All groups", ALL_GROUPS)] + [(group_label(k), k) for k in view.group_keys],
+                        value=q.group or ALL_GROUPS),
+            gr.Dropdown(choices=sort_choices(first.diagnostics if first else (), q.sort), value=q.sort),
+            render_board(view),
+            compose_qs(q, tab, entry, item),
+            ctx.change_token(),
+            q.show_all,
+        ]
+
+    def extra_values(view: BoardView, dim: str | None) -> list:
+        """What may follow a moment later: downloads and plots (see ``extra_outputs``)."""
         first = view.groups[0] if view.groups else None
         dims = dimensions(first)
         dim = dim if dim in dims else (dims[0] if dims else None)
@@ -190,14 +220,8 @@ def build_app(ctx: SpaceContext):
             plot_note = (f'<p class="lm-summary">Plots show the group <b>{esc(group_label(first.key))}</b>'
                          + (" (the first listed; choose a group above to plot another).</p>"
                             if len(view.groups) > 1 else ".</p>"))
-        metric = next((r.metric for r in (first.rows if first else ()) if r.metric), "score")
+        metric = (first.metric if first else "") or "score"
         return [
-            gr.Dropdown(choices=list(view.benchmarks), value=q.benchmark),
-            gr.Dropdown(choices=list(view.tracks), value=q.track),
-            gr.Dropdown(choices=[("All groups", ALL_GROUPS)] + [(group_label(k), k) for k in view.group_keys],
-                        value=q.group or ALL_GROUPS),
-            gr.Dropdown(choices=sort_choices(first.diagnostics if first else (), q.sort), value=q.sort),
-            render_board(view),
             gr.DownloadButton(value=str(csv_path)),
             gr.DownloadButton(value=str(json_path)),
             gr.Dropdown(choices=dims, value=dim, visible=bool(dims)),
@@ -206,8 +230,6 @@ def build_app(ctx: SpaceContext):
             forest_svg(list(first.rows) if first else [], metric,
                        title=f"{metric} with interval") if first else "",
             plot_note,
-            compose_qs(q, tab, entry, item),
-            ctx.change_token(),
         ]
 
     with gr.Blocks(title="Lemmata leaderboard", analytics_enabled=False) as demo:
@@ -216,6 +238,7 @@ def build_app(ctx: SpaceContext):
                     elem_id="lm-title")
         banner = gr.HTML(banner_html(ctx), elem_id="lm-banner")
         change_token = gr.State("")
+        show_all = gr.State(False)  # every row of each group instead of the first ROW_LIMIT
         watch = gr.State([])
         url_qs = gr.Textbox(visible=False, elem_id="lm-url")
         timer = gr.Timer(config.refresh_seconds)
@@ -315,46 +338,60 @@ def build_app(ctx: SpaceContext):
                 admin_out = gr.Markdown("")
                 events_view = gr.HTML("")
 
-        controls = [benchmark, track, group, kind, search, sort]
-        board_outputs = [benchmark, track, group, sort, board, csv_btn, json_btn, dim, strata, forest, plot_note,
-                         url_qs, change_token]
+        controls = [benchmark, track, group, kind, search, sort, show_all]
+        core_outputs = [benchmark, track, group, sort, board, url_qs, change_token, show_all]
+        extra_outputs = [csv_btn, json_btn, dim, strata, forest, plot_note]
         audit_outputs = [audit_entry, audit_item, audit_view]
 
-        # -- leaderboard events -------------------------------------------------------------------
-        def on_controls(b, t, g, k, s, o, d):
-            return board_values(make_view(b, t, g, k, s, o), d)
+        # -- leaderboard events: the table first, then (in parallel) the URL and the downloads and plots -------
+        def on_controls(b, t, g, k, s, o, a):
+            return core_values(make_view(b, t, g, k, s, o, a))
 
-        def on_benchmark(b, k, s, o, d):
-            return board_values(make_view(b, None, None, k, s, o), d)
+        def on_benchmark(b, k, s, o):
+            return core_values(make_view(b, None, None, k, s, o))
 
-        def on_track(b, t, k, s, o, d):
-            return board_values(make_view(b, t, None, k, s, o), d)
+        def on_track(b, t, k, s, o):
+            return core_values(make_view(b, t, None, k, s, o))
+
+        def on_extras(b, t, g, k, s, o, a, d):
+            return extra_values(make_view(b, t, g, k, s, o, a), d)
 
         sync = dict(fn=None, inputs=[url_qs], js=URL_SYNC_JS, api_visibility="private")
-        common = dict(outputs=board_outputs, show_progress="minimal", api_visibility="private")
-        benchmark.input(on_benchmark, [benchmark, kind, search, sort, dim], **common).then(**sync)
-        track.input(on_track, [benchmark, track, kind, search, sort, dim], **common).then(**sync)
-        for comp in (group, kind, sort, dim):
-            comp.input(on_controls, controls + [dim], **common).then(**sync)
-        search.input(on_controls, controls + [dim], trigger_mode="always_last", **common).then(**sync)
-        search.submit(on_controls, controls + [dim], trigger_mode="always_last", **common).then(**sync)
+        extras = dict(fn=on_extras, inputs=controls + [dim], outputs=extra_outputs, show_progress="hidden",
+                      api_visibility="private")
+        common = dict(outputs=core_outputs, show_progress="minimal", api_visibility="private")
 
-        def on_board_click(b, t, g, k, s, o, d, evt: gr.EventData):
+        def chain(event) -> None:
+            event.then(**sync)
+            event.then(**extras)
+
+        chain(benchmark.input(on_benchmark, [benchmark, kind, search, sort], **common))
+        chain(track.input(on_track, [benchmark, track, kind, search, sort], **common))
+        for comp in (group, kind, sort):
+            chain(comp.input(on_controls, controls, **common))
+        chain(search.input(on_controls, controls, trigger_mode="always_last", **common))
+        chain(search.submit(on_controls, controls, trigger_mode="always_last", **common))
+        dim.input(**extras)
+
+        def on_board_click(b, t, g, k, s, o, a, evt: gr.EventData):
             data = getattr(evt, "_data", None) or {}
             if data.get("sort"):
-                return board_values(make_view(b, t, g, k, s, str(data["sort"])[:100]), d) + \
+                return core_values(make_view(b, t, g, k, s, str(data["sort"])[:100], a)) + \
+                    [gr.skip()] * (1 + len(audit_outputs))
+            if data.get("rows") in ("all", "top"):
+                return core_values(make_view(b, t, g, k, s, o, data["rows"] == "all")) + \
                     [gr.skip()] * (1 + len(audit_outputs))
             if data.get("audit"):
-                view = make_view(b, t, g, k, s, o)
+                view = make_view(b, t, g, k, s, o, a)
                 entry = str(data["audit"])[:64]
                 audit_vals = open_audit(entry, None)
-                values = [gr.skip()] * len(board_outputs)
-                values[board_outputs.index(url_qs)] = compose_qs(view.query, "audit", entry, audit_vals[3])
+                values = [gr.skip()] * len(core_outputs)
+                values[core_outputs.index(url_qs)] = compose_qs(view.query, "audit", entry, audit_vals[3])
                 return values + [gr.Tabs(selected="audit")] + audit_vals[:3]
-            return [gr.skip()] * (len(board_outputs) + 1 + len(audit_outputs))
+            return [gr.skip()] * (len(core_outputs) + 1 + len(audit_outputs))
 
         for source in (board, outcome_html, status_view):
-            source.click(on_board_click, controls + [dim], board_outputs + [tabs] + audit_outputs,
+            source.click(on_board_click, controls, core_outputs + [tabs] + audit_outputs,
                          show_progress="hidden", api_visibility="private").then(**sync)
 
         # -- audit ----------------------------------------------------------------------------------
@@ -369,13 +406,13 @@ def build_app(ctx: SpaceContext):
                     gr.Dropdown(choices=choices, value=item),
                     render_audit(ctx.store, ctx.submissions, entry, item), item]
 
-        def on_audit_entry(entry, b, t, g, k, s, o):
+        def on_audit_entry(entry, b, t, g, k, s, o, a):
             vals = open_audit(entry, None)
-            return vals[:3] + [compose_qs(make_view(b, t, g, k, s, o).query, "audit", entry, vals[3])]
+            return vals[:3] + [compose_qs(make_view(b, t, g, k, s, o, a).query, "audit", entry, vals[3])]
 
-        def on_audit_item(entry, item, b, t, g, k, s, o):
+        def on_audit_item(entry, item, b, t, g, k, s, o, a):
             return [render_audit(ctx.store, ctx.submissions, entry, item),
-                    compose_qs(make_view(b, t, g, k, s, o).query, "audit", entry, item)]
+                    compose_qs(make_view(b, t, g, k, s, o, a).query, "audit", entry, item)]
 
         audit_entry.input(on_audit_entry, [audit_entry] + controls, audit_outputs + [url_qs],
                           api_visibility="private").then(**sync)
@@ -385,8 +422,8 @@ def build_app(ctx: SpaceContext):
         # -- tab changes keep the URL in step ---------------------------------------------------------
         for tab_id, tab in (("board", tab_board), ("submit", tab_submit), ("status", tab_status),
                             ("audit", tab_audit), ("about", tab_about), ("admin", tab_admin)):
-            def on_tab(b, t, g, k, s, o, entry, item, _tab=tab_id):
-                return compose_qs(make_view(b, t, g, k, s, o).query, _tab, entry, item)
+            def on_tab(b, t, g, k, s, o, a, entry, item, _tab=tab_id):
+                return compose_qs(make_view(b, t, g, k, s, o, a).query, _tab, entry, item)
 
             tab.select(on_tab, controls + [audit_entry, audit_item], [url_qs], show_progress="hidden",
                        api_visibility="private").then(**sync)
@@ -424,20 +461,20 @@ def build_app(ctx: SpaceContext):
                             trigger_mode="always_last", show_progress="hidden", api_visibility="private")
 
         # -- periodic refresh ---------------------------------------------------------------------------
-        def on_tick(b, t, g, k, s, o, d, token, watching, status_filter):
+        def on_tick(b, t, g, k, s, o, a, d, token, watching, status_filter):
             current = ctx.change_token()
             if current == token:
-                return [gr.skip()] * (len(board_outputs) + 4)
-            view = make_view(b, t, g, k, s, o)
-            values = board_values(view, d)
-            values[board_outputs.index(url_qs)] = gr.skip()
+                return [gr.skip()] * (len(core_outputs) + len(extra_outputs) + 4)
+            view = make_view(b, t, g, k, s, o, a)
+            values = core_values(view) + extra_values(view, d)
+            values[core_outputs.index(url_qs)] = gr.skip()
             still = [sha for sha in (watching or [])
                      if (rec := ctx.store.get_submission(sha)) is not None and rec.status in ("queued", "scoring")]
             pace = gr.Timer(FAST_POLL_SECONDS if still else config.refresh_seconds, active=True)
             return values + [status_html(ctx, status_filter), banner_html(ctx), still, pace]
 
         timer.tick(on_tick, controls + [dim, change_token, watch, status_search],
-                   board_outputs + [status_view, banner, watch, timer], show_progress="hidden",
+                   core_outputs + extra_outputs + [status_view, banner, watch, timer], show_progress="hidden",
                    api_visibility="private", concurrency_limit=8)
 
         # -- admin --------------------------------------------------------------------------------------
@@ -468,23 +505,29 @@ def build_app(ctx: SpaceContext):
         # -- first paint from the URL ---------------------------------------------------------------------
         def on_load(request: gr.Request):
             params = dict(request.query_params) if request is not None else {}
-            query = query_from_params(params)
-            view = build_view(ctx.rows(), query, ctx.catalog())
+            view = build_view(ctx.rows(), query_from_params(params), ctx.catalog())
             tab = params.get("tab") if params.get("tab") in TABS else "board"
             entry = (params.get("entry") or "")[:64] or None
-            audit_vals = open_audit(entry, (params.get("item") or "")[:200] or None)
-            values = board_values(view, None, tab, entry, audit_vals[3])
+            audit_vals = open_audit(entry, (params.get("item") or "")[:200] or None) if entry else \
+                [gr.skip()] * 3 + [None]
+            return core_values(view, tab, entry, audit_vals[3]) + [gr.Tabs(selected=tab)] + audit_vals[:3] + [
+                banner_html(ctx), view.query.kind, view.query.search]
+
+        def on_load_rest(b, t, g, k, s, o, a, d, entry):
             about_vals = []
             for cit, *_ in about_outputs:
                 about_vals += [cit.header_md(), cit.citation_cff(),
                                gr.DownloadButton(value=_path(cit.file("croissant.json")), interactive=cit.built),
                                gr.DownloadButton(value=_path(cit.file("README.md")), interactive=cit.built)]
-            return values + [gr.Tabs(selected=tab)] + audit_vals[:3] + [
-                status_html(ctx), banner_html(ctx), view.query.kind, view.query.search] + about_vals
+            choices = gr.skip() if entry else gr.Dropdown(choices=entry_choices(ctx))
+            return extra_values(make_view(b, t, g, k, s, o, a), d) + [status_html(ctx), choices] + about_vals
 
         about_comps = [c for _, *comps in about_outputs for c in comps]
-        demo.load(on_load, None, board_outputs + [tabs] + audit_outputs + [status_view, banner, kind, search]
-                  + about_comps, api_visibility="private").then(**sync)
+        loaded = demo.load(on_load, None, core_outputs + [tabs] + audit_outputs + [banner, kind, search],
+                           api_visibility="private")
+        loaded.then(**sync)
+        loaded.then(on_load_rest, controls + [dim, audit_entry], extra_outputs + [status_view, audit_entry]
+                    + about_comps, api_visibility="private", show_progress="hidden")
 
         # -- programmatic API (gradio_client) -----------------------------------------------------------
         def leaderboard(benchmark: str = "", track: str = "", group: str = "", kind: str = "all",
@@ -549,12 +592,39 @@ def launch_kwargs(ctx: SpaceContext) -> dict[str, Any]:
     }
 
 
+def persistent_home(environ=None) -> str | None:
+    """On a hosted Space with persistent storage (``/data``) and no ``LEMMATA_HOME``, keep everything there."""
+    import os
+
+    env = os.environ if environ is None else environ
+    if env.get("SPACE_ID") and not env.get("LEMMATA_HOME") and os.path.isdir("/data") \
+            and os.access("/data", os.W_OK):
+        return "/data/lemmata"
+    return None
+
+
 def serve(config=None, *, host: str | None = None, port: int | None = None, quiet: bool = False,
           block: bool = True):
-    """Build the context, start preparing it in the background, and launch the app."""
+    """Build the context, start preparing it in the background, and launch the app.
+
+    This is the whole of ``lemmata serve`` and of the Space's ``app.py``.
+    """
+    import logging
+    import os
+
+    from lemmata.space.config import SpaceConfig
     from lemmata.space.context import create_context
 
-    ctx = create_context(config)
+    log = logging.getLogger("lemmata")
+    if not log.handlers:  # the scorer's lines in the terminal, without other libraries' request logs
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("[lemmata] %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+    home = persistent_home()
+    if home is not None:  # handlers read releases and artifacts from LEMMATA_HOME too
+        os.environ["LEMMATA_HOME"] = home
+    ctx = create_context(config or SpaceConfig.from_env())
     ctx.start(background=True)
     demo = build_app(ctx)
     demo.queue(default_concurrency_limit=4)

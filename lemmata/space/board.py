@@ -77,6 +77,7 @@ class BoardGroup:
     total_rows: int
     diagnostics: tuple[str, ...]
     higher_is_better: bool = True
+    metric: str = ""
 
     @property
     def pending_total(self) -> int:
@@ -99,10 +100,11 @@ class BoardQuery(BaseModel):
     search: str = ""
     sort: str = DEFAULT_SORT
     kind: KindFilter = "all"
+    show_all: bool = False
 
     def to_params(self) -> dict[str, str]:
         """Non-default fields, as URL query parameters."""
-        out = {}
+        out = {"all": "1"} if self.show_all else {}
         for key, default in (("benchmark", None), ("track", None), ("group", ""), ("search", ""),
                              ("sort", DEFAULT_SORT), ("kind", "all")):
             value = getattr(self, key)
@@ -330,7 +332,7 @@ def build_view(rows: Sequence[BoardRow], query: BoardQuery,
         frozen = {k: v for k, v in ranked[0].frozen.items() if k != "date"}
         groups.append(BoardGroup(key=key, frozen=frozen, rows=tuple(sort_rows(shown, query.sort)),
                                  total_rows=len(ranked), diagnostics=diagnostic_columns(ranked),
-                                 higher_is_better=higher))
+                                 higher_is_better=higher, metric=next((r.metric for r in ranked if r.metric), "")))
     return BoardView(
         query=query, groups=tuple(groups), benchmarks=tuple(sorted(set(catalog or {}) | {r.benchmark for r in rows})),
         tracks=tuple(_tracks(rows, catalog or {}, query.benchmark)),

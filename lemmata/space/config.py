@@ -121,6 +121,8 @@ class SpaceConfig(BaseModel):
 
         home = Path(get("LEMMATA_HOME") or lemmata_home())
         values: dict = {
+            # Spaces serve on 0.0.0.0:7860 (GRADIO_SERVER_NAME is set there); locally only this machine
+            "host": get("GRADIO_SERVER_NAME") or ("0.0.0.0" if get("SPACE_ID") else "127.0.0.1"),
             "store_root": Path(get("LEMMATA_STORE") or home / "store"),
             "releases_root": Path(get("LEMMATA_RELEASES") or (home / "releases" if get("LEMMATA_HOME")
                                                              else releases_dir())),
@@ -130,6 +132,11 @@ class SpaceConfig(BaseModel):
             "admin_token": get("LEMMATA_ADMIN_TOKEN"),
             "bootstrap": (get("LEMMATA_BOOTSTRAP") or "1") not in ("0", "false", "no"),
         }
+        if get("GRADIO_SERVER_PORT"):
+            try:
+                values["port"] = int(get("GRADIO_SERVER_PORT"))
+            except ValueError:
+                problems.append(("GRADIO_SERVER_PORT", "must be an integer port"))
         try:
             values["max_submission_bytes"] = int(get("LEMMATA_MAX_SUBMISSION_BYTES") or DEFAULT_MAX_BYTES)
         except ValueError:

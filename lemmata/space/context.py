@@ -50,6 +50,7 @@ class SpaceContext:
     submissions: SubmissionCache
     scheduler: Any = None
     oracles: OracleConfig = field(default_factory=OracleConfig)
+    exports: dict = field(default_factory=dict, repr=False)
     _rows: tuple[int, list[BoardRow]] | None = field(default=None, repr=False)
     _rows_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

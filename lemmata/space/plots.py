@@ -175,7 +175,7 @@ def forest_svg(rows: Sequence[BoardRow], metric: str, *, title: str = "", limit:
     shown = [r for r in sorted(rows, key=lambda r: (r.rank is None, r.rank or 0, r.model_name.casefold()))
              if r.value is not None][:limit]
     if not shown:
-        return '<p class="lm-empty">No scored entries in this group yet.</p>'
+        return '<p class="lm-empty">Nothing to plot: no listed entry of this group has a score yet.</p>'
     values = [v for r in shown for v in [r.value, *(r.interval or ())] if v is not None]
     lo, hi = min(values), max(values)
     if lo >= 0 and hi <= 1:

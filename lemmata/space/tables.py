@@ -15,6 +15,9 @@ from collections.abc import Iterable, Sequence
 from lemmata.space.board import BoardGroup, BoardRow, BoardView, parse_sort
 from lemmata.space.safety import esc, link
 
+#: rows listed per group unless the visitor asks for all (search and sort always cover every row)
+ROW_LIMIT = 100
+
 FROZEN_LABELS = (
     ("dataset_release", "release"),
     ("split", "split"),
@@ -29,6 +32,12 @@ element.addEventListener('click', (ev) => {
   if (sortCell && element.contains(sortCell)) {
     ev.preventDefault();
     trigger('click', {sort: sortCell.getAttribute('data-sort')});
+    return;
+  }
+  const rows = ev.target.closest('[data-rows]');
+  if (rows && element.contains(rows)) {
+    ev.preventDefault();
+    trigger('click', {rows: rows.getAttribute('data-rows')});
     return;
   }
   const entry = ev.target.closest('[data-audit]');
@@ -68,17 +77,17 @@ def fmt(value: object, pattern: str) -> str:
 
 
 def kind_badge(kind: str) -> str:
+    """The source badge (its meaning is the column header's tooltip, to keep rows small)."""
     if kind == "reported":
-        return ('<span class="lm-badge lm-reported" title="Number transcribed from the paper; '
-                'not re-scored here">reported</span>')
-    return ('<span class="lm-badge lm-scored" title="Scored by this space from the submitted '
-            'predictions">scored here</span>')
+        return '<span class="lm-badge lm-reported">reported</span>'
+    return '<span class="lm-badge lm-scored">scored here</span>'
+
 
 
 def pending_badge(pending: int, status: str) -> str:
     if pending > 0:
-        return (f'<span class="lm-badge lm-pending" title="{pending} item(s) wait for an oracle verdict; '
-                f'they count as not yet scored">{pending} pending</span>')
+        return f'<span class="lm-badge lm-pending">{pending} pending</span>'
+
     if status == "pending_oracle":
         return '<span class="lm-badge lm-pending">pending</span>'
     return ""
@@ -123,11 +132,11 @@ def _interval_bar(row: BoardRow, lo_axis: float, hi_axis: float) -> str:
     def pos(v: float) -> float:
         return max(0.0, min(100.0, 100.0 * (v - lo_axis) / (hi_axis - lo_axis)))
 
-    parts = ['<span class="lm-bar" aria-hidden="true">']
+    parts = ['<i class="lm-bar">']
     if row.interval:
         a, b = pos(row.interval[0]), pos(row.interval[1])
-        parts.append(f'<span class="lm-bar-ci" style="left:{a:.1f}%;width:{max(b - a, 0.5):.1f}%"></span>')
-    parts.append(f'<span class="lm-bar-pt" style="left:{pos(row.value):.1f}%"></span></span>')
+        parts.append(f'<i class="lm-bar-ci" style="left:{a:.1f}%;width:{max(b - a, 0.5):.1f}%"></i>')
+    parts.append(f'<i class="lm-bar-pt" style="left:{pos(row.value):.1f}%"></i></i>')
     return "".join(parts)
 
 
@@ -157,54 +166,64 @@ def group_caption(group: BoardGroup) -> str:
             f'<span class="lm-group-stats">{esc(" · ".join(stats))}</span></caption>')
 
 
-def render_group(group: BoardGroup, sort: str) -> str:
+def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
     active = parse_sort(sort)
-    rows = group.rows
-    metric = next((r.metric for r in rows if r.metric), "score")
+    rows = group.rows if show_all else group.rows[:ROW_LIMIT]
+    metric = group.metric or "score"
     main_fmt = number_format([r.value for r in rows] + [v for r in rows for v in (r.interval or ())])
     diag_fmt = {d: number_format(r.metrics.get(d) for r in rows) for d in group.diagnostics}
     lo_axis, hi_axis = _axis(rows)
+    interval_kinds = ", ".join(sorted({r.interval_kind for r in rows if r.interval and r.interval_kind}))
     better = "higher is better" if group.higher_is_better else "lower is better"
     head = [
         _th("#", "rank", active, "official rank within this group (ties share a rank)", numeric=True),
-        _th("Model", "model", active),
-        _th("Source", "kind", active, "reported = from the paper; scored here = computed by this space"),
-        _th(metric, "rank", active, f"{metric}, {better}; brackets: interval, bar: interval on a common axis",
-            numeric=True),
+        _th("Model", "model", active, cls="t"),
+        _th("Source", "kind", active, "reported: transcribed from the paper, not re-scored here; "
+                                      "scored here: computed by this space from the uploaded predictions", cls="t"),
+        _th(metric, "rank", active, f"{metric}, {better}; brackets: {interval_kinds or 'interval'}; "
+            "bar: score and interval on a common axis", numeric=True),
         _th("n", "n", active, "items counted / items in the split", numeric=True),
-        _th("Pending", "pending", active, "items whose verdict awaits an oracle", numeric=True),
+        _th("Pending", "pending", active, "items whose verdict awaits an oracle; they count as not yet scored",
+            numeric=True),
     ]
     head += [_th(_short(d), f"m.{d}", active, f"diagnostic metric {d}", numeric=True, cls="lm-diag", breaks=True)
              for d in group.diagnostics]
-    head += [_th("Date", "date", active, "evaluation date of the frozen tuple"),
-             '<th title="open the per-item audit of this entry">Entry</th>']
+    head += [_th("Date", "date", active, "evaluation date of the frozen tuple", cls="t"),
+             '<th class="t" title="open the per-item audit of this entry">Entry</th>']
     body = []
     for r in rows:
         ci = ""
         if r.interval:
-            ci = (f'<span class="lm-ci" title="{esc(r.interval_kind or "interval")}">'
-                  f'[{main_fmt.format(r.interval[0])}, {main_fmt.format(r.interval[1])}]</span>')
+            ci = f'<span class="lm-ci">[{main_fmt.format(r.interval[0])}, {main_fmt.format(r.interval[1])}]</span>'
         value = fmt(r.value, main_fmt) if r.value is not None else '<span class="lm-none">pending</span>'
         n = f"{r.count}/{r.total}" if r.count is not None and r.total is not None else (r.total or "")
         revision = f'<span class="lm-rev">{esc(r.model_revision)}</span>' if r.model_revision else ""
         cells = [
-            f'<td class="lm-num lm-rank">{r.rank if r.rank is not None else "–"}</td>',
+            f"<td>{r.rank if r.rank is not None else '–'}</td>",
             f'<td class="lm-model">{link(r.model_name, r.model_url)}{revision}</td>',
-            f"<td>{kind_badge(r.kind)}</td>",
-            f'<td class="lm-num lm-main"><span class="lm-score">{value}</span> {ci}'
-            f"{_interval_bar(r, lo_axis, hi_axis)}</td>",
-            f'<td class="lm-num">{esc(n)}</td>',
-            f'<td class="lm-num">{pending_badge(r.pending, r.status)}</td>',
+            f'<td class="t">{kind_badge(r.kind)}</td>',
+            f'<td><b>{value}</b> {ci}{_interval_bar(r, lo_axis, hi_axis)}</td>',
+            f"<td>{esc(n)}</td>",
+            f"<td>{pending_badge(r.pending, r.status)}</td>",
         ]
-        cells += [f'<td class="lm-num">{fmt(r.metrics.get(d), diag_fmt[d])}</td>' for d in group.diagnostics]
-        cells += [f"<td>{esc(r.date)}</td>",
-                  f'<td><a href="#audit" class="lm-entry" data-audit="{esc(r.result_id)}" '
-                  f'title="audit {esc(r.result_id)}"><code>{esc(r.short_id)}</code></a></td>']
+        cells += [f"<td>{fmt(r.metrics.get(d), diag_fmt[d])}</td>" for d in group.diagnostics]
+        cells += [f'<td class="t">{esc(r.date)}</td>',
+                  f'<td class="t"><a href="#audit" data-audit="{esc(r.result_id)}"><code>{esc(r.short_id)}</code>'
+                  f"</a></td>"]
         cls = ' class="lm-row-reported"' if r.kind == "reported" else ""
         body.append(f"<tr{cls}>{''.join(cells)}</tr>")
     if not rows:
         body.append(f'<tr><td colspan="{len(head)}" class="lm-empty">No entry in this group matches the search '
                     f"or filter.</td></tr>")
+    if len(group.rows) > ROW_LIMIT:
+        if show_all:
+            more = (f'All {len(group.rows)} rows are listed. <button type="button" class="lm-more" '
+                    f'data-rows="top">Show the first {ROW_LIMIT}</button>')
+        else:
+            more = (f"The first {ROW_LIMIT} of {len(group.rows)} rows are listed, in the order chosen above; search "
+                    f'and sorting cover all of them. <button type="button" class="lm-more" data-rows="all">'
+                    f"Show all {len(group.rows)}</button>")
+        body.append(f'<tr><td colspan="{len(head)}" class="lm-empty t">{more}</td></tr>')
     return (f'<section class="lm-group" data-group="{esc(group.key)}"><div class="lm-scroll">'
             f'<table class="lm-table">{group_caption(group)}<thead><tr>{"".join(head)}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div></section>')
@@ -227,7 +246,7 @@ def render_board(view: BoardView) -> str:
         summary += " — rows in different groups were computed against different releases or artifacts " \
                    "and are never ranked together"
     parts.append(f'<p class="lm-summary">{esc(summary)}</p>')
-    parts += [render_group(g, q.sort) for g in view.groups]
+    parts += [render_group(g, q.sort, q.show_all) for g in view.groups]
     parts.append("</div>")
     return "".join(parts)
 
@@ -246,13 +265,15 @@ BOARD_CSS = """
 .lm-tuple-k { color: var(--body-text-color-subdued); font-size: 0.85em; }
 .lm-group-stats { display: block; margin-top: 0.2rem; color: var(--body-text-color-subdued); font-size: 0.85em; }
 .lm-table th, .lm-table td { padding: 0.35rem 0.6rem; border: none !important;
-  border-bottom: 1px solid var(--border-color-primary) !important; text-align: left; vertical-align: middle;
-  white-space: nowrap; }
+  border-bottom: 1px solid var(--border-color-primary) !important; text-align: right; vertical-align: middle;
+  white-space: nowrap; font-variant-numeric: tabular-nums; }
+.lm-table td.t, .lm-table td.lm-model, .lm-table th.t { text-align: left; }
+.lm-table td b { font-weight: 600; }
 .lm-table th { font-weight: 600; background: var(--background-fill-primary); position: sticky; top: 0; }
 .lm-table .lm-num { text-align: right; font-variant-numeric: tabular-nums; }
 .lm-table th.lm-diag { white-space: normal; min-width: 4.5rem; max-width: 9rem; font-weight: 500;
   font-size: 0.88em; }
-.lm-table { border: none !important; }
+.lm-table, .lm-table tr, .lm-status-table tr, .lm-errors tr { border: none !important; }
 .lm-sort { all: unset; cursor: pointer; }
 .lm-sort:hover, .lm-sort:focus-visible { text-decoration: underline; }
 .lm-table tbody tr:hover { background: var(--background-fill-secondary); }
@@ -261,6 +282,7 @@ BOARD_CSS = """
 .lm-rev { display: block; font-size: 0.8em; color: var(--body-text-color-subdued); font-weight: 400; }
 .lm-score { font-weight: 600; }
 .lm-ci { color: var(--body-text-color-subdued); font-size: 0.85em; }
+.lm-bar, .lm-bar-ci, .lm-bar-pt { font-style: normal; }
 .lm-bar { display: block; position: relative; height: 4px; margin-top: 3px; min-width: 7rem;
   background: var(--border-color-primary); border-radius: 2px; }
 .lm-bar-ci { position: absolute; top: 0; height: 4px; background: #93c5fd; border-radius: 2px; }
@@ -272,6 +294,8 @@ BOARD_CSS = """
 .lm-pending { background: #e0e7ff; color: #3730a3; border-color: #a5b4fc; }
 .lm-row-reported td { background: rgba(254, 243, 199, 0.18); }
 .lm-none { color: var(--body-text-color-subdued); }
+.lm-more { all: unset; cursor: pointer; color: var(--color-accent); text-decoration: underline; margin-left: 0.4rem; }
+.lm-table td.lm-empty { text-align: left; }
 .lm-empty { padding: 1rem; color: var(--body-text-color-subdued); }
 .lm-entry code { font-size: 0.85em; }
 .lm-status-table { width: 100%; border-collapse: collapse; font-size: 0.9rem; }
