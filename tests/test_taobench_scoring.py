@@ -347,3 +347,18 @@ def test_every_honest_tao_completion_passes_under_the_protocol_double(handler, r
             lean=verifier, extra={"lean_artifact": str(tmp_path / "art"), "allow_double": True}))
     failed = [(it["fqn"], a["lean"]["reason"]) for it in result.items for a in it["attempts"] if a["outcome"] != "passed"]
     assert failed == [] and result.metrics["attempts"]["passed"] == 150
+
+
+def test_cli_refuses_protocol_double_verdicts(releases, release, tmp_path, monkeypatch, capsys):
+    from lemmata.cli import main
+
+    fqn = release.fqns()[0]
+    sub = tmp_path / "sub.jsonl"
+    sub.write_bytes(jsonl([header(n=1), {"fqn": fqn, "formulation": "mathlib",
+                                         "attempts": [honest(release, fqn, "mathlib")]}]))
+    with KiminaDouble() as server:
+        monkeypatch.setenv("LEMMATA_LEAN_URL", server.url)
+        monkeypatch.setenv("LEMMATA_MATHLIB_VERSION", "test")
+        monkeypatch.setenv("LEMMATA_HOME", str(tmp_path / "home"))
+        assert main(["taobench", "score", str(sub), "--releases", str(releases)]) == 1
+    assert "protocol double" in capsys.readouterr().err
