@@ -404,3 +404,27 @@ def test_space_readme_front_matter_and_requirements():
     assert any(line.startswith("lemmata[space]") for line in requirements.splitlines())
     entry = (repo_root() / "space" / "app.py").read_text(encoding="utf-8")
     assert "from lemmata.space.app import serve" in entry and len(entry.splitlines()) < 20  # thin
+
+
+def test_hosted_app_moderates_by_hub_login_not_by_token(tmp_path, monkeypatch):
+    import inspect
+
+    import gradio as gr
+
+    from lemmata.space.app import build_app
+    from lemmata.space.context import create_context
+
+    config = SpaceConfig.from_env({"LEMMATA_HOME": str(tmp_path), "SPACE_ID": "o/s", "SPACE_AUTHOR_NAME": "o",
+                                   "LEMMATA_RESULTS_REPO": "o/results", "LEMMATA_ADMIN_TOKEN": "leaked"})
+    assert config.host == "0.0.0.0" and config.hub_sync is not None
+    # Gradio's own OAuth routes need the Space's OAuth client (and gradio[oauth], which the Space's
+    # requirements install); what is tested here is which controls and handlers this app wires up
+    monkeypatch.setattr("gradio.routes.attach_oauth", lambda app: None)
+    demo = build_app(create_context(config, stream=io.StringIO()))
+    blocks = list(demo.blocks.values())
+    assert any(isinstance(b, gr.LoginButton) for b in blocks)
+    assert not any(isinstance(b, gr.Textbox) and b.label == "Admin token" for b in blocks)
+    hide = next(fn for fn in demo.fns.values() if fn.fn is not None and fn.fn.__name__ == "run_hosted")
+    assert any(p.annotation in (gr.OAuthProfile | None,) for p in inspect.signature(hide.fn).parameters.values())
+    requirements = (Path(__file__).resolve().parent.parent / "space" / "requirements.txt").read_text()
+    assert "gradio[oauth]" in requirements  # LoginButton needs Gradio's OAuth extra on a Space
