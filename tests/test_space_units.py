@@ -221,68 +221,7 @@ def test_config_errors_name_each_variable(tmp_path):
     assert fields == {"LEMMATA_RESULTS_REPO", "LEMMATA_RATE_LIMIT", "LEMMATA_MAX_SUBMISSION_BYTES"}
 
 
-# -- Hub restore ------------------------------------------------------------------------------------------
-def _mirror_download(remote: Path, calls: list):
-    """A transport with snapshot_download's interface serving a local folder as the dataset repository."""
-    from fnmatch import fnmatch
-
-    def download(*, repo_id, repo_type, local_dir, allow_patterns, token):
-        calls.append({"repo_id": repo_id, "repo_type": repo_type, "allow_patterns": allow_patterns})
-        for path in remote.rglob("*"):
-            rel = path.relative_to(remote).as_posix()
-            if path.is_file() and any(fnmatch(rel, p) for p in allow_patterns):
-                target = Path(local_dir) / rel
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(path, target)
-        return local_dir
-
-    return download
-
-
-def test_restore_downloads_durable_files_and_reindexes(tmp_path, store):
-    from lemmata.space.config import HubSyncConfig
-    from lemmata.space.hub_sync import ALLOW_PATTERNS, restore
-
-    rec, _ = store.add_submission(b"payload\n", filename="f.jsonl", benchmark="re2math", track="raw",
-                                  model_name="m", submitter="ada", header={})
-    hidden = store.result_rows()[0]["result_id"]
-    store.set_hidden(hidden, True, actor="hub:owner", reason="duplicate")
-    (store.root / "results" / ".tmp-half-written").write_text("x")
-    calls: list = []
-    fresh = Store(tmp_path / "fresh")
-    report = restore(fresh, HubSyncConfig(repo_id="o/results"), download=_mirror_download(store.root, calls))
-    assert calls == [{"repo_id": "o/results", "repo_type": "dataset", "allow_patterns": ALLOW_PATTERNS}]
-    # the two rows whose URLs the record format refuses are skipped with a reason, not fatal
-    assert report.existed and report.results_added == 7 and report.submissions == 1
-    assert len(fresh.reindex_problems) == 2 and all("url" in p.reason for p in fresh.reindex_problems)
-    assert fresh.is_hidden(hidden) and fresh.get_submission(rec.sha256).submitter == "ada"
-    assert len(fresh.result_rows()) == len(store.result_rows()) - 2
-    assert not (fresh.root / "leaderboard.sqlite3-journal").exists()
-
-
-def test_restore_of_a_repository_that_does_not_exist_yet(tmp_path):
-    from huggingface_hub.errors import RepositoryNotFoundError
-
-    from lemmata.errors import LemmataError
-    from lemmata.space.config import HubSyncConfig
-    from lemmata.space.hub_sync import restore
-
-    class Response:  # the shape huggingface_hub's HTTP errors carry
-        status_code, headers, url, request = 404, {}, "https://hub/api", None
-
-    def missing(**kwargs):
-        raise RepositoryNotFoundError("404 Repository Not Found", response=Response())
-
-    report = restore(Store(tmp_path / "a"), HubSyncConfig(repo_id="o/new"), download=missing)
-    assert not report.existed and "will be created" in report.describe()
-
-    def broken(**kwargs):
-        raise ConnectionError("connection reset")
-
-    with pytest.raises(LemmataError, match="could not restore"):
-        restore(Store(tmp_path / "b"), HubSyncConfig(repo_id="o/r"), download=broken)
-
-
+# -- Hub mirror --------------------------------------------------------------------------------------------
 def test_scheduler_mirrors_only_immutable_files(tmp_path):
     from fnmatch import fnmatch
 

@@ -12,7 +12,6 @@ once more at exit). Locally nothing of this runs: the store stays on disk.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,8 +24,6 @@ log = logging.getLogger("lemmata.space.hub_sync")
 ALLOW_PATTERNS = [f"{folder}/**" for folder in DURABLE_FOLDERS]
 #: temporary files of atomic writes (``.tmp-*``) and anything hidden must never be pushed half-written
 IGNORE_PATTERNS = ["**/.tmp-*", ".tmp-*", "**/.*", "*.sqlite3", "*.sqlite3-*"]
-
-Downloader = Callable[..., Any]
 
 
 @dataclass(frozen=True)
@@ -51,38 +48,48 @@ def sync_plan(config: SpaceConfig) -> HubSyncConfig | None:
     return config.hub_sync if config.hosted else None
 
 
-def _snapshot_download(**kwargs: Any) -> str:
-    from huggingface_hub import snapshot_download
-
-    return snapshot_download(**kwargs)
-
-
-def _is_missing_repo(exc: BaseException) -> bool:
-    from huggingface_hub.errors import RepositoryNotFoundError
-
-    return isinstance(exc, RepositoryNotFoundError)
-
-
-def restore(store: Store, sync: HubSyncConfig, *, download: Downloader | None = None,
-            token: str | None = None) -> RestoreReport:
+def restore(store: Store, sync: HubSyncConfig, *, token: str | None = None,
+            endpoint: str | None = None) -> RestoreReport:
     """Download the mirror's durable files into the store folder, then ``reindex()``.
 
-    ``download`` has ``huggingface_hub.snapshot_download``'s keyword interface
-    (it is that function unless a caller supplies another transport).
+    The repository's current commit is resolved first and downloaded exactly;
+    afterwards every durable file it lists must be on disk. This matters
+    because ``snapshot_download`` quietly returns an existing local folder when
+    the Hub cannot be reached: a store that silently starts empty would accept
+    a second copy of an entry the mirror already holds. Any failure here is a
+    LemmataError (the start-up step fails and uploads stay paused); only a
+    repository that does not exist yet starts an empty store.
     """
-    download = download or _snapshot_download
-    existed = True
+    from fnmatch import fnmatch
+
+    from huggingface_hub import HfApi, snapshot_download
+    from huggingface_hub.errors import RepositoryNotFoundError
+
+    api = HfApi(endpoint=endpoint, token=token)
     try:
-        download(repo_id=sync.repo_id, repo_type="dataset", local_dir=str(store.root),
-                 allow_patterns=ALLOW_PATTERNS, token=token)
+        info = api.repo_info(sync.repo_id, repo_type="dataset")
+    except RepositoryNotFoundError:
+        info = None
     except Exception as exc:
-        if not _is_missing_repo(exc):
+        raise LemmataError(f"could not reach the Hub dataset {sync.repo_id} to restore the store: {exc}") from exc
+    if info is not None:
+        wanted = [s.rfilename for s in (info.siblings or [])
+                  if any(fnmatch(s.rfilename, p) for p in ALLOW_PATTERNS)
+                  and not any(fnmatch(s.rfilename, p) for p in IGNORE_PATTERNS)]
+        try:
+            snapshot_download(repo_id=sync.repo_id, repo_type="dataset", revision=info.sha,
+                              local_dir=str(store.root), allow_patterns=ALLOW_PATTERNS,
+                              ignore_patterns=IGNORE_PATTERNS, token=token, endpoint=endpoint)
+        except Exception as exc:
             raise LemmataError(f"could not restore the store from the Hub dataset {sync.repo_id}: {exc}") from exc
-        existed = False
+        missing = [f for f in wanted if not (store.root / f).is_file()]
+        if missing:
+            raise LemmataError(f"restoring from {sync.repo_id} left {len(missing)} file(s) missing (for example "
+                               f"{missing[0]}); the Hub may be unreachable")
     added = store.reindex()
     submissions = sum(1 for _ in store.submissions_dir.glob("*.meta.json")) if store.submissions_dir.is_dir() else 0
-    report = RestoreReport(repo_id=sync.repo_id, existed=existed, results_added=added, submissions=submissions,
-                           skipped=len(store.reindex_problems))
+    report = RestoreReport(repo_id=sync.repo_id, existed=info is not None, results_added=added,
+                           submissions=submissions, skipped=len(store.reindex_problems))
     log.info(report.describe())
     return report
 
