@@ -354,3 +354,15 @@ def test_verdict_cache_reads_appends_incrementally_and_reports_bad_lines(tmp_pat
     with pytest.raises(InputError) as err:
         reader.get({"k": 1})
     assert err.value.problems[0].line == 3
+
+
+def test_parallel_first_verdicts_create_the_artifact_once(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ChatServer() as server:
+        judge = ChatJudge(server.config())
+        art = _artifact(tmp_path)
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            verdicts = list(pool.map(lambda i: art.obtain("ground", {"k": i}, _values(), judge), range(32)))
+    assert all(v["verdict"] == "yes" for v in verdicts) and len(art.cache) == 32
+    assert sorted(p.name for p in (tmp_path / "judge").iterdir()) == ["ARTIFACT.json", "verdicts.jsonl"]

@@ -16,7 +16,9 @@ their reason kept. A question no judge could answer has no verdict: it is
 from __future__ import annotations
 
 import json
+import os
 import re
+import tempfile
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -244,6 +246,7 @@ class JudgeArtifact:
         )
         self.cache = VerdictCache(self.folder)
         self.stats = JudgeStats()
+        self._manifest_lock = threading.Lock()
         self._verify()
 
     @property
@@ -276,13 +279,16 @@ class JudgeArtifact:
         self.manifest = found
 
     def _ensure_manifest(self, judge: Judge) -> None:
-        if self.manifest_path.exists():
-            return
-        self.manifest = self.manifest.model_copy(update={"judge": {**judge.describe(), "id": self.judge_id}})
-        self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = self.folder / f".{ARTIFACT_FILE}.tmp"
-        write_json(tmp, self.manifest.model_dump(mode="json", by_alias=True))
-        tmp.replace(self.manifest_path)
+        """Write ``ARTIFACT.json`` once, before the first verdict (atomic; threads and processes may race here)."""
+        with self._manifest_lock:
+            if self.manifest_path.exists():
+                return
+            self.manifest = self.manifest.model_copy(update={"judge": {**judge.describe(), "id": self.judge_id}})
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{ARTIFACT_FILE}.")
+            os.close(fd)
+            write_json(tmp, self.manifest.model_dump(mode="json", by_alias=True))
+            os.replace(tmp, self.manifest_path)
 
     def key_fields(self, rubric: str, fields: Mapping[str, Any]) -> dict[str, Any]:
         return {"judge": self.judge_id, "rubric": self.rubrics[rubric].id, **fields}
