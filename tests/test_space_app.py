@@ -343,3 +343,20 @@ def test_browser_admin_hides_an_entry_only_with_the_token(space, client, browser
     events = space.ctx.store.events(20)
     assert any(e["action"] == "hide" and e["actor"] == "admin-token" and e["target"] == result_id for e in events)
     page.close()
+
+
+def test_a_submission_needing_the_judge_is_pending_never_scored(space, client):
+    """The Re²Math example (no judge configured): stored, scored as far as possible, listed as pending."""
+    from gradio_client import handle_file
+
+    example = Path(__file__).resolve().parent.parent / "submissions" / "re2math" / "example-re2math-bm25-raw-m5.jsonl"
+    _, outcome = client.predict(handle_file(str(example)), "Example team", "", "", api_name="/submit")
+    assert outcome["outcome"] == "created" and outcome["benchmark"] == "re2math"
+    status = _wait_scored(client, outcome["sha256"], timeout=240)
+    assert status["status"] == "pending_oracle" and "wait for an oracle" in status["reason"]
+    board = client.predict("re2math", status["track"], "", "scored", "", "rank:asc", api_name="/leaderboard")
+    [row] = [r for g in board["groups"] for r in g["rows"] if r["result_id"] == status["result_ids"][0]]
+    assert row["score"] is None and row["rank"] is None and row["pending"] > 0 and row["status"] == "pending_oracle"
+    result = space.ctx.store.get_result(row["result_id"])
+    audit = client.predict(row["result_id"], result.items[0]["instance_id"], api_name="/audit")
+    assert "Verdicts" in audit and "pending" in audit.lower()
