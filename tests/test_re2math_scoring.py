@@ -378,3 +378,22 @@ def test_resources_refuse_to_build_when_told_not_to(tmp_path):
     res = Resources(releases_root=tmp_path, artifacts_root=tmp_path, build_missing=False)
     with pytest.raises(LemmataError, match="not built"):
         res.release("re2math-1.0.0")
+
+
+def test_cli_with_a_judge_from_the_environment_then_a_rescore_without_calls(tmp_path, handler, example, monkeypatch,
+                                                                           capsys):
+    _use_handler(monkeypatch, handler)
+    judge_dir, outs = tmp_path / "judge", [tmp_path / "a.json", tmp_path / "b.json"]
+    with ChatServer() as server:
+        monkeypatch.setenv("LEMMATA_JUDGE_BASE_URL", server.base_url)
+        monkeypatch.setenv("LEMMATA_JUDGE_MODEL", "judge-model")
+        monkeypatch.setenv("LEMMATA_JUDGE_API_KEY", server.api_key)
+        args = ["score", str(example), "--received-at", RECEIVED, "--judge-artifact", str(judge_dir), "--quiet"]
+        assert cli(args + ["--out", str(outs[0])]) == 0
+        calls = len(server.requests)
+        assert calls > 0
+        assert cli(args + ["--out", str(outs[1])]) == 0
+        assert len(server.requests) == calls
+    first, second = (Result.from_file(p) for p in outs)
+    assert first.status == "complete" and without_scored_at(first) == without_scored_at(second)
+    assert server.api_key not in (judge_dir / "verdicts.jsonl").read_text() + (judge_dir / "ARTIFACT.json").read_text()

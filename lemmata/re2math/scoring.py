@@ -548,7 +548,7 @@ def assess(row: dict[str, Any], rec: Record, header: Header, artifact, log,
     else:
         a.ground_q = ground_question(row, source, artifact.materialise(source, instance_id=iid, log=log), statement)
 
-    if header.track == "raw":
+    if header.track == "raw" and (row["x"].get("anchor_hint") or "").strip():
         if rec.anchor is None:
             a.anchor_rule = ("abstain", "no planning anchor given")
         else:
