@@ -277,8 +277,9 @@ def normalize_query(rows: Sequence[BoardRow], query: BoardQuery,
     """
     catalog = catalog or {}
     notices: list[str] = []
-    with_rows = sorted({r.benchmark for r in rows})
-    benchmarks = sorted(set(catalog) | set(with_rows))
+    present = {r.benchmark for r in rows}
+    benchmarks = list(catalog) + sorted(present - set(catalog))  # the catalog's order, then the rest
+    with_rows = [b for b in benchmarks if b in present]
     bench = query.benchmark
     if bench not in benchmarks:
         if bench:
@@ -334,7 +335,8 @@ def build_view(rows: Sequence[BoardRow], query: BoardQuery,
                                  total_rows=len(ranked), diagnostics=diagnostic_columns(ranked),
                                  higher_is_better=higher, metric=next((r.metric for r in ranked if r.metric), "")))
     return BoardView(
-        query=query, groups=tuple(groups), benchmarks=tuple(sorted(set(catalog or {}) | {r.benchmark for r in rows})),
+        query=query, groups=tuple(groups),
+        benchmarks=tuple(list(catalog or {}) + sorted({r.benchmark for r in rows} - set(catalog or {}))),
         tracks=tuple(_tracks(rows, catalog or {}, query.benchmark)),
         group_keys=tuple(sorted(by_group)), matched=matched, total=len(selected), notices=tuple(notices),
     )

@@ -122,8 +122,7 @@ class Bootstrap:
                 return ""
             icons = {"waiting": "○", "running": "◔", "done": "✓", "skipped": "–", "failed": "✗"}
             items = "".join(
-                f'<li class="lm-step-{s.status}">{icons[s.status]} {esc(s.label)}'
-                f'{" — " + esc(s.detail) if s.detail else ""}'
+                f'<li class="lm-step-{s.status}">{icons[s.status]} {esc(s.label)}{_detail(s.detail)}'
                 f'{f" ({s.seconds:.1f}s)" if s.status in ("done", "failed") else ""}</li>'
                 for s in self.steps)
             if not self.done:
@@ -134,6 +133,16 @@ class Bootstrap:
         return (f'<details class="lm-banner lm-progress"><summary>Start-up finished; {len(failed)} step(s) had '
                 f"problems ({esc(names)}). The leaderboard works; what depends on them may be missing.</summary>"
                 f"<ol>{items}</ol></details>")
+
+
+def _detail(text: str, limit: int = 160) -> str:
+    """A step's detail; a long one (a list of failures) folds away behind its first words."""
+    if not text:
+        return ""
+    if len(text) <= limit:
+        return " — " + esc(text)
+    parts = "".join(f"<li>{esc(part)}</li>" for part in text.split("; "))
+    return f' — <details class="lm-inline"><summary>{esc(text[:limit])}…</summary><ul>{parts}</ul></details>'
 
 
 # -- the default steps ------------------------------------------------------------------------------

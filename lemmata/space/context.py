@@ -40,6 +40,33 @@ def oracles_from_env() -> tuple[OracleConfig, str]:
     return OracleConfig(judge=judge, lean=lean), text
 
 
+def submission_catalog() -> dict[str, tuple[str, ...]]:
+    """``{benchmark: tracks}`` of every registered track handler, ordered like the registry's families.
+
+    The names are what submission headers and results carry (``re2math``,
+    ``re2math-theorem-retrieval``, ``mathnet-retrieve``, …), so a board can be
+    chosen before it has any entry.
+    """
+    import importlib
+
+    from lemmata.registry import registry
+    from lemmata.scoring.base import HANDLERS, known_benchmarks
+
+    metas = list(registry().values())
+    families = list(dict.fromkeys(m.family for m in metas))
+    family_of = {m.name: m.family for m in metas}
+
+    def order(name: str) -> tuple[int, int, str]:
+        family = family_of.get(name) or next((f for f in families if name.startswith(f)), None)
+        return (families.index(family) if family in families else len(families), name != family, name)
+
+    out: dict[str, tuple[str, ...]] = {}
+    for name in sorted(known_benchmarks(), key=order):
+        module, _, cls = HANDLERS[name].partition(":")
+        out[name] = tuple(getattr(importlib.import_module(module), cls).tracks)
+    return out
+
+
 @dataclass
 class SpaceContext:
     config: SpaceConfig
@@ -51,6 +78,7 @@ class SpaceContext:
     scheduler: Any = None
     oracles: OracleConfig = field(default_factory=OracleConfig)
     exports: dict = field(default_factory=dict, repr=False)
+    _catalog: dict[str, tuple[str, ...]] | None = field(default=None, repr=False)
     _rows: tuple[int, list[BoardRow]] | None = field(default=None, repr=False)
     _rows_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -71,10 +99,10 @@ class SpaceContext:
         return f"{self.store.generation()}:{self.bootstrap.revision}"
 
     def catalog(self) -> dict[str, tuple[str, ...]]:
-        """Registered benchmarks with their tracks (so empty boards can be selected)."""
-        from lemmata.registry import list_benchmarks
-
-        return {m.name: tuple(m.tracks) for m in list_benchmarks()}
+        """Every benchmark a submission can name, with its tracks, flagship first (computed once)."""
+        if self._catalog is None:
+            self._catalog = submission_catalog()
+        return self._catalog
 
     # -- lifecycle ----------------------------------------------------------------------------------
     def start(self, *, background: bool = True) -> None:

@@ -318,6 +318,7 @@ BOARD_CSS = """
 .lm-banner { border: 1px solid #fcd34d; background: #fffbeb; color: #78350f; border-radius: 8px;
   padding: 0.5rem 0.8rem; margin-bottom: 0.5rem; }
 .lm-progress ol { margin: 0.3rem 0 0 1.2rem; }
+.lm-inline { display: inline; } .lm-inline summary { display: inline; cursor: pointer; }
 .lm-progress .lm-step-done { color: #166534; }
 .lm-progress .lm-step-running { color: #1d4ed8; font-weight: 600; }
 .lm-progress .lm-step-failed { color: #991b1b; }
