@@ -289,8 +289,8 @@ def normalize_query(rows: Sequence[BoardRow], query: BoardQuery,
     tracks = _tracks(rows, catalog, bench)
     track = query.track
     if track not in tracks:
-        rows_tracks = sorted({r.track for r in rows if r.benchmark == bench})
-        fallback = (rows_tracks or tracks or [None])[0]
+        present = {r.track for r in rows if r.benchmark == bench}
+        fallback = ([t for t in tracks if t in present] or tracks or [None])[0]
         if track:
             notices.append(f"No track {track!r} in {bench}; showing {fallback!r}." if fallback
                            else f"No track {track!r} in {bench}.")

@@ -57,11 +57,12 @@ element.addEventListener('keydown', (ev) => {
 def number_format(values: Iterable[float | None]) -> str:
     """One format for a whole column: 3 decimals for rates in [-1, 1], otherwise 1 (integers stay integers).
 
-    >>> number_format([0.41, 0.5, None]), number_format([41.5, 3.0]), number_format([3, 12])
-    ('{:.3f}', '{:.1f}', '{:.0f}')
+    >>> number_format([0.41, 0.5, None]), number_format([41.5, 3.0]), number_format([3, 12]), number_format([0, 0])
+    ('{:.3f}', '{:.1f}', '{:.0f}', '{:.0f}')
     """
     nums = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
-    if nums and all(float(v).is_integer() for v in nums) and any(abs(v) > 1 for v in nums):
+    if nums and (all(isinstance(v, int) for v in nums)
+                 or (all(float(v).is_integer() for v in nums) and any(abs(v) > 1 for v in nums))):
         return "{:.0f}"
     if all(abs(v) <= 1 for v in nums):
         return "{:.3f}"
