@@ -274,7 +274,7 @@ BOARD_CSS = """
 .lm-table .lm-num { text-align: right; font-variant-numeric: tabular-nums; }
 .lm-table th.lm-diag { white-space: normal; min-width: 4.5rem; max-width: 9rem; font-weight: 500;
   font-size: 0.88em; }
-.lm-table, .lm-table tr, .lm-status-table tr, .lm-errors tr { border: none !important; }
+.lm-table, .lm-table tr, .lm-status-table, .lm-status-table tr, .lm-errors table, .lm-errors tr { border: none !important; }
 .lm-sort { all: unset; cursor: pointer; }
 .lm-sort:hover, .lm-sort:focus-visible { text-decoration: underline; }
 .lm-table tbody tr:hover { background: var(--background-fill-secondary); }
