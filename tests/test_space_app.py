@@ -331,11 +331,13 @@ def test_browser_admin_hides_an_entry_only_with_the_token(space, client, browser
     page.get_by_role("button", name="Hide", exact=True).click()
     page.get_by_text("the admin token is not correct").wait_for(timeout=15_000)
     assert not space.ctx.store.is_hidden(result_id)
+    assert page.locator("#lm-tab-admin table").count() == 0  # no moderation log for a wrong token
 
     page.locator("#lm-admin-token input, #lm-admin-token textarea").first.fill(ADMIN_TOKEN)
     page.get_by_role("button", name="Hide", exact=True).click()
     page.get_by_text("is now hidden from the leaderboard").wait_for(timeout=15_000)
     assert space.ctx.store.is_hidden(result_id)
+    assert result_id in page.locator("#lm-tab-admin table").inner_text()  # the log names the full id to unhide
     page.get_by_role("tab", name="Leaderboard").click()
     page.locator("#lm-board .lm-empty").first.wait_for(timeout=15_000)  # the search now matches nothing
     assert page.locator("#lm-board tr", has_text="to-be-hidden").count() == 0

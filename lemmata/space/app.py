@@ -157,7 +157,7 @@ def banner_html(ctx: SpaceContext) -> str:
 
 def render_events(ctx: SpaceContext, limit: int = 30) -> str:
     rows = "".join(f"<tr><td>{esc(e['at'])}</td><td>{esc(e['actor'])}</td><td>{esc(e['action'])}</td>"
-                   f"<td><code>{esc(str(e['target'])[:16])}</code></td><td>{esc(e['detail'] or '')}</td></tr>"
+                   f"<td><code class='lm-id'>{esc(e['target'])}</code></td><td>{esc(e['detail'] or '')}</td></tr>"
                    for e in ctx.store.events(limit) if not str(e["action"]).startswith("status:"))
     return ('<table class="lm-status-table"><thead><tr><th>At</th><th>Actor</th><th>Action</th><th>Target</th>'
             f"<th>Detail</th></tr></thead><tbody>{rows}</tbody></table>")
@@ -490,10 +490,13 @@ def build_app(ctx: SpaceContext):
 
         def _moderate(action, entry, reason, *, token, username):
             from lemmata.errors import LemmataError
+            from lemmata.space.admin import NotAuthorized
 
             try:
                 message = moderate(ctx.store, config, action, entry, reason or "", token=token, username=username,
                                    wake=ctx.worker.wake)
+            except NotAuthorized as exc:  # the moderation log is for admins only
+                return esc(f"Not done: {exc}"), ""
             except (LemmataError, ValueError) as exc:
                 message = f"Not done: {exc}"
             return esc(message), render_events(ctx)

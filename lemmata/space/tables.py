@@ -302,6 +302,7 @@ BOARD_CSS = """
 .lm-status-table { width: 100%; border-collapse: collapse; font-size: 0.9rem; }
 .lm-status-table th, .lm-status-table td { padding: 0.35rem 0.6rem; text-align: left; border: none !important;
   border-bottom: 1px solid var(--border-color-primary) !important; vertical-align: top; }
+.lm-id { word-break: break-all; font-size: 0.8em; }
 .lm-reason { font-size: 0.85em; color: var(--body-text-color-subdued); max-width: 30rem; white-space: normal; }
 .lm-st { display: inline-block; padding: 0.05rem 0.45rem; border-radius: 999px; font-size: 0.8em; font-weight: 600; }
 .lm-st-queued, .lm-st-validated { background: #f1f5f9; color: #334155; }
