@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import socket
 
 import evaluate
@@ -199,9 +200,24 @@ def test_metric_card(name):
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_app_is_the_standard_widget_over_its_own_folder(name):
+def test_app_is_a_page_over_its_own_folder(name):
     tree = ast.parse((METRICS_DIR / name / "app.py").read_text(encoding="utf-8"))
     calls = [ast.unparse(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)]
-    assert "evaluate.load" in calls and "launch_gradio_widget" in calls
+    assert "evaluate.load" in calls and "metric_app" in calls
     load_call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func) == "evaluate.load")
     assert "Path(__file__).resolve().parent" in ast.unparse(load_call.args[0])
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_app_page_builds_and_computes_its_example(name):
+    """The page builds on the installed Gradio and its prefilled example computes without error."""
+    import runpy
+
+    from lemmata.metrics.widget import EXAMPLES, compute_from_json
+
+    namespace = runpy.run_path(str(METRICS_DIR / name / "app.py"), run_name="app")
+    assert namespace["demo"].__class__.__name__ == "Blocks"
+    out = compute_from_json(namespace["module"], json.dumps(EXAMPLES[name]))
+    assert "error" not in out, out
+    broken = compute_from_json(namespace["module"], '{"predictions": []}')
+    assert "error" in broken

@@ -1,8 +1,13 @@
+"""The metric's page: a Gradio app over this folder's ``evaluate`` module (run: ``python app.py``)."""
+
 from pathlib import Path
 
 import evaluate
-from evaluate.utils import launch_gradio_widget
 
+from lemmata.metrics.widget import metric_app
 
 module = evaluate.load(str(Path(__file__).resolve().parent))
-launch_gradio_widget(module)
+demo = metric_app(module)
+
+if __name__ == "__main__":
+    demo.launch()
