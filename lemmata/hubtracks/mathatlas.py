@@ -153,7 +153,9 @@ class MathAtlasHandler(TrackHandler):
             raise InputError(problems[:200])
         return Validated(benchmark=self.benchmark, track=header.track, model=header.model, header=header,
                          records=[rec for _, rec in records.values()], sha256=sha256, filename=name,
-                         summary=f"{len(records)} of {len(entities)} {TRACK_TYPES[header.track]} entities formalized",
+                         summary=f"{sum(r.formal_statement is not None for _, r in records.values())} of "
+                                 f"{len(entities)} {TRACK_TYPES[header.track]} entities formalized "
+                                 f"({len(records)} records)",
                          needs_oracle=any("pending" in (r.compiles, r.faithful) for _, r in records.values()))
 
     def score(self, submission: Validated, *, received_at: str, oracles: OracleConfig) -> Result:
