@@ -6,7 +6,6 @@ import csv
 import io
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import tempfile
 import threading
 from dataclasses import dataclass, field
@@ -18,7 +17,6 @@ from lemmata.space.hub_sync import restore, start_scheduler, sync_plan
 from lemmata.space.worker import ScoringWorker
 from lemmata.store import Store
 
-log = logging.getLogger("lemmata.space")
 
 
 def oracles_from_env() -> tuple[OracleConfig, str]:
