@@ -18,7 +18,6 @@ from lemmata.space.worker import ScoringWorker
 from lemmata.store import Store
 
 
-
 def oracles_from_env() -> tuple[OracleConfig, str]:
     """The live oracles configured by environment, and a sentence saying which.
 
