@@ -366,3 +366,18 @@ def test_hosted_app_moderates_by_hub_login_not_by_token(tmp_path, monkeypatch):
     assert any(p.annotation in (gr.OAuthProfile | None,) for p in inspect.signature(hide.fn).parameters.values())
     requirements = (Path(__file__).resolve().parent.parent / "space" / "requirements.txt").read_text()
     assert "gradio[oauth]" in requirements  # LoginButton needs Gradio's OAuth extra on a Space
+
+
+def test_reported_rows_are_imported_once_as_reported(tmp_path):
+    from lemmata.space.bootstrap import Skip, reported_step
+
+    st = Store(tmp_path)
+    lines: list[str] = []
+    detail = reported_step(st)(lines.append)
+    rows = st.result_rows()
+    assert detail == f"{len(rows)} reported row(s) added" and len(lines) == 3
+    assert {r["kind"] for r in rows} == {"reported"}
+    assert {"re2math", "taobench", "mirb", "mathnet-retrieve", "mathatlas"} <= {r["benchmark"] for r in rows}
+    with pytest.raises(Skip, match="already present"):
+        reported_step(st)(lines.append)
+    assert len(st.result_rows()) == len(rows)

@@ -193,6 +193,7 @@ def artifact_step() -> Callable[[Callable[[str], None]], str]:
 REPORTED_IMPORTERS = (
     "lemmata.re2math.reported:import_reported",
     "lemmata.hubtracks.reported:import_reported",
+    "lemmata.taobench.reported:import_reported",
 )
 
 
@@ -206,7 +207,7 @@ def reported_step(store, importers: tuple[str, ...] = REPORTED_IMPORTERS) -> Cal
         failed = []
         for ref in importers:
             module, _, name = ref.partition(":")
-            report(f"importing {module.rsplit('.', 2)[-2]} reported rows")
+            report(f"importing {module.split('.')[1]} reported rows")
             try:
                 pairs = getattr(importlib.import_module(module), name)(store)
             except Exception as exc:  # one paper's missing source must not stop the others
