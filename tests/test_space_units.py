@@ -309,6 +309,28 @@ def test_release_step_skips_built_releases(tmp_path):
         release_step(tmp_path)(lambda text: None)
 
 
+def test_release_step_reports_unreachable_hub_releases_as_unavailable_not_failed(tmp_path, monkeypatch):
+    """Offline, Hub-only releases cannot be fetched: the step completes and names them, without a failure."""
+    from lemmata.builders import BUILDERS, builder_classes
+    from lemmata.space.bootstrap import release_step
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    hub_only = []
+    for family in BUILDERS:
+        for cls in builder_classes(family):
+            if cls.meta.hub:
+                hub_only.append(cls.meta.release_id)
+                continue
+            folder = tmp_path / cls.meta.release_id
+            folder.mkdir()
+            (folder / "MANIFEST.json").write_text("{}")
+    assert hub_only
+    summary = release_step(tmp_path)(lambda text: None)
+    assert f"{len(hub_only)} Hub-only release(s) not available here" in summary
+    for release_id in hub_only:
+        assert release_id in summary and not (tmp_path / release_id).exists()
+
+
 def test_long_groups_list_their_first_rows_and_offer_the_rest(tmp_path):
     from lemmata.space.tables import ROW_LIMIT
 

@@ -31,6 +31,7 @@ def score_file(path: str | Path, store: Store, *, submitter: str = SUBMITTER,
     record, _ = store.add_submission(
         data, filename=path.name, benchmark=validated.benchmark, track=validated.track,
         model_name=validated.model.name, submitter=submitter, header=validated.header.model_dump(mode="json"),
+        status="scoring",  # scored right here; a running space worker must not claim it too
     )
     worker = ScoringWorker(store, oracles=lambda: oracles or OracleConfig())
     result = worker.process(record)
