@@ -17,10 +17,7 @@ pending. Authentication failures stop the run: no retry can fix them.
 
 from __future__ import annotations
 
-import http.client
 import os
-import random
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -30,22 +27,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lemmata.errors import LemmataError
+from lemmata.oracles.http import OracleAuthError, OracleRequestError, Retryable, send, with_retries
 from lemmata.oracles.judge import Judge, JudgeAnswer, OracleUnavailable, Rubric, parse_verdict, unparsable
+
+__all__ = ["ChatClient", "ChatConfig", "ChatJudge", "OracleAuthError", "OracleRequestError", "OracleUnavailable",
+           "judge_from_env"]
 
 ENV_BASE_URL = "LEMMATA_JUDGE_BASE_URL"
 ENV_MODEL = "LEMMATA_JUDGE_MODEL"
 ENV_API_KEY = "LEMMATA_JUDGE_API_KEY"
 ENV_JUDGE_ID = "LEMMATA_JUDGE_ID"
-RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 USER_AGENT = "lemmata-judge/1"
-
-
-class OracleAuthError(LemmataError):
-    """The server refused the credentials (401/403)."""
-
-
-class OracleRequestError(LemmataError):
-    """The server rejected the request itself (a 4xx other than rate limiting): a configuration problem."""
 
 
 class ChatConfig(BaseModel):
@@ -129,20 +121,6 @@ class _WithoutJsonMode(Exception):
     """The server rejected ``response_format``: ask again without it."""
 
 
-class _Retryable(Exception):
-    def __init__(self, why: str, retry_after: float | None = None) -> None:
-        super().__init__(why)
-        self.retry_after = retry_after
-
-
-def _retry_after(headers: Any) -> float | None:
-    value = headers.get("Retry-After") if headers is not None else None
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None
-
-
 class ChatClient:
     """One endpoint; ``complete`` returns the assistant's text or raises."""
 
@@ -158,29 +136,15 @@ class ChatClient:
             headers["Authorization"] = f"Bearer {self.config.api_key}"
         req = urllib.request.Request(self.config.endpoint, data=body, headers=headers, method="POST")
         self.requests_sent += 1
-        try:
-            with urllib.request.urlopen(req, timeout=self.config.timeout_s) as resp:
-                return resp.read()
-        except urllib.error.HTTPError as exc:
-            detail = exc.read()[:500].decode("utf-8", "replace")
-            if exc.code in (401, 403):
-                raise OracleAuthError(f"the judge endpoint {self.config.endpoint} refused the credentials "
-                                      f"(HTTP {exc.code}); check {ENV_API_KEY}") from None
-            if exc.code in RETRY_STATUS or exc.code >= 500:
-                raise _Retryable(f"HTTP {exc.code}", _retry_after(exc.headers)) from None
-            if exc.code == 400 and self._json_mode and "response_format" in detail:
+
+        def json_mode_refused(status: int, detail: str) -> BaseException | None:
+            if status == 400 and self._json_mode and "response_format" in detail:
                 self._json_mode = False
-                raise _WithoutJsonMode() from None
-            raise OracleRequestError(f"the judge endpoint {self.config.endpoint} rejected the request "
-                                     f"(HTTP {exc.code}): {detail.strip()[:200]}") from None
-        except (TimeoutError, socket.timeout) as exc:
-            raise _Retryable(f"timed out after {self.config.timeout_s}s") from exc
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, (TimeoutError, socket.timeout)):
-                raise _Retryable(f"timed out after {self.config.timeout_s}s") from None
-            raise _Retryable(f"connection failed: {exc.reason}") from None
-        except (http.client.HTTPException, ConnectionError, OSError) as exc:
-            raise _Retryable(f"connection failed: {exc}") from None
+                return _WithoutJsonMode()
+            return None
+
+        return send(req, timeout=self.config.timeout_s, who=f"the judge endpoint {self.config.endpoint}",
+                    key_env=ENV_API_KEY, on_status=json_mode_refused)
 
     def _request(self, messages: list[dict[str, str]]) -> bytes:
         req = ChatRequest(model=self.config.model, messages=[ChatMessage(**m) for m in messages],
@@ -190,32 +154,26 @@ class ChatClient:
 
     def complete(self, messages: list[dict[str, str]]) -> ChatCompletion:
         """POST the messages; retry transient failures; raise OracleUnavailable when retries run out."""
-        last = ""
-        attempt = 0
-        while True:
-            try:
-                raw = self._post(self._request(messages))
+
+        def once() -> ChatCompletion:
+            while True:
+                try:
+                    raw = self._post(self._request(messages))
+                except _WithoutJsonMode:
+                    continue  # the server has no JSON mode: the same request without response_format
                 try:
                     completion = ChatCompletion.model_validate_json(raw)
                 except ValidationError:
-                    raise _Retryable("malformed chat-completions body: "
-                                     + raw[:120].decode("utf-8", "replace")) from None
+                    raise Retryable("malformed chat-completions body: " + raw[:120].decode("utf-8", "replace")) from None
                 if completion.choices[0].message.content is None:
-                    raise _Retryable("chat-completions reply without message content")
+                    raise Retryable("chat-completions reply without message content")
                 return completion
-            except _WithoutJsonMode:
-                continue
-            except _Retryable as exc:
-                last = str(exc)
-                if attempt >= self.config.max_retries:
-                    raise OracleUnavailable(f"judge endpoint {self.config.endpoint} gave no answer after "
-                                            f"{attempt + 1} attempt(s): {last}") from None
-                delay = min(self.config.max_backoff_s, self.config.backoff_s * (2 ** attempt))
-                delay *= 1 + 0.1 * random.random()  # jitter keeps parallel workers apart
-                if exc.retry_after is not None:
-                    delay = min(self.config.max_backoff_s, max(delay, exc.retry_after))
-                self._sleep(delay)
-                attempt += 1
+
+        return with_retries(
+            once, max_retries=self.config.max_retries, backoff_s=self.config.backoff_s,
+            max_backoff_s=self.config.max_backoff_s, sleep=self._sleep,
+            unavailable=lambda n, why: f"judge endpoint {self.config.endpoint} gave no answer after {n} attempt(s): {why}",
+        )
 
 
 class ChatJudge(Judge):

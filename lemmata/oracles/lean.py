@@ -34,12 +34,9 @@ A command timeout is a verdict: the attempt did not check in time.
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
-import random
 import re
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -52,6 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from lemmata.errors import LemmataError
 from lemmata.hashing import write_json
 from lemmata.oracles.cache import VerdictCache
+from lemmata.oracles.http import OracleAuthError, OracleRequestError, Retryable, send, with_retries  # noqa: F401  (re-exported)
 from lemmata.oracles.judge import OracleUnavailable, slug
 
 ENV_URL = "LEMMATA_LEAN_URL"
@@ -59,7 +57,6 @@ ENV_API_KEY = "LEMMATA_LEAN_API_KEY"
 ENV_MATHLIB = "LEMMATA_MATHLIB_VERSION"
 ENV_LEAN = "LEMMATA_LEAN_VERSION"
 ENV_VERIFIER_ID = "LEMMATA_LEAN_VERIFIER_ID"
-RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 USER_AGENT = "lemmata-lean/1"
 VERSION_PROBE = "#eval Lean.versionString"
 #: the header of the probe: what servers preload (``LEAN_SERVER_INIT_REPLS``), so the probe hits a warm REPL
@@ -67,14 +64,6 @@ PROBE_HEADER = "import Mathlib\nimport Aesop"
 ARTIFACT_FILE = "ARTIFACT.json"
 ARTIFACT_SCHEMA = "lemmata.lean-artifact/1"
 _COMMAND_TIMEOUT = re.compile(r"^Lean REPL command timed out", re.IGNORECASE)
-
-
-class OracleAuthError(LemmataError):
-    """The server refused the credentials (401/403)."""
-
-
-class OracleRequestError(LemmataError):
-    """The server rejected the request itself (a 4xx other than rate limiting): a configuration problem."""
 
 
 # --- configuration ------------------------------------------------------------------------------------------------
@@ -182,20 +171,6 @@ class CheckResult(BaseModel):
         return [m for m in self.messages if m.severity == "error"]
 
 
-class _Retryable(Exception):
-    def __init__(self, why: str, retry_after: float | None = None) -> None:
-        super().__init__(why)
-        self.retry_after = retry_after
-
-
-def _retry_after(headers: Any) -> float | None:
-    value = headers.get("Retry-After") if headers is not None else None
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None
-
-
 # --- the client ---------------------------------------------------------------------------------------------------
 
 
@@ -218,41 +193,14 @@ class KiminaClient:
         url = self.config.url.rstrip("/") + path
         req = urllib.request.Request(url, data=body, headers=self._headers(), method=method)
         self.requests_sent += 1
-        try:
-            with urllib.request.urlopen(req, timeout=timeout) as resp:
-                return resp.read()
-        except urllib.error.HTTPError as exc:
-            detail = exc.read()[:300].decode("utf-8", "replace").strip()
-            if exc.code in (401, 403):
-                raise OracleAuthError(f"the Lean server {url} refused the credentials (HTTP {exc.code}); "
-                                      f"check {ENV_API_KEY}") from None
-            if exc.code in RETRY_STATUS or exc.code >= 500:
-                raise _Retryable(f"HTTP {exc.code} {detail[:120]}", _retry_after(exc.headers)) from None
-            raise OracleRequestError(f"the Lean server {url} rejected the request (HTTP {exc.code}): {detail[:200]}") from None
-        except (TimeoutError, socket.timeout) as exc:
-            raise _Retryable(f"no answer within {timeout:.0f}s") from exc
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, (TimeoutError, socket.timeout)):
-                raise _Retryable(f"no answer within {timeout:.0f}s") from None
-            raise _Retryable(f"connection failed: {exc.reason}") from None
-        except (http.client.HTTPException, ConnectionError, OSError) as exc:
-            raise _Retryable(f"connection failed: {exc}") from None
+        return send(req, timeout=timeout, who=f"the Lean server {url}", key_env=ENV_API_KEY)
 
     def _with_retries(self, what: str, call: Callable[[], Any]) -> Any:
-        attempt = 0
-        while True:
-            try:
-                return call()
-            except _Retryable as exc:
-                if attempt >= self.config.max_retries:
-                    raise OracleUnavailable(f"Lean server {self.config.url} gave no answer to {what} after "
-                                            f"{attempt + 1} attempt(s): {exc}") from None
-                delay = min(self.config.max_backoff_s, self.config.backoff_s * (2 ** attempt))
-                delay *= 1 + 0.1 * random.random()
-                if exc.retry_after is not None:
-                    delay = min(self.config.max_backoff_s, max(delay, exc.retry_after))
-                self._sleep(delay)
-                attempt += 1
+        return with_retries(
+            call, max_retries=self.config.max_retries, backoff_s=self.config.backoff_s,
+            max_backoff_s=self.config.max_backoff_s, sleep=self._sleep,
+            unavailable=lambda n, why: f"Lean server {self.config.url} gave no answer to {what} after {n} attempt(s): {why}",
+        )
 
     def health(self) -> bool:
         """True when ``/health`` answers ``ok``; raises OracleUnavailable when the server cannot be reached."""
@@ -261,7 +209,7 @@ class KiminaClient:
             try:
                 return json.loads(raw).get("status") == "ok"
             except (ValueError, AttributeError):
-                raise _Retryable("malformed /health body") from None
+                raise Retryable("malformed /health body") from None
         return self._with_retries("/health", call)
 
     def check(self, snippets: Sequence[tuple[str, str]]) -> list[CheckResult]:
@@ -313,16 +261,16 @@ class KiminaClient:
         try:
             parsed = [CheckResponse.model_validate(r) for r in json.loads(raw)]
         except (ValueError, TypeError, ValidationError):
-            raise _Retryable("malformed /checks body: " + raw[:120].decode("utf-8", "replace")) from None
+            raise Retryable("malformed /checks body: " + raw[:120].decode("utf-8", "replace")) from None
         by_id = {r.id: r for r in parsed}
         missing = [sid for sid, _ in batch if sid not in by_id]
         if missing:
-            raise _Retryable(f"/checks answer lacks {len(missing)} snippet(s)")
+            raise Retryable(f"/checks answer lacks {len(missing)} snippet(s)")
         out = []
         for sid, _ in batch:
             r = by_id[sid]
             if r.error is None and r.response is None:
-                raise _Retryable(f"/checks answer for {sid} has neither response nor error")
+                raise Retryable(f"/checks answer for {sid} has neither response nor error")
             resp = r.response or ReplResponse()
             out.append(CheckResult(id=sid, time_s=r.time, error=r.error, messages=tuple(resp.messages),
                                    sorries=tuple(resp.sorries)))
