@@ -181,7 +181,8 @@ def test_module_folder_layout_and_imports(name):
         if isinstance(node, ast.Import):
             assert len(node.names) == 1, f"{name}.py line {node.lineno}: one import per line"
     imported = {n.module for n in tree.body if isinstance(n, ast.ImportFrom)}
-    assert imported == {"lemmata.metrics.evaluate_adapters"}, "all logic lives in lemmata"
+    assert imported <= {"lemmata.metrics.evaluate_adapters", "lemmata.benchmarks.re2math"} and \
+        "lemmata.metrics.evaluate_adapters" in imported, "all logic lives in lemmata"
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
     assert len(classes) == 1 and {f.name for f in classes[0].body if isinstance(f, ast.FunctionDef)} == {"_info", "_compute"}
 

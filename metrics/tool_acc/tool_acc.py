@@ -3,19 +3,10 @@
 import datasets
 import evaluate
 
+from lemmata.benchmarks.re2math import RE2MATH
 from lemmata.metrics.evaluate_adapters import tool_acc_from_columns
 
-_CITATION = """\
-@misc{lyu2026re2math,
-  title         = {{Re$^2$Math}: Benchmarking Theorem Retrieval in Research-Level Mathematics},
-  author        = {Lyu, Zicheng and Yang, Wenjie and Zhang, Shengzhong and Huang, Zengfeng},
-  year          = {2026},
-  eprint        = {2605.09012},
-  archivePrefix = {arXiv},
-  primaryClass  = {cs.AI},
-  url           = {https://arxiv.org/abs/2605.09012}
-}
-"""
+_CITATION = RE2MATH.citation
 
 _DESCRIPTION = """\
 ToolAcc is the share of Re²Math gaps where the returned statement is both grounded in the
