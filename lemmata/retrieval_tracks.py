@@ -78,6 +78,23 @@ class EquivalenceRunHeader(RunHeader):
     track: Literal["tao2mathlib", "mathlib2tao"] = Field(description="query formulation 2 corpus formulation")
 
 
+RUN_BENCHMARKS: tuple[str, ...] = (THEOREM_BENCHMARK, EQUIVALENCE_BENCHMARK)
+
+
+def run_schema(benchmark: str) -> dict[str, Any]:
+    """JSON Schema of one line of a run file of a derived retrieval track (header or ranking record)."""
+    from lemmata.hubtracks.schema import RankingRecord
+    from lemmata.submissions.schema import line_schema
+
+    header = {THEOREM_BENCHMARK: TheoremRunHeader, EQUIVALENCE_BENCHMARK: EquivalenceRunHeader}[benchmark]
+    return line_schema(
+        header, RankingRecord, filename=f"{benchmark}-run.schema.json",
+        title=f"{benchmark} run, format lemmata-submission/1 (one JSONL line)",
+        description=f"A {benchmark} run is a UTF-8 JSONL file: line 1 is the header ({header.__name__}), every "
+                    "further line one query's ranking (RankingRecord). See submissions/baselines/README.md.",
+    )
+
+
 def _served(benchmark_name: str, release_id: str):
     """The registered release a header names, or None when that release is not served."""
     from lemmata.registry import UnknownNameError, get_benchmark

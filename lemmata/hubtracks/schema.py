@@ -13,24 +13,18 @@ models. The retrieval handlers check rankings field by field in
 ``ranking[3].score``); :class:`RankingRecord` states the same contract as a
 model, and the tests hold the two to agreeing on accepted and rejected lines.
 
-Export the committed files with ``python -m lemmata.hubtracks.schema --write submissions/schema``.
+Export the committed files with ``lemmata schemas``.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
-from pydantic.json_schema import models_json_schema
 
 from lemmata.beir import MAX_RANKING_DEPTH
 from lemmata.benchmarks.mirb import TASK_NAMES
-
-SCHEMA_BASE = "https://huggingface.co/spaces/lemmata/leaderboard/schema/"
+from lemmata.submissions.schema import dumps, line_schema
 
 #: a BEIR id: a non-empty string (an integer is read as its decimal string, as older BEIR files write ids)
 BeirId = Annotated[StrictStr, Field(min_length=1)] | StrictInt
@@ -111,47 +105,13 @@ def schema_filename(benchmark: str) -> str:
 def json_schema(benchmark: str) -> dict[str, Any]:
     """JSON Schema (2020-12) of one line of a ``benchmark`` submission: the header or a record."""
     filename, title, header, record = _tracks()[benchmark]
-    _, defs = models_json_schema([(header, "validation"), (record, "validation")], ref_template="#/$defs/{model}")
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": SCHEMA_BASE + filename,
-        "title": f"{title}, format lemmata-submission/1 (one JSONL line)",
-        "description": f"{title} files are UTF-8 JSONL: line 1 is the header ({header.__name__}), every further "
-                       f"line a record ({record.__name__}). See {READMES[benchmark]}.",
-        "oneOf": [{"$ref": f"#/$defs/{header.__name__}"}, {"$ref": f"#/$defs/{record.__name__}"}],
-        **defs,
-    }
+    return line_schema(
+        header, record, filename=filename, title=f"{title}, format lemmata-submission/1 (one JSONL line)",
+        description=f"{title} files are UTF-8 JSONL: line 1 is the header ({header.__name__}), every further "
+                    f"line a record ({record.__name__}). See {READMES[benchmark]}.",
+    )
 
 
 def schema_text(benchmark: str) -> str:
     """The committed file's exact text."""
-    return json.dumps(json_schema(benchmark), indent=2, ensure_ascii=False) + "\n"
-
-
-def write_schemas(folder: str | Path) -> list[Path]:
-    """Write every benchmark's schema into ``folder``; returns the paths written."""
-    out = []
-    for benchmark in BENCHMARKS:
-        path = Path(folder) / schema_filename(benchmark)
-        path.write_text(schema_text(benchmark), encoding="utf-8")
-        out.append(path)
-    return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Export the JSON Schemas of the MathNet-Retrieve, MIRB, MathAtlas "
-                                                 "and MA-Align submission formats.")
-    parser.add_argument("--write", metavar="DIR", help="write the four schema files into DIR (default: print one)")
-    parser.add_argument("--benchmark", choices=BENCHMARKS, default="mathnet-retrieve",
-                        help="the schema to print when not writing")
-    args = parser.parse_args(argv)
-    if args.write:
-        for path in write_schemas(args.write):
-            print(path, file=sys.stderr)
-    else:
-        sys.stdout.write(schema_text(args.benchmark))
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    return dumps(json_schema(benchmark))

@@ -6,23 +6,19 @@ order), the source it selected among them (or null to abstain) and the
 statement it extracted from that source. The scorer replays every query, so a
 record can only cite candidates the artifact really returns for it. The JSON
 Schema in ``submissions/schema/re2math-submission.schema.json`` is exported
-from these models (``python -m lemmata.re2math.submission --write-schema``).
+from these models (``lemmata schemas``).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
-from pydantic.json_schema import models_json_schema
 
 from lemmata.errors import InputError, Problem
 from lemmata.results import ModelInfo
 from lemmata.submissions.envelope import Envelope, validate_model
+from lemmata.submissions.schema import dumps, line_schema
 
 BENCHMARK = "re2math"
 SPLITS: tuple[str, ...] = ("eval200/test", "pool/dev")
@@ -155,33 +151,13 @@ def parse_submission(envelope: Envelope) -> tuple[Header, list[tuple[int, Record
 
 def json_schema() -> dict[str, Any]:
     """JSON Schema (2020-12) of one line: the header or a record."""
-    _, defs = models_json_schema([(Header, "validation"), (Record, "validation")],
-                                 ref_template="#/$defs/{model}")
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": SCHEMA_ID,
-        "title": "Re²Math submission, format v1 (one JSONL line)",
-        "description": "A Re²Math submission is a UTF-8 JSONL file: line 1 is a Header, every further line a Record "
-                       "(one per instance of the split). See submissions/re2math/README.md.",
-        "oneOf": [{"$ref": "#/$defs/Header"}, {"$ref": "#/$defs/Record"}],
-        **defs,
-    }
+    return line_schema(
+        Header, Record, filename="re2math-submission.schema.json",
+        title="Re²Math submission, format v1 (one JSONL line)",
+        description="A Re²Math submission is a UTF-8 JSONL file: line 1 is a Header, every further line a Record "
+                    "(one per instance of the split). See submissions/re2math/README.md.",
+    )
 
 
 def schema_text() -> str:
-    return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Export the Re²Math submission JSON Schema.")
-    parser.add_argument("--write-schema", metavar="PATH", help="write the schema here (default: print it)")
-    args = parser.parse_args(argv)
-    if args.write_schema:
-        Path(args.write_schema).write_text(schema_text(), encoding="utf-8")
-    else:
-        sys.stdout.write(schema_text())
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    return dumps(json_schema())

@@ -15,24 +15,20 @@ the header does not declare, more attempts than ``n``, empty or oversized
 attempts (and, through the shared envelope, non-UTF-8 lines, malformed JSON and
 oversized files). The JSON Schema in
 ``submissions/schema/taobench-proofs.schema.json`` is exported from these models
-(``python -m lemmata.taobench.submission --write-schema PATH``).
+(``lemmata schemas``).
 """
 
 from __future__ import annotations
 
-import argparse
 import difflib
-import json
-import sys
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from pydantic.json_schema import models_json_schema
 
 from lemmata.errors import InputError, Problem
 from lemmata.results import ModelInfo
 from lemmata.submissions.envelope import Envelope, validate_model
+from lemmata.submissions.schema import dumps, line_schema
 
 BENCHMARK = "taobench"
 TRACK = "proofs"
@@ -176,33 +172,14 @@ def parse_submission(envelope: Envelope, known_fqns=None) -> tuple[Header, list[
 
 def json_schema() -> dict[str, Any]:
     """JSON Schema (2020-12) of one line: the header or a record."""
-    _, defs = models_json_schema([(Header, "validation"), (Record, "validation")], ref_template="#/$defs/{model}")
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": SCHEMA_ID,
-        "title": "TaoBench proof submission, format v1 (one JSONL line)",
-        "description": "A TaoBench proof submission is a UTF-8 JSONL file: line 1 is a Header, every further line a "
-                       "Record (one per exercise and formulation) holding up to n complete Lean files. See "
-                       "submissions/taobench/README.md.",
-        "oneOf": [{"$ref": "#/$defs/Header"}, {"$ref": "#/$defs/Record"}],
-        **defs,
-    }
+    return line_schema(
+        Header, Record, filename="taobench-proofs.schema.json",
+        title="TaoBench proof submission, format v1 (one JSONL line)",
+        description="A TaoBench proof submission is a UTF-8 JSONL file: line 1 is a Header, every further line a "
+                    "Record (one per exercise and formulation) holding up to n complete Lean files. See "
+                    "submissions/taobench/README.md.",
+    )
 
 
 def schema_text() -> str:
-    return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Export the TaoBench proof submission JSON Schema.")
-    parser.add_argument("--write-schema", metavar="PATH", help="write the schema here (default: print it)")
-    args = parser.parse_args(argv)
-    if args.write_schema:
-        Path(args.write_schema).write_text(schema_text(), encoding="utf-8")
-    else:
-        sys.stdout.write(schema_text())
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    return dumps(json_schema())
