@@ -1,6 +1,7 @@
 """Where Lemmata keeps things on disk, overridable by environment.
 
-``LEMMATA_HOME`` roots everything (releases, artifacts, the leaderboard store);
+``LEMMATA_HOME`` roots everything (releases, artifacts, the leaderboard store;
+``LEMMATA_RELEASES`` and ``LEMMATA_STORE`` move one of them);
 ``LEMMATA_MIRROR`` points at a local mirror of upstream raw files, laid out one
 folder per benchmark (``<mirror>/re2math/...``). Without it, a ``shared/data``
 folder beside the checkout is used when present, as in CI.
@@ -23,7 +24,9 @@ def lemmata_home() -> Path:
 
 
 def releases_dir() -> Path:
-    return lemmata_home() / "releases"
+    """Built releases; ``LEMMATA_RELEASES`` points elsewhere (e.g. a shared, read-mostly folder)."""
+    env = os.environ.get("LEMMATA_RELEASES")
+    return Path(env).expanduser() if env else lemmata_home() / "releases"
 
 
 def artifacts_dir() -> Path:

@@ -307,7 +307,7 @@ def test_example_submission_validates_and_scores(handler, releases, tmp_path):
     assert result.metrics["attempts"]["pending"] == n
 
 
-def test_cli_check_and_score(releases, release, tmp_path, capsys):
+def test_cli_check_and_score(releases, release, tmp_path, capsys, monkeypatch):
     from lemmata.cli import main
 
     fqn = release.fqns()[0]
@@ -321,8 +321,8 @@ def test_cli_check_and_score(releases, release, tmp_path, capsys):
     sub = tmp_path / "sub.jsonl"
     sub.write_bytes(jsonl([header(n=1), {"fqn": fqn, "formulation": "mathlib", "attempts": [good.read_text()]}]))
     out = tmp_path / "result.json"
-    assert main(["taobench", "score", str(sub), "--releases", str(releases), "--out", str(out),
-                 "--received-at", RECEIVED]) == 0
+    monkeypatch.setenv("LEMMATA_RELEASES", str(releases))
+    assert main(["score", str(sub), "--out", str(out), "--received-at", RECEIVED, "--quiet"]) == 0
     stored = json.loads(out.read_text())
     assert stored["status"] == "pending_oracle" and stored["schema_version"] == "lemmata.result/1"
 
@@ -360,5 +360,6 @@ def test_cli_refuses_protocol_double_verdicts(releases, release, tmp_path, monke
         monkeypatch.setenv("LEMMATA_LEAN_URL", server.url)
         monkeypatch.setenv("LEMMATA_MATHLIB_VERSION", "test")
         monkeypatch.setenv("LEMMATA_HOME", str(tmp_path / "home"))
-        assert main(["taobench", "score", str(sub), "--releases", str(releases)]) == 1
+        monkeypatch.setenv("LEMMATA_RELEASES", str(releases))
+        assert main(["score", str(sub), "--quiet"]) == 1
     assert "protocol double" in capsys.readouterr().err

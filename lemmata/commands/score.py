@@ -9,11 +9,14 @@ def register(sub) -> None:
     p = sub.add_parser(
         "score",
         help="validate and score a submission file (JSONL) into a result",
-        description="Validate a submission completely (every problem with its line and field), replay its "
-        "trajectories against the declared frozen retrieval artifact, take judge verdicts from the scoring "
-        "artifact's verdict cache or a live judge configured by LEMMATA_JUDGE_BASE_URL / LEMMATA_JUDGE_MODEL / "
-        "LEMMATA_JUDGE_API_KEY, and write the result. Items whose verdict no judge has given are pending, "
-        "never successes. With --reported, import the Re²Math paper's own rows instead.",
+        description="Validate a submission of any track completely (every problem with its line and field) and "
+        "score it into an immutable result, exactly as the leaderboard does. Re²Math trajectories are replayed "
+        "against the declared frozen retrieval artifact; judge verdicts come from the scoring artifact's verdict "
+        "cache or a live judge (LEMMATA_JUDGE_BASE_URL / LEMMATA_JUDGE_MODEL / LEMMATA_JUDGE_API_KEY); Lean "
+        "verdicts from the verifier artifact or a Kimina server (LEMMATA_LEAN_URL, LEMMATA_MATHLIB_VERSION). "
+        "Items whose verdict no oracle has given are pending, never successes. Releases are read from "
+        "$LEMMATA_RELEASES (default $LEMMATA_HOME/releases) and built when missing. With --reported, import every "
+        "paper's published rows instead.",
     )
     p.add_argument("file", nargs="?", help="submission file (lemmata-submission/1 JSONL)")
     p.add_argument("--out", metavar="RESULT.json", help="write the result here (default: print it)")
@@ -22,12 +25,15 @@ def register(sub) -> None:
     p.add_argument("--judge-artifact", metavar="DIR",
                    help="judge artifact folder holding ARTIFACT.json and the verdict cache "
                         "(default: $LEMMATA_JUDGE_ARTIFACT, else the configured judge's folder under the artifacts dir)")
+    p.add_argument("--lean-artifact", metavar="DIR",
+                   help="Lean verifier artifact folder (default: $LEMMATA_LEAN_ARTIFACT, else the live verifier's)")
     p.add_argument("--no-live-judge", action="store_true",
-                   help="use cached verdicts only, even when a live judge is configured")
+                   help="use cached verdicts only, even when a live judge or Lean server is configured")
     p.add_argument("--store", metavar="DIR", help="also add the result to this leaderboard store")
     p.add_argument("--max-bytes", type=int, default=None, help="upload size limit (default: the space's limit)")
     p.add_argument("--reported", action="store_true",
-                   help="import the Re²Math paper's seven models as reported rows (into --store, or print them)")
+                   help="import every paper's reported rows (into --store, default $LEMMATA_STORE or "
+                        "$LEMMATA_HOME/store)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(handler=run)
 
@@ -50,19 +56,14 @@ def run(args) -> int:
     from lemmata.scoring.base import OracleConfig, handler_for, validate_upload
 
     if args.reported:
-        from lemmata.re2math.reported import reported_results
+        from lemmata.reported import import_all
+        from lemmata.store import Store, default_store
 
-        results = reported_results()
-        if args.store:
-            from lemmata.store import Store
-
-            store = Store(args.store)
-            for r in results:
-                _, created = store.add_result(r)
-                print(f"{'added' if created else 'present'} {r.result_id} {r.model.name}", file=sys.stderr)
-        else:
-            for r in results:
-                sys.stdout.write(r.to_json())
+        store = Store(args.store) if args.store else default_store()
+        for ref, rows in import_all(store):
+            new = sum(created for _, created in rows)
+            print(f"{ref.split(':')[0]}: {new} new of {len(rows)} reported rows", file=sys.stderr)
+        print(store.root)
         return 0
     if not args.file:
         raise InputError.one("lemmata score", "give a submission file (or --reported)", field="file")
@@ -74,16 +75,17 @@ def run(args) -> int:
     validated = validate_upload(data, path.name, max_bytes=args.max_bytes)
     if not args.quiet:
         print(f"valid: {validated.summary}", file=sys.stderr)
-    judge = None
+    judge = lean = None
     if not args.no_live_judge:
         from lemmata.oracles.chat import judge_from_env
+        from lemmata.oracles.lean import verifier_from_env
 
-        judge = judge_from_env()
+        judge, lean = judge_from_env(), verifier_from_env()
     handler = handler_for(validated.benchmark)
     if hasattr(handler, "quiet"):
         handler.quiet = args.quiet
-    extra = {"judge_artifact": args.judge_artifact} if args.judge_artifact else {}
-    result = handler.score(validated, received_at=received, oracles=OracleConfig(judge=judge, extra=extra))
+    extra = {k: v for k, v in (("judge_artifact", args.judge_artifact), ("lean_artifact", args.lean_artifact)) if v}
+    result = handler.score(validated, received_at=received, oracles=OracleConfig(judge=judge, lean=lean, extra=extra))
     if args.out:
         Path(args.out).write_text(result.to_json(), encoding="utf-8")
     else:

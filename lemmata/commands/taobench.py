@@ -1,19 +1,18 @@
-"""``lemmata taobench``: check attempts, build the example submission, score proofs, import the paper's rows."""
+"""``lemmata taobench``: check an attempt offline, build the example submission (scoring: ``lemmata score``)."""
 
 from __future__ import annotations
 
-import sys
 
 
 def register(sub) -> None:
     p = sub.add_parser(
         "taobench",
-        help="TaoBench proofs: integrity checks, example submission, scoring, reported rows",
+        help="TaoBench proofs: offline integrity check of one attempt, the example submission",
         description="Tools for the TaoBench formal-correctness track. Releases are read from --releases "
-        "(default $LEMMATA_HOME/releases) and built there when missing. Scoring reads Lean verdicts from a frozen "
-        "verifier artifact (--artifact or LEMMATA_LEAN_ARTIFACT) and asks a Kimina Lean server for missing ones when "
-        "LEMMATA_LEAN_URL and LEMMATA_MATHLIB_VERSION are set; otherwise attempts that pass the integrity checks "
-        "stay pending.",
+        "(default $LEMMATA_RELEASES or $LEMMATA_HOME/releases) and built there when missing. Score a proof "
+        "submission with `lemmata score FILE`: Lean verdicts come from a frozen verifier artifact (--lean-artifact "
+        "or LEMMATA_LEAN_ARTIFACT) and a Kimina Lean server for missing ones when LEMMATA_LEAN_URL and "
+        "LEMMATA_MATHLIB_VERSION are set; otherwise attempts that pass the integrity checks stay pending.",
     )
     tsub = p.add_subparsers(dest="taobench_command", metavar="ACTION")
     tsub.required = True
@@ -32,19 +31,6 @@ def register(sub) -> None:
     e.add_argument("--releases", metavar="DIR", help="folder of built releases")
     e.set_defaults(handler=run_example)
 
-    s = tsub.add_parser("score", help="validate and score a proof submission; print or write the result")
-    s.add_argument("submission", help="the JSONL submission")
-    s.add_argument("--releases", metavar="DIR", help="folder of built releases")
-    s.add_argument("--artifact", metavar="DIR", help="Lean verifier artifact folder (verdict cache)")
-    s.add_argument("--out", metavar="FILE", help="write the result JSON here (default: stdout)")
-    s.add_argument("--store", metavar="DIR", help="also add the result to this leaderboard store")
-    s.add_argument("--received-at", metavar="ISO", help="submission received time (default: now)")
-    s.set_defaults(handler=run_score)
-
-    r = tsub.add_parser("reported", help="import the paper's published rows as reported results")
-    r.add_argument("--file", metavar="PATH", help="the transcribed tables (default: <mirror>/reported/taobench_paper.json)")
-    r.add_argument("--store", metavar="DIR", help="leaderboard store (default: $LEMMATA_STORE or $LEMMATA_HOME/store)")
-    r.set_defaults(handler=run_reported)
 
 
 def run_check(args) -> int:
@@ -73,45 +59,4 @@ def run_example(args) -> int:
 
     path, n = write_example(args.out, proofs_path=args.proofs, releases_root=args.releases)
     print(f"{path}: {n} record(s)")
-    return 0
-
-
-def run_score(args) -> int:
-    from pathlib import Path
-
-    from lemmata.hashing import sha256_bytes
-    from lemmata.oracles.lean import verifier_from_env
-    from lemmata.results import now_iso
-    from lemmata.scoring.base import OracleConfig
-    from lemmata.submissions.envelope import parse_envelope
-    from lemmata.taobench.track import TaoBenchProofsHandler
-
-    data = Path(args.submission).read_bytes()
-    handler = TaoBenchProofsHandler(args.releases)
-    validated = handler.validate(parse_envelope(data, Path(args.submission).name), sha256_bytes(data))
-    extra = {"lean_artifact": args.artifact} if args.artifact else {}
-    result = handler.score(validated, received_at=args.received_at or now_iso(),
-                           oracles=OracleConfig(lean=verifier_from_env(), extra=extra))
-    if args.out:
-        Path(args.out).write_text(result.to_json(), encoding="utf-8")
-    else:
-        sys.stdout.write(result.to_json())
-    if args.store:
-        from lemmata.store import Store
-
-        Store(args.store).add_result(result)
-    main = result.main
-    value = "pending" if main.value is None else f"{main.value:.4f}"
-    print(f"{result.model.name}: {main.metric} {value} ({main.count}/{main.total} exercises solved so far; "
-          f"{result.pending} with pending attempts; status {result.status})", file=sys.stderr)
-    return 0
-
-
-def run_reported(args) -> int:
-    from lemmata.store import Store, default_store
-    from lemmata.taobench.reported import import_reported
-
-    store = Store(args.store) if args.store else default_store()
-    added = import_reported(store, args.file)
-    print(f"{sum(created for _, created in added)} new of {len(added)} reported TaoBench rows in {store.root}")
     return 0

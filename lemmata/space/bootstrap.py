@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from lemmata.space.safety import esc
+from lemmata.reported import IMPORTERS as REPORTED_IMPORTERS
 
 StepStatus = Literal["waiting", "running", "done", "skipped", "failed"]
 
@@ -201,11 +202,6 @@ def artifact_step() -> Callable[[Callable[[str], None]], str]:
 
 
 #: functions ``import_reported(store)`` that add a paper's numbers as ``kind="reported"`` rows (idempotent)
-REPORTED_IMPORTERS = (
-    "lemmata.re2math.reported:import_reported",
-    "lemmata.hubtracks.reported:import_reported",
-    "lemmata.taobench.reported:import_reported",
-)
 
 
 def reported_step(store, importers: tuple[str, ...] = REPORTED_IMPORTERS) -> Callable[[Callable[[str], None]], str]:
