@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
 from lemmata.benchmarks.mathatlas import MA_ALIGN, MATHATLAS
 from lemmata.errors import InputError, Problem
-from lemmata.hubtracks.releases import load_release, read_columns
+from lemmata.hubtracks.releases import load_release, read_columns, served_header
 from lemmata.hubtracks.retrieval import received_date
 from lemmata.metrics.correctness import correctness_report
 from lemmata.metrics.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, wilson_interval
@@ -79,12 +79,6 @@ class AlignRecord(_Strict):
     faithful: StrictBool | None = Field(description="predicted label; null abstains (counted as wrong)")
 
 
-def _served(header, meta, name: str, line: int) -> None:
-    if header.release != meta.release_id:
-        raise InputError.one(name, f"release {header.release!r} is not served; use {meta.release_id!r}", line,
-                             "header.release")
-
-
 def _records(envelope: Envelope, model: type[BaseModel], key: str, known: Mapping[str, Any],
              problems: list[Problem], why_not: Mapping[str, str] | None = None) -> dict[str, tuple[int, Any]]:
     """Validate records, one per known id; unknown and repeated ids name their line.
@@ -131,10 +125,7 @@ class MathAtlasHandler(TrackHandler):
     def validate(self, envelope: Envelope, sha256: str) -> Validated:
         problems: list[Problem] = []
         name = envelope.filename
-        header = validate_model(AtlasHeader, envelope.header, name, envelope.header_line, problems, prefix="header")
-        if header is None:
-            raise InputError(problems)
-        _served(header, MATHATLAS, name, envelope.header_line)
+        header = served_header(envelope, AtlasHeader, MATHATLAS)
         entities = track_entities(header.release, header.track)
         if not entities:
             raise InputError.one(name, f"the release has no {TRACK_TYPES[header.track]} entities to formalize",
@@ -275,10 +266,7 @@ class MaAlignHandler(TrackHandler):
     def validate(self, envelope: Envelope, sha256: str) -> Validated:
         problems: list[Problem] = []
         name = envelope.filename
-        header = validate_model(AlignHeader, envelope.header, name, envelope.header_line, problems, prefix="header")
-        if header is None:
-            raise InputError(problems)
-        _served(header, MA_ALIGN, name, envelope.header_line)
+        header = served_header(envelope, AlignHeader, MA_ALIGN)
         labels = align_labels(header.release)
         records = _records(envelope, AlignRecord, "pair_id", labels, problems)
         if problems:

@@ -16,13 +16,13 @@ from pydantic import Field
 
 from lemmata.benchmarks.mathnet import MAIN_METRIC, MATHNET_RETRIEVE, RECALL_KS
 from lemmata.errors import InputError, Problem
-from lemmata.hubtracks.releases import collection, load_release
+from lemmata.hubtracks.releases import collection, load_release, served_header
 from lemmata.hubtracks.retrieval import (
     HeaderBase, check_records, measure_summary, per_query_items, received_date, score_collection, scoring_artifact,
 )
 from lemmata.results import FrozenTuple, Result, Score, make_result
 from lemmata.scoring.base import OracleConfig, TrackHandler, Validated
-from lemmata.submissions.envelope import Envelope, validate_model
+from lemmata.submissions.envelope import Envelope
 
 MEASURES = tuple(f"recall@{k}" for k in RECALL_KS)
 
@@ -46,12 +46,7 @@ class MathNetHandler(TrackHandler):
     def validate(self, envelope: Envelope, sha256: str) -> Validated:
         problems: list[Problem] = []
         name = envelope.filename
-        header = validate_model(Header, envelope.header, name, envelope.header_line, problems, prefix="header")
-        if header is None:
-            raise InputError(problems)
-        if header.release != MATHNET_RETRIEVE.release_id:
-            raise InputError.one(name, f"release {header.release!r} is not served; use "
-                                       f"{MATHNET_RETRIEVE.release_id!r}", envelope.header_line, "header.release")
+        header = served_header(envelope, Header, MATHNET_RETRIEVE)
         if not envelope.records:
             raise InputError.one(name, "no rankings after the header")
         coll = tier_collection(header.release, header.track)

@@ -21,14 +21,14 @@ from pydantic import Field
 from lemmata.benchmarks.mirb import DATASETS, MAIN_METRIC, MIRB, TASK_NAMES, TASKS, task
 from lemmata.beir import RunRecord
 from lemmata.errors import InputError, Problem
-from lemmata.hubtracks.releases import collection, load_release
+from lemmata.hubtracks.releases import collection, load_release, served_header
 from lemmata.hubtracks.retrieval import (
     HeaderBase, check_records, measure_summary, per_query_items, received_date, score_collection, scoring_artifact,
 )
 from lemmata.registry import suggest
 from lemmata.results import FrozenTuple, Result, Score, make_result
 from lemmata.scoring.base import OracleConfig, TrackHandler, Validated
-from lemmata.submissions.envelope import Envelope, validate_model
+from lemmata.submissions.envelope import Envelope
 
 MEASURES = ("ndcg@10", "recall@10", "mrr@10")
 
@@ -77,12 +77,7 @@ class MirbHandler(TrackHandler):
     def validate(self, envelope: Envelope, sha256: str) -> Validated:
         problems: list[Problem] = []
         name = envelope.filename
-        header = validate_model(Header, envelope.header, name, envelope.header_line, problems, prefix="header")
-        if header is None:
-            raise InputError(problems)
-        if header.release != MIRB.release_id:
-            raise InputError.one(name, f"release {header.release!r} is not served; use {MIRB.release_id!r}",
-                                 envelope.header_line, "header.release")
+        header = served_header(envelope, Header, MIRB)
         by_task: dict[str, list[tuple[int, dict[str, Any]]]] = defaultdict(list)
         for line, rec in envelope.records:
             t = rec.get("task")

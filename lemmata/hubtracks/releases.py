@@ -13,6 +13,24 @@ from lemmata.paths import releases_dir
 from lemmata.release.load import Release, open_release
 
 
+def served_header(envelope, model, meta: BenchmarkMeta):
+    """An upload's validated header, which must name the release this space serves for ``meta``.
+
+    Every header problem is reported at once; records are not looked at before the header is right.
+    """
+    from lemmata.submissions.envelope import validate_model
+
+    problems: list = []
+    name, line = envelope.filename, envelope.header_line
+    header = validate_model(model, envelope.header, name, line, problems, prefix="header")
+    if header is None:
+        raise InputError(problems)
+    if header.release != meta.release_id:
+        raise InputError.one(name, f"release {header.release!r} is not served; use {meta.release_id!r}", line,
+                             "header.release")
+    return header
+
+
 def release_root(meta: BenchmarkMeta, release_id: str | None = None) -> Path:
     """Where the release lives (``$LEMMATA_HOME/releases/<release id>``)."""
     return releases_dir() / (release_id or meta.release_id)
