@@ -92,16 +92,32 @@ def snapshot(
             f"the Hugging Face dataset {pin.repo_id} has no pinned revision yet, so it is not downloaded; "
             f"record its commit sha in the release metadata or pass --source-dir with a local snapshot"
         )
-    from huggingface_hub import snapshot_download
+    from huggingface_hub import constants, snapshot_download
 
+    # an unreachable Hub answers from the local cache at once, instead of huggingface_hub's retry backoff
+    offline = not constants.HF_HUB_OFFLINE and not _reachable(endpoint or constants.ENDPOINT)
     try:
         path = snapshot_download(
             repo_id=pin.repo_id, repo_type="dataset", revision=pin.revision,
-            allow_patterns=list(allow_patterns), endpoint=endpoint,
+            allow_patterns=list(allow_patterns), endpoint=endpoint, local_files_only=offline,
         )
     except Exception as exc:  # noqa: BLE001 - every Hub failure becomes one sentence
         raise LemmataError(_unreachable_sentence(pin, exc)) from None
     return Path(path)
+
+
+def _reachable(endpoint: str, timeout: float = 3.0) -> bool:
+    """Whether a TCP connection to the Hub endpoint opens (name resolution included) within ``timeout``."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(endpoint)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parts.hostname or "", port), timeout=timeout):
+            return True
+    except OSError:
+        return False
 
 
 def _unreachable_sentence(pin: HubPin, exc: Exception) -> str:

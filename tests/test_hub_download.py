@@ -207,3 +207,24 @@ def test_cli_prints_the_sentence_and_exits_1(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: could not download the Hugging Face dataset ShadenA/MathNet-Retrieve")
     assert len(err.splitlines()) == 1
+
+
+def test_unreachable_endpoint_answers_from_the_cache_without_retrying(online):
+    """A Hub that does not accept connections is detected up front: no client retries, one sentence."""
+    from lemmata.hub import snapshot
+
+    closed = "http://127.0.0.1:9"  # the discard port: nothing listens there
+    with pytest.raises(LemmataError) as err:
+        snapshot(_pin("b" * 40), allow_patterns=["*"], endpoint=closed)
+    _one_sentence(str(err.value), "ShadenA/MathNet-Retrieve", "b" * 40, "unreachable", "--source-dir")
+    assert online == [], "the client retried an unreachable endpoint"
+
+
+def test_cached_snapshot_is_used_when_the_hub_becomes_unreachable(online):
+    from lemmata.hub import snapshot
+
+    rev = "c" * 40
+    with FakeHub("ShadenA/MathNet-Retrieve", rev, MATHNET_SNAPSHOT) as hub:
+        first = snapshot(_pin(rev), allow_patterns=["*"], endpoint=hub.endpoint)
+    again = snapshot(_pin(rev), allow_patterns=["*"], endpoint="http://127.0.0.1:9")
+    assert again == first and any(again.rglob("*.jsonl"))
