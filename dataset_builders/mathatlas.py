@@ -1,4 +1,4 @@
-"""Build the MathAtlas and MA-Align release(s) (thin entry point; the builder lives in :mod:`lemmata.builders.mathatlas`).
+"""Build the MathAtlas and MA-Align release(s) (thin entry point; the builder lives in :mod:`lemmata.benchmarks.mathatlas.builder`).
 
     python dataset_builders/mathatlas.py [--out DIR] [--source-dir DIR]
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from lemmata.builders.mathatlas import MaAlignBuilder, MathAtlasBuilder  # noqa: F401  (the classes users subclass or call)
+from lemmata.benchmarks.mathatlas.builder import MaAlignBuilder, MathAtlasBuilder  # noqa: F401  (the classes users subclass or call)
 from lemmata.cli import main
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Build the MathNet-Retrieve release(s) (thin entry point; the builder lives in :mod:`lemmata.builders.mathnet`).
+"""Build the MathNet-Retrieve release(s) (thin entry point; the builder lives in :mod:`lemmata.benchmarks.mathnet.builder`).
 
     python dataset_builders/mathnet.py [--out DIR] [--source-dir DIR]
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from lemmata.builders.mathnet import MathNetRetrieveBuilder  # noqa: F401  (the classes users subclass or call)
+from lemmata.benchmarks.mathnet.builder import MathNetRetrieveBuilder  # noqa: F401  (the classes users subclass or call)
 from lemmata.cli import main
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Build the MIRB release(s) (thin entry point; the builder lives in :mod:`lemmata.builders.mirb`).
+"""Build the MIRB release(s) (thin entry point; the builder lives in :mod:`lemmata.benchmarks.mirb.builder`).
 
     python dataset_builders/mirb.py [--out DIR] [--source-dir DIR]
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from lemmata.builders.mirb import MirbBuilder  # noqa: F401  (the classes users subclass or call)
+from lemmata.benchmarks.mirb.builder import MirbBuilder  # noqa: F401  (the classes users subclass or call)
 from lemmata.cli import main
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Build the Re²Math release (thin entry point; the builder lives in :mod:`lemmata.builders.re2math`).
+"""Build the Re²Math release (thin entry point; the builder lives in :mod:`lemmata.benchmarks.re2math.builder`).
 
     python dataset_builders/re2math.py [--out DIR] [--source-dir DIR]
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from lemmata.builders.re2math import Re2MathBuilder  # noqa: F401  (the class users subclass or call)
+from lemmata.benchmarks.re2math.builder import Re2MathBuilder  # noqa: F401  (the class users subclass or call)
 from lemmata.cli import main
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Build the TaoBench releases (thin entry point; the builders live in :mod:`lemmata.builders.taobench`).
+"""Build the TaoBench releases (thin entry point; the builders live in :mod:`lemmata.benchmarks.taobench.builder`).
 
     python dataset_builders/taobench.py [--out DIR] [--source-dir DIR]
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from lemmata.builders.taobench import TaoBench150Builder, TaoBenchV1Builder  # noqa: F401  (the builder classes)
+from lemmata.benchmarks.taobench.builder import TaoBench150Builder, TaoBenchV1Builder  # noqa: F401  (the builder classes)
 from lemmata.cli import main
 
 if __name__ == "__main__":

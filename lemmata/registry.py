@@ -1,57 +1,53 @@
-"""The benchmark registry: one place that knows every release by name.
+"""The one registry: every benchmark family, and through them every release, builder, track and importer.
 
-Unknown names fail with close-match suggestions, as a user typing
-``lemmata build re2mth`` deserves.
+Families are named here once (:data:`FAMILIES`) and imported lazily; each
+declares what it contributes in a :class:`~lemmata.core.family.Family` record.
+Everything that looks a benchmark up by name — the CLI, the space, the catalog,
+the scoring runner — asks this module, and unknown names fail with close-match
+suggestions. This string table is the one sanctioned way a lower layer reaches
+a family: imports otherwise run one way (see the README's layout section).
 """
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from lemmata.meta import BenchmarkMeta
+from lemmata.core.errors import InputError
+from lemmata.core.family import Family
+from lemmata.core.hashing import sha256_bytes
+from lemmata.core.meta import BenchmarkMeta
+from lemmata.core.registry import Registry, UnknownNameError, suggest
 
+if TYPE_CHECKING:  # pragma: no cover
+    from lemmata.formats.schema import SchemaFile
+    from lemmata.tracks.base import TrackHandler, Validated
 
-class UnknownNameError(KeyError):
-    """A name that is not registered; the message carries suggestions."""
+__all__ = [
+    "FAMILIES", "UnknownNameError", "baseline_jobs", "builder_classes", "families", "get_benchmark", "handler_for",
+    "known_benchmarks", "list_benchmarks", "registry", "reported_importers", "schema_files", "validate_upload",
+]
 
-    def __str__(self) -> str:  # KeyError quotes its message; show it plain
-        return str(self.args[0]) if self.args else "unknown name"
-
-
-def suggest(kind: str, name: str, known: Iterable[str]) -> str:
-    """A one-sentence 'unknown X' message with close matches.
-
-    >>> suggest("benchmark", "re2mth", ["re2math", "taobench-150"])
-    "unknown benchmark 're2mth'; did you mean 're2math'? (known: re2math, taobench-150)"
-    """
-    known = sorted(known)
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
-    msg = f"unknown {kind} {name!r}"
-    if close:
-        msg += "; did you mean " + " or ".join(repr(c) for c in close) + "?"
-    return msg + f" (known: {', '.join(known)})"
+#: benchmark families, in the order the catalog builds them and the board lists them
+FAMILIES: tuple[str, ...] = ("re2math", "mathnet", "mirb", "mathatlas", "taobench")
 
 
-def _load() -> dict[str, BenchmarkMeta]:
-    from lemmata.benchmarks import ALL
-
-    table: dict[str, BenchmarkMeta] = {}
-    for meta in ALL:
-        if meta.name in table:
-            raise RuntimeError(f"benchmark {meta.name!r} registered twice")
-        table[meta.name] = meta
-    return table
+@lru_cache(maxsize=1)
+def families() -> Registry[Family]:
+    return Registry("benchmark family", Family,
+                    {name: f"lemmata.benchmarks.{name}:FAMILY" for name in FAMILIES}).freeze()
 
 
-_REGISTRY: dict[str, BenchmarkMeta] | None = None
-
-
-def registry() -> dict[str, BenchmarkMeta]:
-    global _REGISTRY
-    if _REGISTRY is None:
-        _REGISTRY = _load()
-    return _REGISTRY
+@lru_cache(maxsize=1)
+def registry() -> Registry[BenchmarkMeta]:
+    """Every registered release's metadata, by registry name (``re2math``, ``taobench-v1``, …)."""
+    out: Registry[BenchmarkMeta] = Registry("benchmark", BenchmarkMeta)
+    for family in families().values():
+        for meta in family.load(family.releases):  # type: ignore[union-attr]
+            out.register(meta.name, meta)
+    return out.freeze()
 
 
 def get_benchmark(name: str) -> BenchmarkMeta:
@@ -67,3 +63,67 @@ def get_benchmark(name: str) -> BenchmarkMeta:
 
 def list_benchmarks() -> list[BenchmarkMeta]:
     return sorted(registry().values(), key=lambda m: m.name)
+
+
+def builder_classes(family: str | None = None) -> list[type]:
+    """The release builders of one family (``lemmata build <family>``), or of every family in order."""
+    table = families()
+    names = list(table) if family is None else [family]
+    if family is not None and family not in table:
+        raise UnknownNameError(suggest("benchmark", family, table))
+    return [table[n].load(ref) for n in names for ref in table[n].builders]  # type: ignore[misc]
+
+
+@lru_cache(maxsize=1)
+def handlers() -> Registry[type]:
+    """Track handler classes by the ``benchmark`` value of a submission header."""
+    out: Registry[type] = Registry("benchmark", type)
+    for family in families().values():
+        for benchmark, ref in family.handlers.items():
+            out.register(benchmark, family.ref(ref))
+    return out.freeze()
+
+
+def handler_for(benchmark: str) -> "TrackHandler":
+    table = handlers()
+    if benchmark not in table:
+        raise InputError.one("header", suggest("benchmark", benchmark, table), field="benchmark")
+    return table[benchmark]()
+
+
+def known_benchmarks() -> list[str]:
+    return sorted(handlers())
+
+
+def validate_upload(data: bytes, filename: str, *, max_bytes: int | None = None) -> "Validated":
+    """Parse the envelope, dispatch on ``benchmark`` and validate completely."""
+    from lemmata.formats.envelope import parse_envelope
+
+    envelope = parse_envelope(data, filename, max_bytes=max_bytes)
+    benchmark = envelope.header.get("benchmark")
+    if not isinstance(benchmark, str):
+        raise InputError.one(filename, "header must name the benchmark (string)", envelope.header_line, "benchmark")
+    if benchmark not in handlers():
+        raise InputError.one(filename, suggest("benchmark", benchmark, handlers()), envelope.header_line,
+                             "benchmark")
+    return handler_for(benchmark).validate(envelope, sha256_bytes(data))
+
+
+def schema_files() -> list["SchemaFile"]:
+    """Every track's exported JSON Schema files (``lemmata schemas``), in file-name order."""
+    files = [f for benchmark in handlers() for f in handlers()[benchmark].schema_files()]
+    return sorted(files, key=lambda f: f.filename)
+
+
+def reported_importers() -> list[tuple[str, Callable[[Any], list]]]:
+    """``(family, import_reported)`` for every family whose paper's numbers are imported as reported rows."""
+    return [(f.name, f.load(f.reported)) for f in families().values() if f.reported]  # type: ignore[misc]
+
+
+def baseline_jobs() -> list[tuple[str, Callable[[Path], Path]]]:
+    """Every offline baseline run, family by family: ``(label, function writing its submission into a folder)``."""
+    jobs: list[tuple[str, Callable[[Path], Path]]] = []
+    for f in families().values():
+        if f.baselines:
+            jobs.extend(f.load(f.baselines)())  # type: ignore[operator]
+    return jobs

@@ -29,9 +29,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lemmata.errors import LemmataError, Problem
-from lemmata.hashing import sha256_bytes, sha256_json
-from lemmata.results import Result, now_iso
+from lemmata.core.errors import LemmataError, Problem
+from lemmata.core.hashing import sha256_bytes, sha256_json
+from lemmata.formats.results import Result, now_iso
 
 SubmissionStatus = Literal["validated", "queued", "scoring", "scored", "pending_oracle", "failed"]
 STORE_SCHEMA = 2
@@ -679,6 +679,6 @@ def _human_duration(seconds: float) -> str:
 
 
 def default_store() -> Store:
-    from lemmata.paths import lemmata_home
+    from lemmata.core.paths import lemmata_home
 
     return Store(Path(os.environ.get("LEMMATA_STORE") or lemmata_home() / "store"))

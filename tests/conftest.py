@@ -32,7 +32,7 @@ def releases_root(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def re2math_release(releases_root) -> Path:
     """The real Re2Math release built from the pinned snapshot."""
-    from lemmata.builders.re2math import Re2MathBuilder
+    from lemmata.benchmarks.re2math.builder import Re2MathBuilder
 
     return Re2MathBuilder().build(releases_root, quiet=True)
 
@@ -42,8 +42,8 @@ def re2math_sources_copy(tmp_path) -> Path:
     """A writable copy of the verified raw Re2Math sources, for tests that tamper with them."""
     import shutil
 
-    from lemmata.benchmarks.re2math import RE2MATH
-    from lemmata.sources import resolve_sources
+    from lemmata.benchmarks.re2math.meta import RE2MATH
+    from lemmata.release.sources import resolve_sources
 
     dest = tmp_path / "mirror" / "re2math"
     dest.mkdir(parents=True)

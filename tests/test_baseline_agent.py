@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from lemmata.baselines.re2math_agent import MAX_OPENED, admissible_sources, clip, make_queries, run_agent
+from lemmata.benchmarks.re2math.agent import MAX_OPENED, admissible_sources, clip, make_queries, run_agent
 from lemmata.cli import main
-from lemmata.re2math.submission import MAX_QUERY_CHARS
-from lemmata.retrieval.artifact import default_artifact
-from lemmata.retrieval.matcher import is_citing_paper
-from lemmata.scoring.base import validate_upload
+from lemmata.benchmarks.re2math.submission import MAX_QUERY_CHARS
+from lemmata.benchmarks.re2math.scholar.artifact import default_artifact
+from lemmata.benchmarks.re2math.scholar.matcher import is_citing_paper
+from lemmata.registry import validate_upload
 from lemmata.store import Store
 
 
@@ -77,7 +77,7 @@ def test_agent_never_selects_the_citing_paper_and_statements_come_from_the_sourc
 
 def test_agent_scores_through_the_pipeline_with_pending_verdicts(submission, records, artifact, tmp_path):
     store_dir = tmp_path / "store"
-    from lemmata.baselines.pipeline import score_file
+    from lemmata.runner import score_file
 
     result = score_file(submission, Store(store_dir))
     assert result.benchmark == "re2math" and result.track == "assisted"

@@ -7,22 +7,23 @@ import json
 import numpy as np
 import pytest
 
-from lemmata.baselines.pipeline import score_file
-from lemmata.baselines.retrievers import build_retriever
-from lemmata.baselines.runs import ensure_release, theorem_retrieval_run
-from lemmata.benchmarks.re2math import RE2MATH
-from lemmata.errors import InputError
-from lemmata.re2math.theorem_retrieval import load_track
-from lemmata.retrieval.bm25_baseline import BM25Index, tokenize
-from lemmata.retrieval.fusion import reciprocal_rank_fusion, top_k
-from lemmata.retrieval.static_embeddings import StaticEmbeddingIndex, embed, windows
-from lemmata.scoring.base import validate_upload
+from lemmata.runner import score_file
+from lemmata.retrievers.baseline import build_retriever
+from lemmata.benchmarks.re2math.baselines import theorem_retrieval_run
+from lemmata.catalog import release_path
+from lemmata.benchmarks.re2math.meta import RE2MATH
+from lemmata.core.errors import InputError
+from lemmata.benchmarks.re2math.theorem_retrieval import load_track
+from lemmata.retrievers.bm25 import BM25Index, tokenize
+from lemmata.retrievers.fusion import reciprocal_rank_fusion, top_k
+from lemmata.retrievers.static_embeddings import StaticEmbeddingIndex, embed, windows
+from lemmata.registry import validate_upload
 from lemmata.store import Store
 
 
 @pytest.fixture(scope="module")
 def release():
-    return ensure_release(RE2MATH)
+    return release_path(RE2MATH)
 
 
 @pytest.fixture(scope="module")

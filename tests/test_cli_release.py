@@ -99,9 +99,9 @@ def file_server(tmp_path):
 
 def test_sources_download_from_pinned_url_and_verify(re2math_sources_copy, file_server, monkeypatch):
     """Without a mirror the builder downloads each file from its pinned URL into a content-addressed cache."""
-    from lemmata import sources as sources_mod
-    from lemmata.benchmarks.re2math import RE2MATH
-    from lemmata.errors import InputError
+    from lemmata.release import sources as sources_mod
+    from lemmata.benchmarks.re2math.meta import RE2MATH
+    from lemmata.core.errors import InputError
 
     root, base = file_server
     name = "benchmark_dataset_eval200.summary.json"
@@ -120,9 +120,9 @@ def test_sources_download_from_pinned_url_and_verify(re2math_sources_copy, file_
 
 
 def test_unreachable_url_is_one_sentence(monkeypatch):
-    from lemmata import sources as sources_mod
-    from lemmata.benchmarks.re2math import RE2MATH
-    from lemmata.errors import LemmataError
+    from lemmata.release import sources as sources_mod
+    from lemmata.benchmarks.re2math.meta import RE2MATH
+    from lemmata.core.errors import LemmataError
 
     name = "benchmark_dataset_full.summary.json"
     pinned = RE2MATH.source(name).model_copy(update={"url": "http://127.0.0.1:9/nothing"})

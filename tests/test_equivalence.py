@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from lemmata.baselines.runs import ensure_release, equivalence_run
-from lemmata.benchmarks.taobench import TAOBENCH_150, TAOBENCH_V1
+from lemmata.benchmarks.taobench.baselines import equivalence_run
+from lemmata.catalog import release_path
+from lemmata.benchmarks.taobench.meta import TAOBENCH_150, TAOBENCH_V1
 from lemmata.cli import main
 from lemmata.release.load import open_release
 from lemmata.store import Store
-from lemmata.taobench.equivalence import DIRECTIONS, load_track, make_track, retrieval_text, sides
-from lemmata.taobench.lexer import lex
+from lemmata.benchmarks.taobench.equivalence import DIRECTIONS, load_track, make_track, retrieval_text, sides
+from lemmata.benchmarks.taobench.lean.lexer import lex
 
 RELEASES = {"taobench-150": TAOBENCH_150, "taobench-v1": TAOBENCH_V1}
 
 
 @pytest.fixture(scope="module")
 def roots():
-    return {name: ensure_release(meta) for name, meta in RELEASES.items()}
+    return {name: release_path(meta) for name, meta in RELEASES.items()}
 
 
 @pytest.mark.parametrize("name", sorted(RELEASES))
@@ -92,7 +93,7 @@ def test_baselines_on_both_releases_through_the_cli(roots, tmp_path, capsys):
 
 
 def test_static_and_hybrid_runs_score(roots, tmp_path):
-    from lemmata.baselines.pipeline import score_file
+    from lemmata.runner import score_file
 
     store = Store(tmp_path / "store")
     for retriever in ("static", "hybrid"):
@@ -102,7 +103,7 @@ def test_static_and_hybrid_runs_score(roots, tmp_path):
 
 
 def test_export_writes_a_valid_beir_collection(roots, tmp_path):
-    from lemmata.beir import check_collection, read_corpus, read_qrels, read_queries
+    from lemmata.formats.beir import check_collection, read_corpus, read_qrels, read_queries
 
     assert main(["baselines", "export", "equivalence", "--release", "taobench-v1", "--direction", "mathlib2tao",
                  "--out", str(tmp_path)]) == 0

@@ -1,4 +1,4 @@
-"""BEIR reading and run validation (lemmata.beir): every defect named by file, line and field."""
+"""BEIR reading and run validation (lemmata.formats.beir): every defect named by file, line and field."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from lemmata.beir import (
+from lemmata.formats.beir import (
     Collection, Doc, check_collection, iter_trec_run, read_corpus, read_excluded, read_qrels, read_queries,
     validate_runs,
 )
-from lemmata.errors import InputError
+from lemmata.core.errors import InputError
 
 
 def _jsonl(path, rows):

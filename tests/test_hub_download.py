@@ -19,8 +19,8 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from lemmata.errors import LemmataError
-from lemmata.meta import HubPin
+from lemmata.core.errors import LemmataError
+from lemmata.core.meta import HubPin
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hub"
 MATHNET_SNAPSHOT = FIXTURES / "MathNet-Retrieve"
@@ -127,8 +127,8 @@ def _one_sentence(message: str, *needles: str) -> None:
 
 
 def test_snapshot_downloads_only_the_allowed_files_at_the_pinned_commit(online):
-    from lemmata.benchmarks.mathnet import HUB_REVISION
-    from lemmata.hub import snapshot
+    from lemmata.benchmarks.mathnet.meta import HUB_REVISION
+    from lemmata.release.hub import snapshot
 
     with FakeHub("ShadenA/MathNet-Retrieve", HUB_REVISION, MATHNET_SNAPSHOT) as hub:
         root = snapshot(_pin(HUB_REVISION), allow_patterns=["README.md", "hard/*"], endpoint=hub.endpoint)
@@ -141,8 +141,8 @@ def test_snapshot_downloads_only_the_allowed_files_at_the_pinned_commit(online):
 
 
 def test_builder_downloads_and_builds_the_same_release_as_from_a_local_snapshot(online, tmp_path):  # noqa: ARG001
-    from lemmata.benchmarks.mathnet import HUB_REVISION
-    from lemmata.builders.mathnet import MathNetRetrieveBuilder
+    from lemmata.benchmarks.mathnet.meta import HUB_REVISION
+    from lemmata.benchmarks.mathnet.builder import MathNetRetrieveBuilder
 
     local = MathNetRetrieveBuilder(source_dir=MATHNET_SNAPSHOT).build(tmp_path / "local", quiet=True)
     with FakeHub("ShadenA/MathNet-Retrieve", HUB_REVISION, MATHNET_SNAPSHOT) as hub:
@@ -152,8 +152,8 @@ def test_builder_downloads_and_builds_the_same_release_as_from_a_local_snapshot(
 
 
 def test_offline_hub_is_one_sentence_naming_dataset_and_revision(tmp_path):
-    from lemmata.benchmarks.mathnet import HUB_REVISION
-    from lemmata.builders.mathnet import MathNetRetrieveBuilder
+    from lemmata.benchmarks.mathnet.meta import HUB_REVISION
+    from lemmata.benchmarks.mathnet.builder import MathNetRetrieveBuilder
 
     with pytest.raises(LemmataError) as err:
         MathNetRetrieveBuilder().build(tmp_path, quiet=True)
@@ -162,7 +162,7 @@ def test_offline_hub_is_one_sentence_naming_dataset_and_revision(tmp_path):
 
 
 def test_hub_down_is_one_sentence(online):
-    from lemmata.hub import snapshot
+    from lemmata.release.hub import snapshot
 
     rev = "a" * 40
     with FakeHub("ShadenA/MathNet-Retrieve", rev, MATHNET_SNAPSHOT, status=503) as hub, \
@@ -173,7 +173,7 @@ def test_hub_down_is_one_sentence(online):
 
 
 def test_refused_connection_is_one_sentence(online):
-    from lemmata.hub import snapshot
+    from lemmata.release.hub import snapshot
 
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
@@ -185,7 +185,7 @@ def test_refused_connection_is_one_sentence(online):
 
 
 def test_unknown_revision_is_one_sentence(online):
-    from lemmata.hub import snapshot
+    from lemmata.release.hub import snapshot
 
     with FakeHub("ShadenA/MathNet-Retrieve", "c" * 40, MATHNET_SNAPSHOT) as hub, pytest.raises(LemmataError) as err:
         snapshot(_pin("d" * 40), allow_patterns=["*"], endpoint=hub.endpoint)
@@ -193,7 +193,7 @@ def test_unknown_revision_is_one_sentence(online):
 
 
 def test_unpinned_dataset_is_never_downloaded(online):
-    from lemmata.builders.mathatlas import MathAtlasBuilder
+    from lemmata.benchmarks.mathatlas.builder import MathAtlasBuilder
 
     with pytest.raises(LemmataError) as err:
         MathAtlasBuilder().fetch_sources()
@@ -211,7 +211,7 @@ def test_cli_prints_the_sentence_and_exits_1(tmp_path, capsys):
 
 def test_unreachable_endpoint_answers_from_the_cache_without_retrying(online):
     """A Hub that does not accept connections is detected up front: no client retries, one sentence."""
-    from lemmata.hub import snapshot
+    from lemmata.release.hub import snapshot
 
     closed = "http://127.0.0.1:9"  # the discard port: nothing listens there
     with pytest.raises(LemmataError) as err:
@@ -221,7 +221,7 @@ def test_unreachable_endpoint_answers_from_the_cache_without_retrying(online):
 
 
 def test_cached_snapshot_is_used_when_the_hub_becomes_unreachable(online):
-    from lemmata.hub import snapshot
+    from lemmata.release.hub import snapshot
 
     rev = "c" * 40
     with FakeHub("ShadenA/MathNet-Retrieve", rev, MATHNET_SNAPSHOT) as hub:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from lemmata.benchmarks.mirb import TASKS
-from lemmata.errors import InputError
-from lemmata.hashing import sha256_file
-from lemmata.jsonl import read_jsonl
+from lemmata.benchmarks.mirb.meta import TASKS
+from lemmata.core.errors import InputError
+from lemmata.core.hashing import sha256_file
+from lemmata.core.jsonl import read_jsonl
 from lemmata.release.card import parse_front_matter
 from lemmata.release.load import open_release
 from lemmata.release.manifest import verify_manifest
@@ -23,9 +23,9 @@ ATLAS_SNAPSHOTS = FIXTURES / "MathAtlas"
 
 
 def _builder(name: str):
-    from lemmata.builders.mathatlas import MaAlignBuilder, MathAtlasBuilder
-    from lemmata.builders.mathnet import MathNetRetrieveBuilder
-    from lemmata.builders.mirb import MirbBuilder
+    from lemmata.benchmarks.mathatlas.builder import MaAlignBuilder, MathAtlasBuilder
+    from lemmata.benchmarks.mathnet.builder import MathNetRetrieveBuilder
+    from lemmata.benchmarks.mirb.builder import MirbBuilder
 
     return {
         "mathnet-retrieve": (MathNetRetrieveBuilder, MATHNET_SNAPSHOT),

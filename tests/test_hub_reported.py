@@ -7,11 +7,16 @@ import shutil
 
 import pytest
 
-from lemmata.errors import InputError
-from lemmata.hubtracks.reported import (
-    MIRB_TOLERANCE, mathatlas_reported, mathnet_reported, mirb_reported, reported_file, reported_results,
-)
-from lemmata.paths import mirror_root
+from lemmata.core.errors import InputError
+from lemmata.benchmarks.mathatlas.reported import mathatlas_reported
+from lemmata.benchmarks.mathnet.reported import mathnet_reported
+from lemmata.benchmarks.mirb.reported import MIRB_TOLERANCE, mirb_reported
+from lemmata.benchmarks.mirb.reported import reported_file as mirb_reported_file
+
+
+def reported_results(source_dir=None):
+    return [*mathnet_reported(source_dir), *mirb_reported(source_dir), *mathatlas_reported(source_dir)]
+from lemmata.core.paths import mirror_root
 
 
 def _printed(name: str) -> dict:
@@ -42,7 +47,7 @@ def test_mirb_disagreeing_averages_are_flagged_with_both_numbers_and_kept_as_pri
 
 
 def test_reported_rows_never_share_a_group_with_scored_rows():
-    from lemmata.hubtracks.retrieval import scoring_artifact
+    from lemmata.tracks.ranking import scoring_artifact
 
     for r in reported_results():
         assert r.kind == "reported"
@@ -80,16 +85,21 @@ def test_a_changed_transcription_is_refused(tmp_path):
     path = tmp_path / "mirb_paper.json"
     path.write_text(path.read_text("utf-8").replace("55.2", "50.1"), "utf-8")
     with pytest.raises(InputError) as err:
-        reported_file("mirb_paper.json", tmp_path)
+        mirb_reported_file(tmp_path)
     assert "sha256 mismatch" in str(err.value)
     assert len(mathnet_reported(tmp_path)) == 8
 
 
 def test_import_into_a_store_is_idempotent(tmp_path):
-    from lemmata.hubtracks.reported import import_reported
+    from lemmata.registry import reported_importers
     from lemmata.store import Store
 
     store = Store(tmp_path / "store")
+    hub = {"mathnet", "mirb", "mathatlas"}
+
+    def import_reported(st):
+        return [pair for family, importer in reported_importers() if family in hub for pair in importer(st)]
+
     first = import_reported(store)
     again = import_reported(store)
     assert all(created for _, created in first)

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from lemmata.errors import InputError
+from lemmata.core.errors import InputError
 from lemmata.metrics.intervals import wilson_interval
-from lemmata.scoring.base import OracleConfig, handler_for, validate_upload
+from lemmata.registry import handler_for, validate_upload
+from lemmata.tracks.base import OracleConfig
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hub" / "MathAtlas"
 RECEIVED = "2026-11-23T12:00:00+00:00"
@@ -18,8 +19,8 @@ LEAN = "theorem x : True := trivial"
 
 @pytest.fixture(scope="module", autouse=True)
 def served_releases():
-    from lemmata.builders.mathatlas import MaAlignBuilder, MathAtlasBuilder
-    from lemmata.paths import releases_dir
+    from lemmata.benchmarks.mathatlas.builder import MaAlignBuilder, MathAtlasBuilder
+    from lemmata.core.paths import releases_dir
 
     for cls, rid in ((MathAtlasBuilder, "mathatlas-1.0.0"), (MaAlignBuilder, "ma-align-1.0.0")):
         if not (releases_dir() / rid).is_dir():

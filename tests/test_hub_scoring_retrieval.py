@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from lemmata.benchmarks.mirb import TASK_NAMES, TASKS
-from lemmata.errors import InputError
-from lemmata.hashing import sha256_bytes
-from lemmata.results import RESULT_SCHEMA, Result
-from lemmata.scoring.base import OracleConfig, handler_for, validate_upload
+from lemmata.benchmarks.mirb.meta import TASK_NAMES, TASKS
+from lemmata.core.errors import InputError
+from lemmata.core.hashing import sha256_bytes
+from lemmata.formats.results import RESULT_SCHEMA, Result
+from lemmata.registry import handler_for, validate_upload
+from lemmata.tracks.base import OracleConfig
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hub"
 RECEIVED = "2026-11-22T08:30:00+00:00"
@@ -21,9 +22,9 @@ ANCHORS = ("rus_2019_d99efd", "usa_2008_0b41c2", "chn_2015_77aa10", "bra_2012_5e
 @pytest.fixture(scope="module", autouse=True)
 def served_releases():
     """The fixture releases where the handlers look for them ($LEMMATA_HOME/releases)."""
-    from lemmata.builders.mathnet import MathNetRetrieveBuilder
-    from lemmata.builders.mirb import MirbBuilder
-    from lemmata.paths import releases_dir
+    from lemmata.benchmarks.mathnet.builder import MathNetRetrieveBuilder
+    from lemmata.benchmarks.mirb.builder import MirbBuilder
+    from lemmata.core.paths import releases_dir
 
     for cls, src, rid in ((MathNetRetrieveBuilder, FIXTURES / "MathNet-Retrieve", "mathnet-retrieve-1.0.0"),
                           (MirbBuilder, FIXTURES / "mirb", "mirb-1.0.0")):
@@ -185,7 +186,7 @@ def test_mirb_validation_covers_tasks_and_dynamic_corpus():
 
 
 def test_handlers_are_registered_for_the_space():
-    from lemmata.scoring.base import known_benchmarks
+    from lemmata.registry import known_benchmarks
 
     assert {"mathnet-retrieve", "mirb"} <= set(known_benchmarks())
     assert handler_for("mirb").tracks == ("zero-shot",)
@@ -195,7 +196,7 @@ def test_end_to_end_build_load_dataset_score():
     """A run built from the released qrels as ``datasets`` loads them scores 1 on every measure."""
     import datasets
 
-    from lemmata.paths import releases_dir
+    from lemmata.core.paths import releases_dir
 
     root = str(releases_dir() / "mathnet-retrieve-1.0.0")
     qrels = datasets.load_dataset(root, "qrels", split="medium")

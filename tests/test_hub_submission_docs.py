@@ -19,10 +19,11 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from lemmata.errors import InputError
-from lemmata.hubtracks import schema
-from lemmata.scoring.base import OracleConfig, handler_for, validate_upload
-from lemmata.submissions.envelope import DEFAULT_MAX_BYTES
+from lemmata.core.errors import InputError
+from lemmata.registry import handler_for, validate_upload
+from lemmata.tracks.ranking import RankingRecord
+from lemmata.tracks.base import OracleConfig
+from lemmata.formats.envelope import DEFAULT_MAX_BYTES
 
 ROOT = Path(__file__).resolve().parents[1]
 SUB = ROOT / "submissions"
@@ -41,10 +42,10 @@ EXAMPLES = {
 @pytest.fixture(scope="module", autouse=True)
 def served_releases():
     """The fixture releases where the handlers look for them ($LEMMATA_HOME/releases)."""
-    from lemmata.builders.mathatlas import MaAlignBuilder, MathAtlasBuilder
-    from lemmata.builders.mathnet import MathNetRetrieveBuilder
-    from lemmata.builders.mirb import MirbBuilder
-    from lemmata.paths import releases_dir
+    from lemmata.benchmarks.mathatlas.builder import MaAlignBuilder, MathAtlasBuilder
+    from lemmata.benchmarks.mathnet.builder import MathNetRetrieveBuilder
+    from lemmata.benchmarks.mirb.builder import MirbBuilder
+    from lemmata.core.paths import releases_dir
 
     hub = ROOT / "tests" / "fixtures" / "hub"
     for cls, src, rid in ((MathNetRetrieveBuilder, hub / "MathNet-Retrieve", "mathnet-retrieve-1.0.0"),
@@ -131,8 +132,8 @@ def test_mathnet_bm25_puts_the_easy_rewording_first():
 
 
 def test_mirb_example_covers_every_task_and_never_ranks_an_excluded_document():
-    from lemmata.benchmarks.mirb import TASK_NAMES
-    from lemmata.hubtracks.mirb import task_collection
+    from lemmata.benchmarks.mirb.meta import TASK_NAMES
+    from lemmata.benchmarks.mirb.track import task_collection
 
     records = _lines("mirb/example-mirb.jsonl")[1:]
     assert {r["task"] for r in records} == set(TASK_NAMES)
@@ -177,16 +178,36 @@ def test_example_script_doctests_pass():
 
 # -- schemas ---------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("benchmark", schema.BENCHMARKS)
+#: the Hub-pinned benchmarks (header ``benchmark`` values) and where each one's user documentation lives
+HUB_BENCHMARKS = ("mathnet-retrieve", "mirb", "mathatlas", "ma-align")
+READMES = {"mathnet-retrieve": "submissions/mathnet/README.md", "mirb": "submissions/mirb/README.md",
+           "mathatlas": "submissions/mathatlas/README.md", "ma-align": "submissions/mathatlas/README.md"}
+
+
+def _schema_file(benchmark):
+    from lemmata.registry import handlers
+
+    (one,) = handlers()[benchmark].schema_files()
+    return one
+
+
+def _models(benchmark):
+    from lemmata.registry import handlers
+
+    cls = handlers()[benchmark]
+    return cls.header_model, cls.record_model or RankingRecord
+
+
+@pytest.mark.parametrize("benchmark", HUB_BENCHMARKS)
 def test_committed_schema_equals_a_fresh_export(benchmark):
-    path = SUB / "schema" / schema.schema_filename(benchmark)
-    assert path.read_text(encoding="utf-8") == schema.schema_text(benchmark), (
-        f"{path} is stale: run python -m lemmata.hubtracks.schema --write submissions/schema")
+    exported = _schema_file(benchmark)
+    path = SUB / "schema" / exported.filename
+    assert path.read_text(encoding="utf-8") == exported.text, f"{path} is stale: run `lemmata schemas`"
 
 
 @pytest.mark.parametrize("example", sorted(EXAMPLES))
 def test_schema_models_accept_every_example_line(example):
-    header_model, record_model = schema.models(EXAMPLES[example][0])
+    header_model, record_model = _models(EXAMPLES[example][0])
     lines = _lines(example)
     header_model.model_validate(lines[0])
     for rec in lines[1:]:
@@ -194,9 +215,9 @@ def test_schema_models_accept_every_example_line(example):
 
 
 def test_every_readme_links_its_schema_and_example():
-    for benchmark in schema.BENCHMARKS:
-        readme = (ROOT / schema.READMES[benchmark]).read_text(encoding="utf-8")
-        assert f"schema/{schema.schema_filename(benchmark)}" in readme
+    for benchmark in HUB_BENCHMARKS:
+        readme = (ROOT / READMES[benchmark]).read_text(encoding="utf-8")
+        assert f"schema/{_schema_file(benchmark).filename}" in readme
         for example, (b, _) in EXAMPLES.items():
             if b == benchmark:
                 assert Path(example).name in readme
@@ -234,7 +255,7 @@ def test_ranking_model_and_retrieval_handler_agree_on_well_formed_lines(record):
     header = {"format": "lemmata-submission/1", "benchmark": "mathnet-retrieve",
               "release": "mathnet-retrieve-1.0.0", "track": "hard", "model": {"name": "m"}}
     try:
-        schema.RankingRecord.model_validate(record)
+        RankingRecord.model_validate(record)
         model_ok = True
     except ValidationError:
         model_ok = False

@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from lemmata.errors import LemmataError
+from lemmata.core.errors import LemmataError
 from lemmata.oracles.chat import ChatClient, ChatConfig, ChatJudge, OracleAuthError, OracleRequestError, judge_from_env
 from lemmata.oracles.judge import (
     JudgeArtifact,
@@ -337,7 +337,7 @@ def test_artifact_refuses_another_judge_or_an_edited_rubric(tmp_path):
 
 
 def test_verdict_cache_reads_appends_incrementally_and_reports_bad_lines(tmp_path):
-    from lemmata.errors import InputError
+    from lemmata.core.errors import InputError
     from lemmata.oracles.cache import VerdictCache
 
     writer, reader = VerdictCache(tmp_path), VerdictCache(tmp_path)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from lemmata.errors import InputError
+from lemmata.core.errors import InputError
 from lemmata.metrics.correctness import (
     correctness_report,
     paired_comparison,

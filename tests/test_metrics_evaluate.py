@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from lemmata.metrics import correctness_report, evaluate_run, pass_at_k_summary, run_from_rankings, tool_acc_report
-from lemmata.paths import repo_root
+from lemmata.core.paths import repo_root
 
 METRICS_DIR = repo_root() / "metrics"
 MODULES = ["tool_acc", "recall_at_k", "correctness"]
@@ -181,7 +181,7 @@ def test_module_folder_layout_and_imports(name):
         if isinstance(node, ast.Import):
             assert len(node.names) == 1, f"{name}.py line {node.lineno}: one import per line"
     imported = {n.module for n in tree.body if isinstance(n, ast.ImportFrom)}
-    assert imported <= {"lemmata.metrics.evaluate_adapters", "lemmata.benchmarks.re2math"} and \
+    assert imported <= {"lemmata.metrics.evaluate_adapters", "lemmata.benchmarks.re2math.meta"} and \
         "lemmata.metrics.evaluate_adapters" in imported, "all logic lives in lemmata"
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
     assert len(classes) == 1 and {f.name for f in classes[0].body if isinstance(f, ast.FunctionDef)} == {"_info", "_compute"}

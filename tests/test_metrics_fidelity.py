@@ -21,11 +21,11 @@ import json
 
 import pytest
 
-from lemmata.benchmarks.re2math import RE2MATH
-from lemmata.hashing import sha256_file
+from lemmata.benchmarks.re2math.meta import RE2MATH
+from lemmata.core.hashing import sha256_file
 from lemmata.metrics import tool_acc_report, wilson_interval
-from lemmata.paths import default_source_dir
-from lemmata.sources import resolve_sources
+from lemmata.core.paths import default_source_dir
+from lemmata.release.sources import resolve_sources
 
 MODELS = ["GPT-5.2", "Gemini 3.1 Pro", "Claude Opus 4.5", "DeepSeek V3.2", "Qwen3-235B Thinking",
           "Kimi K2 Thinking", "Grok 4"]

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from lemmata.errors import InputError
+from lemmata.core.errors import InputError
 from lemmata.metrics import intervals
 from lemmata.metrics.intervals import (
     bootstrap_interval,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lemmata.errors import InputError
+from lemmata.core.errors import InputError
 from lemmata.metrics.intervals import cluster_bootstrap_interval, wilson_interval
 from lemmata.metrics.rates import MetricResult, summarize_rate, summarize_rates
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import pytrec_eval
 
-from lemmata.errors import InputError
+from lemmata.core.errors import InputError
 from lemmata.metrics.intervals import bootstrap_intervals
 from lemmata.metrics.retrieval import (
     evaluate_run,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lemmata.errors import InputError
+from lemmata.core.errors import InputError
 from lemmata.metrics.intervals import cluster_bootstrap_interval, wilson_interval
 from lemmata.metrics.tool_acc import InstanceVerdicts, failure_decomposition, tool_acc_report
 

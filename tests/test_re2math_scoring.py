@@ -14,13 +14,14 @@ from pathlib import Path
 import pytest
 
 from lemmata.cli import main as cli
-from lemmata.errors import InputError, LemmataError
+from lemmata.core.errors import InputError, LemmataError
 from lemmata.oracles.chat import ChatJudge
-from lemmata.re2math.scoring import Re2MathHandler, Resources, judge_artifact_for, result_track
-from lemmata.results import Result
-from lemmata.scoring.base import OracleConfig, handler_for
+from lemmata.benchmarks.re2math.scoring import Re2MathHandler, Resources, judge_artifact_for, result_track
+from lemmata.formats.results import Result
+from lemmata.registry import handler_for
+from lemmata.tracks.base import OracleConfig
 from lemmata.store import Store
-from lemmata.submissions.envelope import parse_envelope
+from lemmata.formats.envelope import parse_envelope
 from test_judge import ChatServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,7 +31,7 @@ RECEIVED = "2026-11-21"
 
 @pytest.fixture(scope="module")
 def artifacts_root(tmp_path_factory, re2math_release) -> Path:
-    from lemmata.retrieval.artifact import build_artifact
+    from lemmata.benchmarks.re2math.scholar.artifact import build_artifact
 
     root = tmp_path_factory.mktemp("artifacts")
     build_artifact(re2math_release, root)
@@ -72,7 +73,7 @@ def to_bytes(objs: list[dict]) -> bytes:
 
 
 def validate(handler: Re2MathHandler, data: bytes, name: str = "sub.jsonl", max_bytes: int | None = None):
-    from lemmata.hashing import sha256_bytes
+    from lemmata.core.hashing import sha256_bytes
 
     return handler.validate(parse_envelope(data, name, max_bytes=max_bytes), sha256_bytes(data))
 
@@ -237,7 +238,7 @@ def test_selecting_the_citing_paper_is_ground_no_with_its_reason(handler, exampl
     row = rows[rec["instance_id"]]
     own = f"paper-{row['paper_key']}"
     title = artifact.record(own).title
-    from lemmata.re2math.scoring import year_cutoff
+    from lemmata.benchmarks.re2math.scoring import year_cutoff
 
     got = artifact.search(title, year_cutoff(artifact, row), 20).ids()
     assert own in got
@@ -315,7 +316,7 @@ def test_bad_file_through_the_cli_stores_nothing(tmp_path, handler, example, mon
 # -- handler, audit, CLI -----------------------------------------------------------------------------------
 
 def _use_handler(monkeypatch, handler) -> None:
-    import lemmata.scoring.base as base
+    import lemmata.registry as base
 
     real = base.handler_for
     monkeypatch.setattr(base, "handler_for", lambda b: handler if b == "re2math" else real(b))

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from lemmata.errors import InputError
-from lemmata.re2math.reported import PAPER_RETRIEVAL_ARTIFACT, PAPER_SCORING_ARTIFACT, reported_results
-from lemmata.re2math.submission import Header, Record, json_schema, parse_submission, schema_text
-from lemmata.submissions.envelope import parse_envelope
+from lemmata.core.errors import InputError
+from lemmata.benchmarks.re2math.reported import PAPER_RETRIEVAL_ARTIFACT, PAPER_SCORING_ARTIFACT, reported_results
+from lemmata.benchmarks.re2math.submission import Header, Record, json_schema, parse_submission, schema_text
+from lemmata.formats.envelope import parse_envelope
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "submissions" / "schema" / "re2math-submission.schema.json"
@@ -23,8 +23,8 @@ RECORD = {"instance_id": "x_gap_0", "anchor": "bound the trace", "queries": [{"t
 
 
 def _paper_tables() -> Path:
-    from lemmata.benchmarks.re2math import RE2MATH
-    from lemmata.sources import resolve_sources
+    from lemmata.benchmarks.re2math.meta import RE2MATH
+    from lemmata.release.sources import resolve_sources
 
     return resolve_sources(RE2MATH, ["paper_all_tables.json"])["paper_all_tables.json"]
 
@@ -36,7 +36,7 @@ def _parse(*objs) -> tuple:
 
 def test_exported_schema_is_current():
     assert SCHEMA.read_text("utf-8") == schema_text(), (
-        "regenerate with: python -m lemmata.re2math.submission --write-schema " + str(SCHEMA.relative_to(ROOT)))
+        "regenerate with: python -m lemmata.benchmarks.re2math.submission --write-schema " + str(SCHEMA.relative_to(ROOT)))
 
 
 def test_schema_describes_both_line_kinds():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lemmata.meta import BenchmarkMeta
+from lemmata.core.meta import BenchmarkMeta
 from lemmata.registry import UnknownNameError, get_benchmark, list_benchmarks
 
 

@@ -10,16 +10,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lemmata.builders.re2math import EVAL, FULL, Re2MathBuilder
-from lemmata.errors import InputError
-from lemmata.hashing import sha256_file
-from lemmata.jsonl import read_jsonl
-from lemmata.re2math.papers import paper_key
+from lemmata.benchmarks.re2math.builder import EVAL, FULL, Re2MathBuilder
+from lemmata.core.errors import InputError
+from lemmata.core.hashing import sha256_file
+from lemmata.core.jsonl import read_jsonl
+from lemmata.benchmarks.re2math.papers import paper_key
 from lemmata.release.card import parse_front_matter
 from lemmata.release.load import open_release
 from lemmata.release.manifest import verify_manifest
-from lemmata.sources import resolve_sources
-from lemmata.benchmarks.re2math import RE2MATH
+from lemmata.release.sources import resolve_sources
+from lemmata.benchmarks.re2math.meta import RE2MATH
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +129,7 @@ def test_citation_cff(re2math_release):
 def test_load_dataset_round_trip(re2math_release):
     import datasets
 
-    from lemmata.builders.re2math import instance_features
+    from lemmata.benchmarks.re2math.builder import instance_features
 
     ds = datasets.load_dataset(str(re2math_release), "eval200", split="test")
     assert ds.num_rows == 200
@@ -177,8 +177,8 @@ def _build_fails(source_dir: Path, out: Path) -> InputError:
 
 def _rehash(source_dir: Path, name: str, monkeypatch) -> None:
     """Point the registry's pinned hash at the edited file, so the row check (not the checksum) must catch it."""
-    import lemmata.benchmarks.re2math as mod
-    from lemmata.builders import re2math as builder_mod
+    import lemmata.benchmarks.re2math.meta as mod
+    from lemmata.benchmarks.re2math import builder as builder_mod
 
     sha = sha256_file(source_dir / name)
     sources = tuple(s.model_copy(update={"sha256": sha}) if s.name == name else s for s in mod.RE2MATH.sources)

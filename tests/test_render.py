@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lemmata.re2math.render import TRACKS, WINDOWS, render_instance
+from lemmata.benchmarks.re2math.render import TRACKS, WINDOWS, render_instance
 from lemmata.release.load import open_release
 
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from lemmata.errors import InputError, LemmataError
-from lemmata.hashing import sha256_file
-from lemmata.re2math.render import render_instance
+from lemmata.core.errors import InputError, LemmataError
+from lemmata.core.hashing import sha256_file
+from lemmata.benchmarks.re2math.render import render_instance
 from lemmata.release.load import open_release
-from lemmata.retrieval.artifact import (
+from lemmata.benchmarks.re2math.scholar.artifact import (
     ARTIFACT_VERSION,
     MaterialisationLog,
     artifact_id,
@@ -24,9 +24,9 @@ from lemmata.retrieval.artifact import (
     default_artifact,
     open_artifact,
 )
-from lemmata.retrieval.citations import arxiv_id_year, parse_citation
-from lemmata.retrieval.matcher import SourceRef, _refs_of, is_citing_paper, match_candidate, match_sources
-from lemmata.retrieval.querycache import SearchResult
+from lemmata.benchmarks.re2math.scholar.citations import arxiv_id_year, parse_citation
+from lemmata.benchmarks.re2math.scholar.matcher import SourceRef, _refs_of, is_citing_paper, match_candidate, match_sources
+from lemmata.benchmarks.re2math.scholar.querycache import SearchResult
 
 
 @pytest.fixture(scope="session")
@@ -59,7 +59,7 @@ def _files(root: Path) -> dict[str, bytes]:
 
 def test_build_is_byte_identical_across_runs_and_hash_seeds(artifact_dir, re2math_release, tmp_path):
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
-    code = "import sys; from lemmata.retrieval.artifact import build_artifact; build_artifact(sys.argv[1], sys.argv[2])"
+    code = "import sys; from lemmata.benchmarks.re2math.scholar.artifact import build_artifact; build_artifact(sys.argv[1], sys.argv[2])"
     subprocess.run([sys.executable, "-c", code, str(re2math_release), str(tmp_path)], check=True, env=env)
     again = _files(tmp_path / artifact_id())
     assert again == _files(artifact_dir)

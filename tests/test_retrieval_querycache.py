@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from lemmata.errors import InputError
+from lemmata.core.errors import InputError
 from lemmata.release.load import open_release
-from lemmata.retrieval.artifact import ScholarArtifact, artifact_id, build_artifact, open_artifact, open_backend
-from lemmata.retrieval.querycache import (
+from lemmata.benchmarks.re2math.scholar.artifact import ScholarArtifact, artifact_id, build_artifact, open_artifact, open_backend
+from lemmata.benchmarks.re2math.scholar.querycache import (
     CacheHeader,
     Candidate,
     NotRecordedError,

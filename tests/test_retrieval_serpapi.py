@@ -11,16 +11,16 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from lemmata.errors import InputError, LemmataError
-from lemmata.retrieval.matcher import match_candidate
-from lemmata.retrieval.querycache import (
+from lemmata.core.errors import InputError, LemmataError
+from lemmata.benchmarks.re2math.scholar.matcher import match_candidate
+from lemmata.benchmarks.re2math.scholar.querycache import (
     NotRecordedError,
     RecordingBackend,
     ReplayBackend,
     freeze_query_cache,
     read_query_cache,
 )
-from lemmata.retrieval.serpapi import MAX_PER_PAGE, SerpApiError, SerpApiScholar
+from lemmata.benchmarks.re2math.scholar.serpapi import MAX_PER_PAGE, SerpApiError, SerpApiScholar
 
 FIXTURES = Path(__file__).parent / "fixtures" / "serpapi"
 KEY = "test-key-0123456789abcdef"

@@ -19,8 +19,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from lemmata.hashing import sha256_bytes
-from lemmata.results import FrozenTuple, ModelInfo, Score, make_result
+from lemmata.core.hashing import sha256_bytes
+from lemmata.formats.results import FrozenTuple, ModelInfo, Score, make_result
 from lemmata.store import RateLimit
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hub"
@@ -34,7 +34,7 @@ ADMIN_TOKEN = "test-admin-token"
 
 def mathnet_file(model: str, *, hits: int = 3, tier: str = "hard") -> bytes:
     """A valid run: the relevant document first for the first ``hits`` queries, last for the others."""
-    from lemmata.hubtracks.mathnet import tier_collection
+    from lemmata.benchmarks.mathnet.track import tier_collection
 
     coll = tier_collection(RELEASE, tier)
     docs = sorted(coll.corpus)
@@ -63,8 +63,8 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def space(tmp_path_factory):
-    from lemmata.builders.mathnet import MathNetRetrieveBuilder
-    from lemmata.paths import releases_dir
+    from lemmata.benchmarks.mathnet.builder import MathNetRetrieveBuilder
+    from lemmata.core.paths import releases_dir
     from lemmata.space.app import build_app, launch_kwargs
     from lemmata.space.config import SpaceConfig
     from lemmata.space.context import create_context
@@ -224,9 +224,12 @@ def _shot(page, name: str) -> Path:
 
 
 def _set_upload(page, path: Path) -> None:
+    """Choose ``path`` in the upload box, first clearing a file chosen before (Gradio re-renders the input then)."""
     clear = page.locator("#lm-upload button[aria-label='Clear']")
     if clear.count():
         clear.first.click()
+        clear.first.wait_for(state="detached", timeout=10_000)
+    page.locator("#lm-upload input[type=file]").wait_for(state="attached", timeout=10_000)
     page.locator("#lm-upload input[type=file]").set_input_files(str(path))
     page.locator("#lm-upload").get_by_text(path.name).wait_for(timeout=10_000)
 

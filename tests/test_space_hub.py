@@ -19,8 +19,8 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from lemmata.hashing import sha256_bytes
-from lemmata.results import FrozenTuple, ModelInfo, Score, make_result
+from lemmata.core.hashing import sha256_bytes
+from lemmata.formats.results import FrozenTuple, ModelInfo, Score, make_result
 from lemmata.space.config import HubSyncConfig
 from lemmata.space.hub_sync import restore
 from lemmata.store import Store
@@ -151,7 +151,7 @@ def test_an_unreachable_hub_fails_instead_of_starting_empty(online, tmp_path):
     """snapshot_download alone would quietly return the (empty) local folder here."""
     import socket
 
-    from lemmata.errors import LemmataError
+    from lemmata.core.errors import LemmataError
 
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
@@ -162,7 +162,7 @@ def test_an_unreachable_hub_fails_instead_of_starting_empty(online, tmp_path):
 
 
 def test_files_listed_but_not_served_are_a_failed_restore(online, tmp_path):
-    from lemmata.errors import LemmataError
+    from lemmata.core.errors import LemmataError
 
     remote, _ = _populated(tmp_path / "remote")
     hub = LocalHub("lemmata/results", remote.root)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lemmata.hashing import sha256_bytes
+from lemmata.core.hashing import sha256_bytes
 from lemmata.space.config import SpaceConfig
 from lemmata.space.submit import SubmissionForm, render_outcome, submit_upload
 from lemmata.space.worker import ScoringWorker, chain_version
@@ -24,8 +24,8 @@ RELEASE = "mathnet-retrieve-1.0.0"
 
 @pytest.fixture(scope="module", autouse=True)
 def mathnet_release():
-    from lemmata.builders.mathnet import MathNetRetrieveBuilder
-    from lemmata.paths import releases_dir
+    from lemmata.benchmarks.mathnet.builder import MathNetRetrieveBuilder
+    from lemmata.core.paths import releases_dir
 
     if not (releases_dir() / RELEASE).is_dir():
         MathNetRetrieveBuilder(source_dir=FIXTURES / "MathNet-Retrieve").build(releases_dir(), quiet=True)
@@ -33,7 +33,7 @@ def mathnet_release():
 
 def mathnet_file(model: str, *, hits: int = 3, tier: str = "hard") -> bytes:
     """A valid run: the relevant document first for the first ``hits`` queries, last for the others."""
-    from lemmata.hubtracks.mathnet import tier_collection
+    from lemmata.benchmarks.mathnet.track import tier_collection
 
     coll = tier_collection(RELEASE, tier)
     docs = sorted(coll.corpus)

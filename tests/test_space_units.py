@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from lemmata.errors import InputError
-from lemmata.hashing import sha256_bytes
-from lemmata.results import FrozenTuple, ModelInfo, Score, make_result
+from lemmata.core.errors import InputError
+from lemmata.core.hashing import sha256_bytes
+from lemmata.formats.results import FrozenTuple, ModelInfo, Score, make_result
 from lemmata.space.board import BoardQuery, build_view, export_records, load_rows, to_csv, to_json
 from lemmata.space.config import SpaceConfig, parse_rate
 from lemmata.space.safety import csv_cell, esc, link, safe_markdown
@@ -297,26 +297,25 @@ def test_bootstrap_reports_every_step_and_keeps_going(tmp_path):
 
 
 def test_release_step_skips_built_releases(tmp_path):
-    from lemmata.builders import BUILDERS, builder_classes
+    from lemmata.registry import builder_classes
     from lemmata.space.bootstrap import Skip, release_step
 
-    for family in BUILDERS:
-        for cls in builder_classes(family):
-            folder = tmp_path / cls.meta.release_id
-            folder.mkdir()
-            (folder / "MANIFEST.json").write_text("{}")
+    for cls in builder_classes():
+        folder = tmp_path / cls.meta.release_id
+        folder.mkdir()
+        (folder / "MANIFEST.json").write_text("{}")
     with pytest.raises(Skip, match="already built"):
         release_step(tmp_path)(lambda text: None)
 
 
 def test_release_step_reports_unreachable_hub_releases_as_unavailable_not_failed(tmp_path, monkeypatch):
     """Offline, Hub-only releases cannot be fetched: the step completes and names them, without a failure."""
-    from lemmata.builders import BUILDERS, builder_classes
+    from lemmata.registry import builder_classes
     from lemmata.space.bootstrap import release_step
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     hub_only = []
-    for family in BUILDERS:
+    for family in [None]:
         for cls in builder_classes(family):
             if cls.meta.hub:
                 hub_only.append(cls.meta.release_id)
@@ -351,7 +350,7 @@ def test_long_groups_list_their_first_rows_and_offer_the_rest(tmp_path):
 def test_space_readme_front_matter_and_requirements():
     import yaml
 
-    from lemmata.paths import repo_root
+    from lemmata.core.paths import repo_root
 
     text = (repo_root() / "space" / "README.md").read_text(encoding="utf-8")
     front = yaml.safe_load(text.split("---")[1])
@@ -391,13 +390,14 @@ def test_hosted_app_moderates_by_hub_login_not_by_token(tmp_path, monkeypatch):
 
 
 def test_reported_rows_are_imported_once_as_reported(tmp_path):
+    from lemmata.registry import FAMILIES
     from lemmata.space.bootstrap import Skip, reported_step
 
     st = Store(tmp_path)
     lines: list[str] = []
     detail = reported_step(st)(lines.append)
     rows = st.result_rows()
-    assert detail == f"{len(rows)} reported row(s) added" and len(lines) == 3
+    assert detail == f"{len(rows)} reported row(s) added" and len(lines) == len(FAMILIES)
     assert {r["kind"] for r in rows} == {"reported"}
     assert {"re2math", "taobench", "mirb", "mathnet-retrieve", "mathatlas"} <= {r["benchmark"] for r in rows}
     with pytest.raises(Skip, match="already present"):

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from lemmata.errors import LemmataError
-from lemmata.hashing import sha256_bytes
-from lemmata.results import FrozenTuple, ModelInfo, Score, make_result
+from lemmata.core.errors import LemmataError
+from lemmata.core.hashing import sha256_bytes
+from lemmata.formats.results import FrozenTuple, ModelInfo, Score, make_result
 from lemmata.store import DURABLE_FOLDERS, RateLimit, RateLimited, Store
 
 HEADER = {"format": "lemmata-submission/1", "benchmark": "b", "track": "t", "model": {"name": "m"}}

@@ -8,7 +8,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from lemmata.submissions.schema import stale_schemas
+from lemmata.formats.schema import stale_schemas
+from lemmata.registry import schema_files
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "submissions" / "schema"
@@ -34,7 +35,7 @@ def _check_lines(path: Path) -> int:
 
 
 def test_schemas_are_current():
-    assert stale_schemas(SCHEMAS) == []
+    assert stale_schemas(schema_files(), SCHEMAS) == []
 
 
 def test_schemas_are_valid_json_schema():
@@ -58,8 +59,8 @@ def test_schema_rejects_what_the_handler_rejects():
 
 
 def test_generated_runs_and_proof_submissions_satisfy_their_schema(re2math_release, tmp_path):
-    from lemmata.baselines.runs import theorem_retrieval_run
-    from lemmata.taobench.example import write_example
+    from lemmata.benchmarks.re2math.baselines import theorem_retrieval_run
+    from lemmata.benchmarks.taobench.example import write_example
 
     run = theorem_retrieval_run("bm25", "raw", tmp_path, depth=10)
     assert _check_lines(run) == 201

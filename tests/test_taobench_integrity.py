@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from lemmata.taobench.integrity import IntegrityReport, Violation, check_attempt, token_keys
-from lemmata.taobench.lexer import LexError, lex
-from lemmata.taobench.statements import locate
+from lemmata.benchmarks.taobench.lean.integrity import IntegrityReport, Violation, check_attempt, token_keys
+from lemmata.benchmarks.taobench.lean.lexer import LexError, lex
+from lemmata.benchmarks.taobench.lean.statements import locate
 
 FIXTURES = Path(__file__).parent / "fixtures" / "taobench"
 ATTEMPTS = sorted((FIXTURES / "attempts").glob("*.lean"))
@@ -118,10 +118,10 @@ def test_report_is_data():
 @pytest.fixture(scope="module")
 def official_exercises():
     """Every well-formed official file of both releases, located from the pinned upstream rows."""
-    from lemmata.benchmarks.taobench import MATHLIB_V1, PAIRS_150, TAOBENCH_V1, TEXTBOOK_V1
-    from lemmata.builders.taobench import load_rows
-    from lemmata.sources import resolve_sources
-    from lemmata.taobench.schema import MathlibRow, PairRow, TextbookRow
+    from lemmata.benchmarks.taobench.meta import MATHLIB_V1, PAIRS_150, TAOBENCH_V1, TEXTBOOK_V1
+    from lemmata.benchmarks.taobench.builder import load_rows
+    from lemmata.release.sources import resolve_sources
+    from lemmata.benchmarks.taobench.schema import MathlibRow, PairRow, TextbookRow
 
     src = resolve_sources(TAOBENCH_V1, [PAIRS_150, TEXTBOOK_V1, MATHLIB_V1])
     files = []
@@ -165,7 +165,7 @@ def test_real_attempts_are_caught(official_exercises):
 
 
 def test_commands_namespaces_and_statements():
-    from lemmata.taobench.structure import parse
+    from lemmata.benchmarks.taobench.lean.structure import parse
 
     src = (
         "import Mathlib\nnamespace A.B\nsection S\nopen Real in\n"

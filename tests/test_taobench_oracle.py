@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from lemmata.errors import LemmataError
+from lemmata.core.errors import LemmataError
 from lemmata.oracles.cache import verdict_key
 from lemmata.oracles.judge import OracleUnavailable
 from lemmata.oracles.lean import (
@@ -18,8 +18,8 @@ from lemmata.oracles.lean import (
     OracleAuthError,
     VerifierIdentity,
 )
-from lemmata.taobench.kimina_double import DOUBLE_LEAN_VERSION, TIMEOUT_MARKER, KiminaDouble, check_code
-from lemmata.taobench.scoring import lean_verdict, with_axiom_probe
+from lemmata.benchmarks.taobench.kimina_double import DOUBLE_LEAN_VERSION, TIMEOUT_MARKER, KiminaDouble, check_code
+from lemmata.benchmarks.taobench.scoring import lean_verdict, with_axiom_probe
 
 GOOD = "theorem t : 1 + 1 = 2 := by\n  norm_num\n"
 SORRY = "theorem t : 1 + 1 = 2 := by\n  sorry\n"

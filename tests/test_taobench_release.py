@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lemmata.benchmarks.taobench import (
+from lemmata.benchmarks.taobench.meta import (
     KNOWN_DEFECTS,
     MATHLIB_V1,
     PAIRS_150,
@@ -16,14 +16,14 @@ from lemmata.benchmarks.taobench import (
     TAOBENCH_V1,
     TEXTBOOK_V1,
 )
-from lemmata.builders.taobench import TaoBench150Builder, TaoBenchV1Builder
-from lemmata.errors import InputError
-from lemmata.jsonl import read_jsonl
+from lemmata.benchmarks.taobench.builder import TaoBench150Builder, TaoBenchV1Builder
+from lemmata.core.errors import InputError
+from lemmata.core.jsonl import read_jsonl
 from lemmata.registry import get_benchmark
 from lemmata.release.card import parse_front_matter
 from lemmata.release.load import open_release
 from lemmata.release.manifest import verify_manifest
-from lemmata.sources import resolve_sources
+from lemmata.release.sources import resolve_sources
 
 
 @pytest.fixture(scope="module")
@@ -236,7 +236,7 @@ def test_unpinned_lean_defect_stops_the_build(sources, tmp_path):
 
 
 def test_pinned_defect_that_disappears_stops_the_build(sources, tmp_path, monkeypatch):
-    import lemmata.builders.taobench as mod
+    import lemmata.benchmarks.taobench.builder as mod
 
     fqn = json.loads(sources[PAIRS_150].read_text("utf-8").split("\n")[0])["FQN"]
     monkeypatch.setitem(mod.KNOWN_DEFECTS, ("taobench-150", "mathlib", fqn), "a defect that is not there")

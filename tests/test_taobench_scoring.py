@@ -7,17 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from lemmata.errors import InputError, LemmataError
+from lemmata.core.errors import InputError, LemmataError
 from lemmata.metrics.correctness import pass_at_k
 from lemmata.oracles.lean import LeanArtifact, LeanConfig, LeanVerifier
-from lemmata.scoring.base import OracleConfig, handler_for, validate_upload
+from lemmata.registry import handler_for, validate_upload
+from lemmata.tracks.base import OracleConfig
 from lemmata.store import Store
-from lemmata.taobench.kimina_double import KiminaDouble
-from lemmata.taobench.release import open_taobench
-from lemmata.taobench.scoring import INTEGRITY_VERSION, PROBE_VERSION, Verification, score_submission
-from lemmata.taobench.submission import SCHEMA_PATH, parse_submission, schema_text
-from lemmata.taobench.track import TaoBenchProofsHandler, verification_for
-from lemmata.submissions.envelope import parse_envelope
+from lemmata.benchmarks.taobench.kimina_double import KiminaDouble
+from lemmata.benchmarks.taobench.release import open_taobench
+from lemmata.benchmarks.taobench.scoring import INTEGRITY_VERSION, PROBE_VERSION, Verification, score_submission
+from lemmata.benchmarks.taobench.submission import SCHEMA_PATH, parse_submission, schema_text
+from lemmata.benchmarks.taobench.track import TaoBenchProofsHandler, verification_for
+from lemmata.formats.envelope import parse_envelope
 
 ROOT = Path(__file__).parent.parent
 RELEASE = "taobench-150-1.0.0"
@@ -60,7 +61,7 @@ def handler(releases):
 
 
 def validate(handler, data: bytes, name="sub.jsonl"):
-    from lemmata.hashing import sha256_bytes
+    from lemmata.core.hashing import sha256_bytes
 
     return handler.validate(parse_envelope(data, name), sha256_bytes(data))
 
@@ -104,10 +105,10 @@ def test_wrong_release_and_non_utf8(handler, release):
 
 
 def test_dispatch_through_the_shared_interface(releases, release, monkeypatch):
-    import lemmata.paths
+    import lemmata.core.paths
 
     monkeypatch.setenv("LEMMATA_HOME", str(releases.parent))
-    monkeypatch.setattr(lemmata.paths, "releases_dir", lambda: releases)
+    monkeypatch.setattr(lemmata.core.paths, "releases_dir", lambda: releases)
     data = jsonl([header(n=1), {"fqn": release.fqns()[0], "formulation": "tao",
                                 "attempts": [honest(release, release.fqns()[0], "tao")]}])
     validated = validate_upload(data, "sub.jsonl")
@@ -211,7 +212,7 @@ def test_scoring_with_a_protocol_server(handler, release, tmp_path):
 
 def test_given_lemmas_with_sorry_do_not_fail_an_honest_attempt(handler, release, tmp_path):
     """Tao files state the lemmas an exercise may use with `sorry`; Lean warns about them, on official lines."""
-    from lemmata.taobench.lexer import lex
+    from lemmata.benchmarks.taobench.lean.lexer import lex
 
     fqn = next(f for f in release.fqns()
                if sum(t.text == "sorry" for t in lex(release.item(f, "tao").lean).tokens) > 1)
@@ -267,7 +268,7 @@ def test_defective_exercises_are_left_out(tmp_path_factory):
 
 
 def test_results_go_to_the_store_and_reported_rows_stay_apart(handler, release, tmp_path):
-    from lemmata.taobench.reported import reported_results
+    from lemmata.benchmarks.taobench.reported import reported_results
 
     store = Store(tmp_path / "store")
     scored = handler.score(_records(handler, release), received_at=RECEIVED, oracles=OracleConfig())
@@ -287,8 +288,8 @@ def test_results_go_to_the_store_and_reported_rows_stay_apart(handler, release, 
 
 
 def test_reported_file_is_pinned(tmp_path):
-    from lemmata.paths import mirror_root
-    from lemmata.taobench.reported import REPORTED_FILE, reported_results
+    from lemmata.core.paths import mirror_root
+    from lemmata.benchmarks.taobench.reported import REPORTED_FILE, reported_results
 
     copy = tmp_path / "taobench_paper.json"
     copy.write_text((mirror_root() / REPORTED_FILE).read_text("utf-8").replace("57", "58", 1), encoding="utf-8")
@@ -297,7 +298,7 @@ def test_reported_file_is_pinned(tmp_path):
 
 
 def test_example_submission_validates_and_scores(handler, releases, tmp_path):
-    from lemmata.taobench.example import write_example
+    from lemmata.benchmarks.taobench.example import write_example
 
     path, n = write_example(tmp_path / "example.jsonl", releases_root=releases)
     validated = validate(handler, path.read_bytes(), path.name)

@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from lemmata.re2math.render import render_instance
-from lemmata.re2math.theorem_retrieval import (
+from lemmata.benchmarks.re2math.render import render_instance
+from lemmata.benchmarks.re2math.theorem_retrieval import (
     CORPUS_CONFIG,
     QRELS_CONFIG,
     QUERIES_CONFIG,

@@ -1,20 +1,8 @@
-"""Metadata records of every registered benchmark release (see :mod:`lemmata.registry`)."""
+"""Benchmark families: one folder each, owning its metadata, builders, tracks, reported rows and baselines.
 
-from __future__ import annotations
-
-import importlib
-
-from lemmata.meta import BenchmarkMeta
-
-#: modules that each define ``RELEASES: tuple[BenchmarkMeta, ...]``
-_MODULES = ("re2math", "mathnet", "mirb", "mathatlas", "taobench")
-
-
-def _collect() -> tuple[BenchmarkMeta, ...]:
-    out: list[BenchmarkMeta] = []
-    for name in _MODULES:
-        out.extend(importlib.import_module(f"lemmata.benchmarks.{name}").RELEASES)
-    return tuple(out)
-
-
-ALL: tuple[BenchmarkMeta, ...] = _collect()
+Each family's ``__init__`` declares a :class:`~lemmata.core.family.Family`;
+:mod:`lemmata.registry` names the families and loads them lazily. A family may
+import the generic layers (tracks, oracles, retrievers, release, formats,
+metrics, core) and the catalog, never the space or the CLI, and never another
+family.
+"""

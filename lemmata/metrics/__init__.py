@@ -2,7 +2,7 @@
 
 Pure functions over plain inputs (no I/O); the ``metrics/`` folder's
 ``evaluate`` modules and the scoring pipeline are thin wrappers over these.
-Bad input raises a ``ValueError`` (usually :class:`lemmata.errors.InputError`)
+Bad input raises a ``ValueError`` (usually :class:`lemmata.core.errors.InputError`)
 that names the offending item; nothing is silently dropped.
 """
 

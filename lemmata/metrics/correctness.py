@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, ValidationError, model_validator
 
-from lemmata.errors import InputError, Problem
+from lemmata.core.errors import InputError, Problem
 from lemmata.metrics.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_interval, paired_bootstrap_interval
 from lemmata.metrics.rates import MetricResult, summarize_rates
 from lemmata.metrics.tool_acc import FINAL_NEGATIVES, VERDICTS, Verdict
@@ -226,7 +226,7 @@ def pass_at_k_summary(
     >>> pass_at_k_summary([{"item_id": "a", "n": 1, "c": 1}], 2)
     Traceback (most recent call last):
     ...
-    lemmata.errors.InputError: 1 problem found:
+    lemmata.core.errors.InputError: 1 problem found:
       - items, field 'a': k (2) exceeds the number of attempts n (1): pass@k is not estimable
     """
     k = _count(k, "k")
@@ -285,7 +285,7 @@ def paired_comparison(
     >>> paired_comparison({"x": 1}, {"y": 1})
     Traceback (most recent call last):
     ...
-    lemmata.errors.InputError: 2 problem(s) found:
+    lemmata.core.errors.InputError: 2 problem(s) found:
       - b: items missing here but present in a: ['x']
       - a: items missing here but present in b: ['y']
     """

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lemmata.errors import InputError, Problem
+from lemmata.core.errors import InputError, Problem
 from lemmata.metrics.correctness import correctness_report, pass_at_k_summary
 from lemmata.metrics.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from lemmata.metrics.retrieval import evaluate_run, run_from_rankings

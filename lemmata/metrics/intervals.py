@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from lemmata.errors import InputError, Problem
+from lemmata.core.errors import InputError, Problem
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 0
@@ -181,7 +181,7 @@ def cluster_bootstrap_interval(
     >>> cluster_bootstrap_interval([1, float("nan")], ["a", "b"])
     Traceback (most recent call last):
     ...
-    lemmata.errors.InputError: 1 problem found:
+    lemmata.core.errors.InputError: 1 problem found:
       - values: non-finite value (NaN or inf) at item 1
     """
     arr = np.asarray(values, dtype=np.float64)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from lemmata.errors import InputError, Problem
+from lemmata.core.errors import InputError, Problem
 from lemmata.metrics.intervals import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,

@@ -43,7 +43,7 @@ from operator import itemgetter, methodcaller
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from lemmata.errors import InputError, Problem
+from lemmata.core.errors import InputError, Problem
 from lemmata.metrics.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_intervals
 
 Run = Mapping[str, Mapping[str, float]]
@@ -90,7 +90,7 @@ class RetrievalEvaluation(BaseModel):
 
     def per_query(self, name: str) -> dict[str, float]:
         if name not in self.measures:
-            from lemmata.registry import suggest
+            from lemmata.core.registry import suggest
 
             raise KeyError(suggest("measure", name, self.measures))
         return dict(zip(self.query_ids, self.measures[name].per_query))
@@ -115,7 +115,7 @@ def parse_measure(name: str) -> tuple[str, int]:
         raise ValueError(f"measure {name!r} is not of the form '<kind>@<k>' with kind in {sorted(MEASURE_KINDS)}")
     kind, k = m.group("kind"), int(m.group("k"))
     if kind not in MEASURE_KINDS:
-        from lemmata.registry import suggest
+        from lemmata.core.registry import suggest
 
         raise ValueError(suggest("measure kind", kind, MEASURE_KINDS))
     if k <= 0:
@@ -140,7 +140,7 @@ def rank_candidates(scores: Mapping[str, float]) -> list[str]:
     >>> rank_candidates({"a": float("nan")})
     Traceback (most recent call last):
     ...
-    lemmata.errors.InputError: 1 problem found:
+    lemmata.core.errors.InputError: 1 problem found:
       - run, field '<candidates>': score of document 'a' is NaN
     """
     for doc, score in scores.items():
@@ -156,7 +156,7 @@ def run_from_rankings(rankings: Mapping[str, Sequence[str]]) -> dict[str, dict[s
     >>> run_from_rankings({"q1": ["d3", "d1", "d3"]})
     Traceback (most recent call last):
     ...
-    lemmata.errors.InputError: 1 problem found:
+    lemmata.core.errors.InputError: 1 problem found:
       - rankings, field 'q1': document 'd3' ranked twice (positions 1 and 3)
     """
     problems: list[Problem] = []
@@ -373,7 +373,7 @@ def evaluate_run(
     >>> evaluate_run({"q1": {}}, qrels)
     Traceback (most recent call last):
     ...
-    lemmata.errors.InputError: 1 problem found:
+    lemmata.core.errors.InputError: 1 problem found:
       - run: 1 judged querie(s) have no ranking: ['q2'] (give an empty ranking to score them 0)
     """
     import pytrec_eval

@@ -40,7 +40,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, model_validator
 
-from lemmata.errors import InputError, Problem
+from lemmata.core.errors import InputError, Problem
 from lemmata.metrics.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from lemmata.metrics.rates import MetricResult, summarize_rates
 

@@ -18,9 +18,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from lemmata.errors import InputError, Problem
-from lemmata.hashing import sha256_json
-from lemmata.results import now_iso
+from lemmata.core.errors import InputError, Problem
+from lemmata.core.hashing import sha256_json
+from lemmata.formats.results import now_iso
 
 CACHE_FILE = "verdicts.jsonl"
 

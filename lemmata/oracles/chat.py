@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lemmata.errors import LemmataError
+from lemmata.core.errors import LemmataError
 from lemmata.oracles.http import OracleAuthError, OracleRequestError, Retryable, send, with_retries
 from lemmata.oracles.judge import Judge, JudgeAnswer, OracleUnavailable, Rubric, parse_verdict, unparsable
 

@@ -18,7 +18,7 @@ import urllib.request
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from lemmata.errors import LemmataError
+from lemmata.core.errors import LemmataError
 from lemmata.oracles.judge import OracleUnavailable
 
 T = TypeVar("T")

@@ -30,8 +30,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lemmata.errors import LemmataError
-from lemmata.hashing import sha256_bytes, sha256_json, write_json
+from lemmata.core.errors import LemmataError
+from lemmata.core.hashing import sha256_bytes, sha256_json, write_json
 from lemmata.oracles.cache import VerdictCache
 
 ARTIFACT_FILE = "ARTIFACT.json"
@@ -208,7 +208,7 @@ def slug(text: str) -> str:
 
 def default_artifact_dir(benchmark: str, judge_id: str, rubrics: Mapping[str, Rubric]) -> Path:
     """``<artifacts>/judges/<artifact id as a file name>``: one folder per judge and rubric set."""
-    from lemmata.paths import artifacts_dir
+    from lemmata.core.paths import artifacts_dir
 
     return artifacts_dir() / "judges" / slug(artifact_id(benchmark, judge_id, rubrics))
 

@@ -46,8 +46,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lemmata.errors import LemmataError
-from lemmata.hashing import write_json
+from lemmata.core.errors import LemmataError
+from lemmata.core.hashing import write_json
 from lemmata.oracles.cache import VerdictCache
 from lemmata.oracles.http import OracleAuthError, OracleRequestError, Retryable, send, with_retries  # noqa: F401  (re-exported)
 from lemmata.oracles.judge import OracleUnavailable, slug
@@ -495,6 +495,6 @@ def _read_manifest(folder: Path) -> LeanArtifactManifest:
 
 def default_artifact_dir(benchmark: str, identity: VerifierIdentity) -> Path:
     """``<artifacts>/lean/<artifact id as a file name>``."""
-    from lemmata.paths import artifacts_dir
+    from lemmata.core.paths import artifacts_dir
 
     return artifacts_dir() / "lean" / slug(identity.artifact_id(benchmark))

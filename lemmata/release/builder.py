@@ -16,15 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from lemmata.meta import BenchmarkMeta
-from lemmata.paths import releases_dir
-from lemmata.progress import Steps
+from lemmata.core.meta import BenchmarkMeta
+from lemmata.core.paths import releases_dir
+from lemmata.core.progress import Steps
 from lemmata.release.card import CARD, SplitStats, render_card
 from lemmata.release.citation import CITATION_FILE, render_citation
 from lemmata.release.croissant import write_croissant
 from lemmata.release.manifest import write_manifest
 from lemmata.release.parquet import shard_name, write_rows
-from lemmata.sources import resolve_sources
+from lemmata.release.sources import resolve_sources
 
 if TYPE_CHECKING:  # pragma: no cover
     from datasets import Features
@@ -42,6 +42,9 @@ class ReleaseBuilder(ABC):
 
     meta: ClassVar[BenchmarkMeta]
     builder_version: ClassVar[str] = "1"
+    #: the builder's identity as recorded in a release's MANIFEST and card; fixed once a release has shipped, so
+    #: that moving code never changes a release's bytes (default: the class's module path)
+    builder_id: ClassVar[str | None] = None
     source_names: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, source_dir: str | Path | None = None) -> None:
@@ -76,7 +79,7 @@ class ReleaseBuilder(ABC):
     # -- driver ------------------------------------------------------------
     @property
     def name(self) -> str:
-        return f"{type(self).__module__}.{type(self).__qualname__}"
+        return self.builder_id or f"{type(self).__module__}.{type(self).__qualname__}"
 
     def build(self, out_root: str | Path | None = None, *, quiet: bool = False) -> Path:
         meta = self.meta

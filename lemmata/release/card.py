@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from lemmata.meta import BenchmarkMeta
+from lemmata.core.meta import BenchmarkMeta
 
 if TYPE_CHECKING:  # pragma: no cover
     from datasets import Features

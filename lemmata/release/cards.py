@@ -3,38 +3,37 @@
 from __future__ import annotations
 
 import filecmp
+from collections.abc import Iterable
 import shutil
 import tempfile
 from pathlib import Path
 
-from lemmata.builders import BUILDERS, builder_classes
 from lemmata.release.card import CARD
 from lemmata.release.citation import CITATION_FILE
 from lemmata.release.croissant import CROISSANT
 from lemmata.release.manifest import MANIFEST
 
 CARD_FILES = (CARD, CROISSANT, CITATION_FILE, MANIFEST)
-#: families whose raw sources are pinned files (Hub-only families are rendered where the Hub is reachable)
-FILE_SOURCED = ("re2math", "taobench")
 
 
-def _families(families):
-    return list(families) if families else [f for f in FILE_SOURCED if f in BUILDERS]
+def file_sourced(builders: Iterable[type]) -> list[type]:
+    """Builders of releases made from pinned raw files (Hub-only releases are rendered where the Hub is reachable)."""
+    return [cls for cls in builders if cls.meta.sources and not cls.meta.hub]
 
 
-def _build_all(families, source_root, work: Path) -> list[Path]:
+def _build_all(builders: Iterable[type], source_root, work: Path) -> list[Path]:
     out = []
-    for family in _families(families):
-        src = Path(source_root) / family if source_root else None
-        for cls in builder_classes(family):
-            out.append(cls(source_dir=src).build(work, quiet=True))
+    for cls in builders:
+        src = Path(source_root) / cls.meta.family if source_root else None
+        out.append(cls(source_dir=src).build(work, quiet=True))
     return out
 
 
-def render_cards(directory, families=None, source_root=None) -> list[Path]:
+def render_cards(directory, builders: Iterable[type], source_root=None) -> list[Path]:
+    """Build each release into a temporary folder and copy its card files into ``directory/<release id>/``."""
     written = []
     with tempfile.TemporaryDirectory() as work:
-        for release in _build_all(families, source_root, Path(work)):
+        for release in _build_all(builders, source_root, Path(work)):
             dest = Path(directory) / release.name
             dest.mkdir(parents=True, exist_ok=True)
             for name in CARD_FILES:
@@ -43,10 +42,11 @@ def render_cards(directory, families=None, source_root=None) -> list[Path]:
     return written
 
 
-def check_cards(directory, families=None, source_root=None) -> list[str]:
+def check_cards(directory, builders: Iterable[type], source_root=None) -> list[str]:
+    """Card files under ``directory`` that are missing or differ from a fresh build."""
     stale = []
     with tempfile.TemporaryDirectory() as work:
-        for release in _build_all(families, source_root, Path(work)):
+        for release in _build_all(builders, source_root, Path(work)):
             dest = Path(directory) / release.name
             for name in CARD_FILES:
                 if not (dest / name).is_file() or not filecmp.cmp(release / name, dest / name, shallow=False):

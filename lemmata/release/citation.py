@@ -6,7 +6,7 @@ import re
 
 import yaml
 
-from lemmata.meta import BenchmarkMeta
+from lemmata.core.meta import BenchmarkMeta
 
 CITATION_FILE = "CITATION.cff"
 

@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lemmata.hashing import sha256_file
-from lemmata.meta import BenchmarkMeta
+from lemmata.core.hashing import sha256_file
+from lemmata.core.meta import BenchmarkMeta
 
 if TYPE_CHECKING:  # pragma: no cover
     from datasets import Features

@@ -7,7 +7,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from lemmata.errors import InputError
+from lemmata.core.errors import InputError
 from lemmata.release.card import CARD, parse_front_matter
 from lemmata.release.manifest import Manifest, verify_manifest
 from lemmata.release.parquet import read_rows

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lemmata.errors import InputError, Problem
-from lemmata.hashing import sha256_file, write_json
+from lemmata.core.errors import InputError, Problem
+from lemmata.core.hashing import sha256_file, write_json
 
 MANIFEST = "MANIFEST.json"
 SCHEMA = "lemmata.manifest/1"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from lemmata.errors import LemmataError
+from lemmata.core.errors import LemmataError
 from lemmata.release.load import open_release
 from lemmata.release.manifest import MANIFEST
 

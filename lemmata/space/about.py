@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from lemmata.meta import BenchmarkMeta
+from lemmata.core.meta import BenchmarkMeta
 from lemmata.space.safety import md_escape, safe_url
 
 POLICY_MD = """

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Literal
 
-from lemmata.errors import LemmataError
+from lemmata.core.errors import LemmataError
 from lemmata.space.config import SpaceConfig
 from lemmata.space.safety import clean_text, tokens_equal
 from lemmata.store import Store

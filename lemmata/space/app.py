@@ -489,7 +489,7 @@ def build_app(ctx: SpaceContext):
             return run_hosted if config.hosted else run_local
 
         def _moderate(action, entry, reason, *, token, username):
-            from lemmata.errors import LemmataError
+            from lemmata.core.errors import LemmataError
             from lemmata.space.admin import NotAuthorized
 
             try:

@@ -1,6 +1,6 @@
 """The per-item audit viewer: what the scorer saw and decided for one instance of one entry.
 
-The handler's :class:`~lemmata.scoring.base.AuditView` supplies the sections
+The handler's :class:`~lemmata.tracks.base.AuditView` supplies the sections
 (rendered context, queries, candidates, selected source and statement, every
 verdict with its reason). The space adds the entry's facts and passes every
 section through :func:`~lemmata.space.safety.safe_markdown`, because sections
@@ -13,9 +13,9 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from lemmata.errors import InputError
-from lemmata.results import Result
-from lemmata.scoring.base import Validated
+from lemmata.core.errors import InputError
+from lemmata.formats.results import Result
+from lemmata.tracks.base import Validated
 from lemmata.space.safety import md_escape, safe_markdown
 from lemmata.store import Store
 
@@ -56,7 +56,7 @@ class SubmissionCache:
         self._lock = threading.Lock()
 
     def get(self, sha256: str, filename: str) -> Validated | None:
-        from lemmata.scoring.base import validate_upload
+        from lemmata.registry import validate_upload
 
         with self._lock:
             if sha256 in self._items:
@@ -113,7 +113,7 @@ def entry_facts(result: Result) -> str:
 
 def render_audit(store: Store, cache: SubmissionCache, result_id: str | None, item: str | None) -> str:
     """Markdown for one item of one entry (or the reason there is nothing to show)."""
-    from lemmata.scoring.base import handler_for
+    from lemmata.registry import handler_for
 
     if not result_id:
         return "Choose an entry (click an entry id on the leaderboard, or pick one above)."

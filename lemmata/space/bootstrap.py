@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from lemmata.space.safety import esc
-from lemmata.reported import IMPORTERS as REPORTED_IMPORTERS
 
 StepStatus = Literal["waiting", "running", "done", "skipped", "failed"]
 
@@ -151,12 +150,11 @@ def release_step(releases_root: Path) -> Callable[[Callable[[str], None]], str]:
     """Build every registered release whose folder (with its manifest) is missing."""
 
     def run(report: Callable[[str], None]) -> str:
-        from lemmata.builders import BUILDERS, builder_classes
-
-        from lemmata.errors import LemmataError
+        from lemmata.core.errors import LemmataError
+        from lemmata.registry import builder_classes, families
 
         built, present, unavailable, failed = [], [], [], []
-        classes = [cls for family in sorted(BUILDERS) for cls in builder_classes(family)]
+        classes = [cls for family in sorted(families()) for cls in builder_classes(family)]
         for i, cls in enumerate(classes, start=1):
             release_id = cls.meta.release_id
             if (releases_root / release_id / "MANIFEST.json").is_file():
@@ -190,7 +188,7 @@ def artifact_step() -> Callable[[Callable[[str], None]], str]:
     """Build the default offline retrieval artifact (and the release it is built from) when missing."""
 
     def run(report: Callable[[str], None]) -> str:
-        from lemmata.retrieval.artifact import default_artifact, default_artifact_path
+        from lemmata.benchmarks.re2math.scholar.artifact import default_artifact, default_artifact_path
 
         if default_artifact_path().is_dir():
             raise Skip(f"{default_artifact_path().name} already built")
@@ -201,24 +199,22 @@ def artifact_step() -> Callable[[Callable[[str], None]], str]:
     return run
 
 
-#: functions ``import_reported(store)`` that add a paper's numbers as ``kind="reported"`` rows (idempotent)
 
 
-def reported_step(store, importers: tuple[str, ...] = REPORTED_IMPORTERS) -> Callable[[Callable[[str], None]], str]:
+def reported_step(store, importers: list[tuple[str, Callable]] | None = None) -> Callable[[Callable[[str], None]], str]:
     """Import every paper's reported rows; already-present rows are recognised by content and not re-added."""
 
     def run(report: Callable[[str], None]) -> str:
-        import importlib
+        from lemmata.registry import reported_importers
 
         added = present = 0
         failed = []
-        for ref in importers:
-            module, _, name = ref.partition(":")
-            report(f"importing {module.split('.')[1]} reported rows")
+        for family, importer in (importers if importers is not None else reported_importers()):
+            report(f"importing {family} reported rows")
             try:
-                pairs = getattr(importlib.import_module(module), name)(store)
+                pairs = importer(store)
             except Exception as exc:  # one paper's missing source must not stop the others
-                failed.append(f"{module}: {exc}")
+                failed.append(f"{family}: {exc}")
                 continue
             added += sum(1 for _, created in pairs if created)
             present += sum(1 for _, created in pairs if not created)
@@ -231,35 +227,17 @@ def reported_step(store, importers: tuple[str, ...] = REPORTED_IMPORTERS) -> Cal
     return run
 
 
-def baseline_jobs() -> list[tuple[str, Callable[[Path], Path]]]:
-    """Every offline baseline run: (label, function writing its submission file into a folder)."""
-    from lemmata.baselines.re2math_agent import run_agent
-    from lemmata.baselines.runs import equivalence_run, theorem_retrieval_run
-
-    retrievers = ("bm25", "static", "hybrid")
-    jobs: list[tuple[str, Callable[[Path], Path]]] = []
-    for variant in ("raw", "assisted"):
-        for r in retrievers:
-            jobs.append((f"theorem retrieval, {variant}, {r}",
-                         lambda out, r=r, v=variant: theorem_retrieval_run(r, v, out)))
-    for release in ("taobench-150", "taobench-v1"):
-        for direction in ("tao2mathlib", "mathlib2tao"):
-            for r in retrievers:
-                jobs.append((f"equivalence, {release}, {direction}, {r}",
-                             lambda out, r=r, rel=release, d=direction: equivalence_run(r, rel, d, out)))
-    jobs.append(("Re2Math lexical agent, assisted", lambda out: run_agent(out, track="assisted")))
-    return jobs
-
-
 def baselines_step(store, out_dir: Path) -> Callable[[Callable[[str], None]], str]:
     """Run and score the offline baselines once (skipped when the store already holds baseline entries)."""
 
     def run(report: Callable[[str], None]) -> str:
-        from lemmata.baselines.pipeline import SUBMITTER, score_file
+        from lemmata.runner import SUBMITTER, score_file
 
         existing = store.list_submissions(submitter=SUBMITTER, limit=10_000)
         if existing:
             raise Skip(f"{len(existing)} baseline entries already scored (rerun with `lemmata baselines run all`)")
+        from lemmata.registry import baseline_jobs
+
         jobs = baseline_jobs()
         done, failed = 0, []
         for i, (label, job) in enumerate(jobs, start=1):

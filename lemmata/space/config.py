@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from lemmata.errors import InputError
+from lemmata.core.errors import InputError
 from lemmata.store import RateLimit
 
 _REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -109,8 +109,8 @@ class SpaceConfig(BaseModel):
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides) -> "SpaceConfig":
         """Read the configuration; malformed values raise one InputError naming each variable."""
-        from lemmata.paths import lemmata_home, releases_dir
-        from lemmata.submissions.envelope import DEFAULT_MAX_BYTES
+        from lemmata.core.paths import lemmata_home, releases_dir
+        from lemmata.formats.envelope import DEFAULT_MAX_BYTES
 
         env = os.environ if env is None else env
         problems: list[tuple[str, str]] = []
@@ -167,7 +167,7 @@ class SpaceConfig(BaseModel):
                 values["hub_sync"] = HubSyncConfig(repo_id=repo, every_minutes=minutes)
         values.update(overrides)
         if problems:
-            from lemmata.errors import Problem
+            from lemmata.core.errors import Problem
 
             raise InputError([Problem("environment", reason, field=name) for name, reason in problems])
         return cls(**values)

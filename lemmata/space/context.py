@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lemmata.scoring.base import OracleConfig
+from lemmata.tracks.base import OracleConfig
 from lemmata.space.audit import SubmissionCache
 from lemmata.space.board import BoardRow, load_rows
 from lemmata.space.bootstrap import Bootstrap, Skip, Step, artifact_step, baselines_step, release_step, reported_step
@@ -44,23 +44,12 @@ def submission_catalog() -> dict[str, tuple[str, ...]]:
     ``re2math-theorem-retrieval``, ``mathnet-retrieve``, …), so a board can be
     chosen before it has any entry.
     """
-    import importlib
-
-    from lemmata.registry import registry
-    from lemmata.scoring.base import HANDLERS, known_benchmarks
-
-    metas = list(registry().values())
-    families = list(dict.fromkeys(m.family for m in metas))
-    family_of = {m.name: m.family for m in metas}
-
-    def order(name: str) -> tuple[int, int, str]:
-        family = family_of.get(name) or next((f for f in families if name.startswith(f)), None)
-        return (families.index(family) if family in families else len(families), name != family, name)
+    from lemmata.registry import families, handlers
 
     out: dict[str, tuple[str, ...]] = {}
-    for name in sorted(known_benchmarks(), key=order):
-        module, _, cls = HANDLERS[name].partition(":")
-        out[name] = tuple(getattr(importlib.import_module(module), cls).tracks)
+    for family in families().values():
+        for name in sorted(family.handlers, key=lambda b: (b != family.name, b)):
+            out[name] = tuple(handlers()[name].tracks)
     return out
 
 
@@ -121,7 +110,7 @@ def default_steps(ctx: SpaceContext) -> list[Step]:
     the queue until the scorer starts (after releases and the retrieval
     artifact exist, so nothing fails for want of them).
     """
-    from lemmata.paths import lemmata_home
+    from lemmata.core.paths import lemmata_home
 
     config, store = ctx.config, ctx.store
     sync = sync_plan(config)

@@ -15,7 +15,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from lemmata.errors import LemmataError
+from lemmata.core.errors import LemmataError
 from lemmata.space.config import HubSyncConfig, SpaceConfig
 from lemmata.store import DURABLE_FOLDERS, Store
 

@@ -12,8 +12,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from lemmata.errors import InputError, Problem
-from lemmata.hashing import sha256_bytes
+from lemmata.core.errors import InputError, Problem
+from lemmata.core.hashing import sha256_bytes
 from lemmata.space.config import SpaceConfig
 from lemmata.space.safety import clean_text, esc
 from lemmata.store import RateLimited, Store, SubmissionRecord
@@ -94,7 +94,7 @@ def client_key(host: str | None) -> str | None:
 def submit_upload(store: Store, config: SpaceConfig, data: bytes | None, filename: str | None,
                   form: SubmissionForm, *, client: str | None = None, user: str | None = None) -> SubmitOutcome:
     """Validate ``data`` and the form completely; store a new entry at most once."""
-    from lemmata.scoring.base import validate_upload
+    from lemmata.registry import validate_upload
 
     form, problems = form_problems(form)
     filename = (filename or "upload.jsonl").replace("\\", "/").rsplit("/", 1)[-1][:200] or "upload.jsonl"

@@ -16,9 +16,9 @@ import threading
 import time
 from collections.abc import Callable
 
-from lemmata.errors import InputError
-from lemmata.results import Result
-from lemmata.scoring.base import OracleConfig
+from lemmata.core.errors import InputError
+from lemmata.formats.results import Result
+from lemmata.tracks.base import OracleConfig
 from lemmata.store import Store, SubmissionRecord
 
 log = logging.getLogger("lemmata.space.worker")
@@ -118,7 +118,7 @@ class ScoringWorker:
         return True
 
     def process(self, record: SubmissionRecord) -> Result | None:
-        from lemmata.scoring.base import handler_for, validate_upload
+        from lemmata.registry import handler_for, validate_upload
 
         started = time.perf_counter()
         try:

@@ -3,7 +3,7 @@
 import datasets
 import evaluate
 
-from lemmata.benchmarks.re2math import RE2MATH
+from lemmata.benchmarks.re2math.meta import RE2MATH
 from lemmata.metrics.evaluate_adapters import tool_acc_from_columns
 
 _CITATION = RE2MATH.citation

@@ -37,8 +37,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from lemmata.benchmarks.mathatlas import MA_ALIGN, MATHATLAS
-from lemmata.submissions.envelope import SUBMISSION_FORMAT
+from lemmata.benchmarks.mathatlas.meta import MA_ALIGN, MATHATLAS
+from lemmata.formats.envelope import SUBMISSION_FORMAT
 
 FIXTURE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "hub" / "MathAtlas"
 #: share of the informal statement's content words the Lean statement must contain to be judged faithful
@@ -50,7 +50,7 @@ _DECL = re.compile(r"^(\s*(?:theorem|lemma|def|abbrev|structure|class)\s+)(\S+)"
 
 
 def build_fixture_releases(out_root: Path) -> tuple[Path, Path]:
-    from lemmata.builders.mathatlas import MaAlignBuilder, MathAtlasBuilder
+    from lemmata.benchmarks.mathatlas.builder import MaAlignBuilder, MathAtlasBuilder
 
     return (MathAtlasBuilder(source_dir=FIXTURE).build(out_root, quiet=True),
             MaAlignBuilder(source_dir=FIXTURE).build(out_root, quiet=True))
@@ -62,7 +62,7 @@ def words(text: str, *, lean: bool = False) -> set[str]:
     >>> sorted(words("IsCyclic (Fintype.card G = p)", lean=True))
     ['card', 'cyclic', 'fintype']
     """
-    from lemmata.retrieval.bm25_baseline import tokenize
+    from lemmata.retrievers.bm25 import tokenize
 
     return set(tokenize(_HUMP.sub(" ", text) if lean else text))
 
@@ -110,7 +110,7 @@ def align_records(pairs: list[dict]) -> list[dict]:
 
 def atlas_records(entities: list[dict], pairs: list[dict], track: str) -> list[dict]:
     """One MathAtlas record per entity of ``track``, in release order."""
-    from lemmata.retrieval.bm25_baseline import BM25Index
+    from lemmata.retrievers.bm25 import BM25Index
 
     index = BM25Index([p["pair_id"] for p in pairs], [p["informal_statement"] for p in pairs])
     formal = {p["pair_id"]: p["formal_statement"] for p in pairs}

@@ -6,7 +6,7 @@ example's ids are the *fixture's* ids; pass ``--release`` to rank the queries of
 the release built from the Hub instead (``lemmata build mathnet``), which is what
 a real submission answers.
 
-The retriever is the project's BM25 baseline (:mod:`lemmata.retrieval.bm25_baseline`,
+The retriever is the project's BM25 baseline (:mod:`lemmata.retrievers.bm25`,
 bm25s, Lucene BM25 k1=1.5 b=0.75, its fixed LaTeX-aware tokenizer) over every
 corpus document. Each query keeps its ``--depth`` best documents that share a
 term with it; scores are rounded to four decimals and each ranking is written
@@ -23,8 +23,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from lemmata.benchmarks.mathnet import MATHNET_RETRIEVE, RECALL_KS, TIERS
-from lemmata.submissions.envelope import SUBMISSION_FORMAT
+from lemmata.benchmarks.mathnet.meta import MATHNET_RETRIEVE, RECALL_KS, TIERS
+from lemmata.formats.envelope import SUBMISSION_FORMAT
 
 FIXTURE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "hub" / "MathNet-Retrieve"
 #: every MathNet measure is cut at 10 at most, so deeper ranks never change a score
@@ -32,7 +32,7 @@ DEPTH = max(RECALL_KS)
 
 
 def build_fixture_release(out_root: Path) -> Path:
-    from lemmata.builders.mathnet import MathNetRetrieveBuilder
+    from lemmata.benchmarks.mathnet.builder import MathNetRetrieveBuilder
 
     return MathNetRetrieveBuilder(source_dir=FIXTURE).build(out_root, quiet=True)
 
@@ -40,7 +40,7 @@ def build_fixture_release(out_root: Path) -> Path:
 def rankings(release_dir: Path, depth: int) -> list[dict]:
     """One record per query of the release, in query order."""
     from lemmata.release.load import open_release
-    from lemmata.retrieval.bm25_baseline import BM25Index
+    from lemmata.retrievers.bm25 import BM25Index
 
     release = open_release(release_dir)
     docs = release.rows("corpus", "corpus")

@@ -5,7 +5,7 @@ layout (``tests/fixtures/hub/mirb``) into a temporary folder, so the example's
 ids are the *fixture's* ids; pass ``--release`` to rank the release built from
 the Hub instead (``lemmata build mirb``), which is what a real submission answers.
 
-The retriever is the project's BM25 baseline (:mod:`lemmata.retrieval.bm25_baseline`,
+The retriever is the project's BM25 baseline (:mod:`lemmata.retrievers.bm25`,
 bm25s, Lucene BM25 k1=1.5 b=0.75, its fixed LaTeX-aware tokenizer), one index per
 task over that task's corpus (title and text). For dynamic-corpus tasks the
 documents excluded for a query are removed from its ranking before the cut, as
@@ -24,8 +24,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from lemmata.benchmarks.mirb import MIRB, TASKS
-from lemmata.submissions.envelope import SUBMISSION_FORMAT
+from lemmata.benchmarks.mirb.meta import MIRB, TASKS
+from lemmata.formats.envelope import SUBMISSION_FORMAT
 
 FIXTURE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "hub" / "mirb"
 #: every MIRB measure is cut at 10, so deeper ranks never change a score
@@ -33,7 +33,7 @@ DEPTH = 10
 
 
 def build_fixture_release(out_root: Path) -> Path:
-    from lemmata.builders.mirb import MirbBuilder
+    from lemmata.benchmarks.mirb.builder import MirbBuilder
 
     return MirbBuilder(source_dir=FIXTURE).build(out_root, quiet=True)
 
@@ -41,7 +41,7 @@ def build_fixture_release(out_root: Path) -> Path:
 def rankings(release_dir: Path, depth: int) -> list[dict]:
     """One record per query of every task, tasks in benchmark order, queries in file order."""
     from lemmata.release.load import open_release
-    from lemmata.retrieval.bm25_baseline import BM25Index
+    from lemmata.retrievers.bm25 import BM25Index
 
     release = open_release(release_dir)
     records = []

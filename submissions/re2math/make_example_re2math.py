@@ -22,12 +22,12 @@ import re
 import sys
 from pathlib import Path
 
-from lemmata.benchmarks.re2math import RE2MATH
-from lemmata.re2math.scoring import CANDIDATES_N, Resources, year_cutoff
-from lemmata.re2math.submission import MAX_QUERY_CHARS
-from lemmata.retrieval.artifact import artifact_id
-from lemmata.retrieval.matcher import is_citing_paper
-from lemmata.submissions.envelope import SUBMISSION_FORMAT
+from lemmata.benchmarks.re2math.meta import RE2MATH
+from lemmata.benchmarks.re2math.scoring import CANDIDATES_N, Resources, year_cutoff
+from lemmata.benchmarks.re2math.submission import MAX_QUERY_CHARS
+from lemmata.benchmarks.re2math.scholar.artifact import artifact_id
+from lemmata.benchmarks.re2math.scholar.matcher import is_citing_paper
+from lemmata.formats.envelope import SUBMISSION_FORMAT
 
 MODEL = {"name": "example: BM25 top-1 on the target theorem", "revision": "1",
          "url": "https://huggingface.co/spaces/lemmata/leaderboard"}

@@ -1,0 +1,88 @@
+"""The MathNet paper's printed Recall@1/@5 by domain (Table 5) as *reported* leaderboard rows.
+
+Every printed number is kept exactly as printed (stored as a fraction, the printed percent kept in
+``provenance``); the rows are ``kind="reported"`` under a scoring artifact naming the paper's table, so
+they are never ranked with rows Lemmata scored.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from lemmata.benchmarks.mathnet.meta import MATHNET_RETRIEVE
+from lemmata.core.errors import InputError
+from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result
+from lemmata.tracks.reported import disagreement, frozen_tuple, import_results, percent, pinned_transcription
+
+#: the transcription this module reads, pinned by sha256 (a changed transcription is noticed, never silently used)
+TRANSCRIPTION = "mathnet_paper.json"
+SHA256 = "429f93b0b6e71cbfe2fdcdb65b18faf11fb222ea8ae6636f40d4be161e58c3fc"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def reported_file(source_dir: str | Path | None = None) -> Path:
+    """The verified transcription from ``source_dir`` or the mirror's ``reported/`` folder."""
+    return pinned_transcription(TRANSCRIPTION, SHA256, source_dir)
+
+
+class _Recalls(_Strict):
+    recall_1: float = Field(alias="recall@1")
+    recall_5: float = Field(alias="recall@5")
+
+
+class _MathNetRow(_Strict):
+    model: str
+    algebra: _Recalls
+    number_theory: _Recalls
+    geometry: _Recalls
+    discrete_mathematics: _Recalls
+    all: _Recalls
+
+
+class _MathNetFile(_Strict):
+    benchmark: str
+    task: str
+    paper: str
+    metric_unit: str
+    similarity: str
+    note: str
+    rows: list[_MathNetRow]
+
+
+def mathnet_reported(source_dir: str | Path | None = None) -> list[Result]:
+    """The MathNet paper's Table 5 (Recall@1/@5 by domain), one row per embedding model."""
+    name = TRANSCRIPTION
+    path = reported_file(source_dir)
+    table = _MathNetFile.model_validate_json(path.read_bytes())
+    frozen = frozen_tuple(MATHNET_RETRIEVE, "paper/table5", "mathnet-paper-table5 (cosine over model embeddings)",
+                     "2026-04-20")
+    notes = ["Reported in the MathNet paper (arXiv 2604.18584, Table 5) and not re-scored by Lemmata.",
+             "The paper's retrieval set by mathematical domain, not the easy/medium/hard tiers of this release; "
+             "comparable only with other rows of the paper.", table.note]
+    out = []
+    for row in table.rows:
+        domains = {d: getattr(row, d) for d in ("algebra", "number_theory", "geometry", "discrete_mathematics", "all")}
+        out.append(make_result(
+            kind="reported", benchmark=MATHNET_RETRIEVE.name, track="paper", frozen=frozen,
+            submission_sha256=SHA256, model=ModelInfo(name=row.model), flags={"reported": True},
+            main=Score(metric="recall@5", value=percent(row.all.recall_5)),
+            metrics={"recall@1": percent(row.all.recall_1), "recall@5": percent(row.all.recall_5)},
+            breakdowns={"by_domain": {d: {"recall@1": percent(v.recall_1), "recall@5": percent(v.recall_5)}
+                                      for d, v in domains.items()}},
+            notes=notes,
+            provenance={"paper": MATHNET_RETRIEVE.paper_url, "table": "Table 5", "source": name,
+                        "printed_percent": json.loads(row.model_dump_json(by_alias=True))},
+        ))
+    return out
+
+
+def import_reported(store, source_dir: str | Path | None = None) -> list[tuple[Result, bool]]:
+    """Add the reported rows to a leaderboard store (idempotent: same content, same ids)."""
+    return import_results(store, mathnet_reported(source_dir))

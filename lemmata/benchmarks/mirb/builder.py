@@ -1,0 +1,167 @@
+"""Build the MIRB release from pinned snapshots of its fifteen ``hcju/`` Hub datasets.
+
+Each task's files are found through its card's ``configs:`` block (``corpus``,
+``queries``, ``default`` = qrels with split ``test``, ``excluded_ids``), as
+``load_dataset`` finds them; a snapshot without a card falls back to the BEIR
+folder layout upstream's own loader reads (``corpus.jsonl``, ``queries.jsonl``,
+``qrels/test.tsv`` or ``qrels/test.jsonl``, ``excluded_ids.jsonl``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lemmata.formats.beir import (
+    Collection, check_collection, corpus_features, excluded_features, qrels_features, queries_features,
+    read_corpus, read_excluded, read_qrels, read_queries,
+)
+from lemmata.benchmarks.mirb.meta import DATASETS, MIRB, TASKS, MirbTask
+from lemmata.core.errors import InputError
+from lemmata.release.hub import UsedFiles, check_card_license, declared_data_files, mirror_or, snapshot
+from lemmata.release.builder import ReleaseBuilder, SplitTable
+
+ALLOW_PATTERNS = ("README.md", "*.jsonl", "*.json", "*.parquet", "*.tsv", "*.csv")
+_FALLBACK = {
+    "corpus": ("corpus.jsonl",),
+    "queries": ("queries.jsonl",),
+    "qrels": ("qrels/test.tsv", "qrels/test.jsonl"),
+    "excluded_ids": ("excluded_ids.jsonl",),
+}
+
+
+def pin_of(task: MirbTask):
+    for pin in MIRB.hub:
+        if pin.repo_id == task.repo_id:
+            return pin
+    raise KeyError(task.repo_id)
+
+
+def task_files(root: Path, task: MirbTask) -> dict[str, tuple[Path, ...]]:
+    """``{"corpus"|"queries"|"qrels"|"excluded_ids": files}`` of one task snapshot."""
+    declared = declared_data_files(root)
+    label = str(root / "README.md")
+    out: dict[str, tuple[Path, ...]] = {}
+    if declared:
+        wanted = {"corpus": ("corpus", None), "queries": ("queries", None), "qrels": ("default", "test")}
+        if task.dynamic_corpus:
+            wanted["excluded_ids"] = ("excluded_ids", None)
+        for kind, (config, split) in wanted.items():
+            splits = declared.get(config)
+            if not splits:
+                raise InputError.one(label, f"{task.repo_id}: the card declares no {config!r} config "
+                                            f"(has: {sorted(declared)})", field="configs")
+            if split is None:
+                if len(splits) != 1:
+                    raise InputError.one(label, f"{task.repo_id}: config {config!r} has splits {sorted(splits)}; "
+                                                "expected one", field="configs")
+                out[kind] = next(iter(splits.values())).paths
+            elif split in splits:
+                out[kind] = splits[split].paths
+            else:
+                raise InputError.one(label, f"{task.repo_id}: config {config!r} has no split {split!r} "
+                                            f"(has: {sorted(splits)})", field="configs")
+        return out
+    for kind, names in _FALLBACK.items():
+        if kind == "excluded_ids" and not task.dynamic_corpus:
+            continue
+        found = [root / n for n in names if (root / n).is_file()]
+        if not found:
+            raise InputError.one(str(root), f"{task.repo_id}: no card with configs and no {' or '.join(names)} "
+                                            "in the snapshot")
+        out[kind] = (found[0],)
+    return out
+
+
+def load_task(root: Path, task: MirbTask, used: UsedFiles) -> Collection:
+    files = task_files(root, task)
+    used.add(pin_of(task), root, [p for ps in files.values() for p in ps])
+    def label(kind: str) -> str | None:
+        paths = files.get(kind, ())
+        return f"{task.repo_id}/{paths[0].relative_to(root).as_posix()}" if len(paths) == 1 else None
+
+    corpus = read_corpus(files["corpus"], label=label("corpus"))
+    queries = read_queries(files["queries"], label=label("queries"))
+    qrels = read_qrels(files["qrels"], label=label("qrels"))
+    excluded, excluded_lines = ({}, {})
+    if task.dynamic_corpus:
+        excluded, excluded_lines = read_excluded(files["excluded_ids"], label=label("excluded_ids"))
+    return check_collection(corpus, queries, qrels, qrels_label=label("qrels") or task.repo_id,
+                            excluded=excluded, excluded_lines=excluded_lines,
+                            excluded_label=label("excluded_ids") or task.repo_id)
+
+
+class MirbBuilder(ReleaseBuilder):
+    builder_id = "lemmata.builders.mirb.MirbBuilder"
+    meta = MIRB
+    builder_version = "1.0"
+
+    def __init__(self, source_dir=None, *, endpoint: str | None = None) -> None:
+        super().__init__(source_dir)
+        self.endpoint = endpoint
+        self.used = UsedFiles()
+
+    def fetch_sources(self) -> dict[str, Path]:
+        source_dir = mirror_or(self.source_dir, self.meta)
+        return {t.name: snapshot(pin_of(t), allow_patterns=ALLOW_PATTERNS, source_dir=source_dir,
+                                 endpoint=self.endpoint) for t in TASKS}
+
+    def features(self):
+        return {"corpus": corpus_features(with_title=True), "queries": queries_features(),
+                "qrels": qrels_features(), "excluded_ids": excluded_features()}
+
+    def manifest_sources(self) -> list[dict[str, str]]:
+        return self.used.manifest()
+
+    def make_tables(self, sources: dict[str, Path]) -> list[SplitTable]:
+        tables: dict[str, list[SplitTable]] = {"qrels": [], "queries": [], "corpus": [], "excluded_ids": []}
+        self.stats = {}
+        for task in TASKS:
+            root = sources[task.name]
+            check_card_license(pin_of(task), root, self.meta.license_id)
+            coll = load_task(root, task, self.used)
+            self.stats[task.name] = (len(coll.corpus), len(coll.queries), len(coll.judged_queries),
+                                     sum(len(v) for v in coll.qrels.values()))
+            tables["qrels"].append(SplitTable("qrels", task.name, [
+                {"query-id": q, "corpus-id": d, "score": s}
+                for q in coll.queries for d, s in coll.qrels.get(q, {}).items()]))
+            tables["queries"].append(SplitTable("queries", task.name,
+                                                [{"_id": q, "text": t} for q, t in coll.queries.items()]))
+            tables["corpus"].append(SplitTable("corpus", task.name, [
+                {"_id": d.doc_id, "title": d.title, "text": d.text} for d in coll.corpus.values()]))
+            if task.dynamic_corpus:
+                tables["excluded_ids"].append(SplitTable("excluded_ids", task.name, [
+                    {"query-id": q, "excluded-ids": sorted(coll.excluded[q])}
+                    for q in coll.queries if q in coll.excluded]))
+        return [t for kind in ("qrels", "queries", "corpus", "excluded_ids") for t in tables[kind]]
+
+    def card_body(self, tables: list[SplitTable]) -> str:
+        rows = "\n".join(
+            f"| `{t.name}` | {t.dataset} | {t.category} | [`{t.repo_id}`](https://huggingface.co/datasets/{t.repo_id})"
+            f" @ `{t.revision[:12]}` | {'yes' if t.dynamic_corpus else 'no'} | "
+            f"{self.stats[t.name][0]:,} | {self.stats[t.name][1]:,} | {self.stats[t.name][2]:,} |"
+            for t in TASKS
+        )
+        return f"""
+## Tasks
+
+Each task is a split of the `corpus`, `queries` and `qrels` configs (and of `excluded_ids` when its corpus is dynamic). The paper reports twelve datasets; NaturalProofs is the mean of its four premise-retrieval subsets.
+
+| split | paper dataset | task | Hub dataset | dynamic corpus | documents | queries | judged queries |
+|---|---|---|---|---|---:|---:|---:|
+{rows}
+
+Columns: `corpus` — `_id`, `title` (null when upstream has none), `text`; `queries` — `_id`, `text`; `qrels` — `query-id`, `corpus-id`, `score` (graded relevance, int); `excluded_ids` — `query-id`, `excluded-ids`.
+
+## Dynamic corpus
+
+In a dynamic-corpus task some documents are no candidate for a given query (for a duplicate-question task, the query's own post and posts excluded by construction). Upstream removes them from that query's candidates; a run that ranks one of them for that query is rejected with the line and field.
+
+## Scoring
+
+A run gives, for each evaluated query of a task, up to 1,000 documents with scores; documents are ranked by score (descending), ties broken by document id (ascending). The per-task score is nDCG@10 over the task's judged queries (a query without a ranking scores 0). The benchmark score is the mean over the {len(DATASETS)} datasets, NaturalProofs being the mean of its four subsets.
+
+## Limitations
+
+- The task definitions and revisions come from the authors' evaluation code (`{MIRB.upstream_repo}` @ `{(MIRB.upstream_commit or '')[:12]}`), not from the Hub cards.
+- Premise-retrieval corpora for formal languages are large and the queries are proof states; scores there are low for every model in the paper.
+"""

@@ -1,0 +1,159 @@
+"""MIRB: the Mathematical Information Retrieval Benchmark (12 datasets, nDCG@10).
+
+Upstream publishes one Hugging Face dataset per task under ``hcju/`` (15
+repositories: NaturalProofs is four). The task table below — repository,
+revision, dynamic corpus — is transcribed from the paper authors' evaluation
+code (GitHub ``j991222/mirb``, ``mteb/tasks/Retrieval/math/*.py`` at commit
+``a2b2d600``); the mapping to the dataset names of the paper's Table 9 follows
+the task descriptions there. Each repository follows the MTEB retrieval layout:
+configs ``corpus`` (``_id``, ``title``?, ``text``), ``queries`` (``_id``,
+``text``), ``default`` (qrels: ``query-id``, ``corpus-id``, ``score``; split
+``test``) and, for dynamic-corpus tasks, ``excluded_ids`` (``query-id``,
+``excluded-ids``): documents that are no candidate for that query.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from lemmata.core.meta import BenchmarkMeta, ConfigSpec, HubPin, MainScore
+
+UPSTREAM_CODE = "j991222/mirb"
+UPSTREAM_CODE_COMMIT = "a2b2d600d3e786b395f60ec58ce2fa9150a3a5c2"
+MAIN_METRIC = "ndcg@10"
+
+
+class MirbTask(BaseModel):
+    """One upstream Hub dataset and where its score goes in the paper's table."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str  # split name in the release, = the repository name under hcju/
+    dataset: str  # the paper's dataset key (mirb_paper.json); NaturalProofs has four tasks
+    title: str
+    category: str
+    revision: str
+    dynamic_corpus: bool
+    query_prompt: str
+
+    @property
+    def repo_id(self) -> str:
+        return f"hcju/{self.name}"
+
+
+def _t(name, dataset, title, category, revision, dynamic, prompt) -> MirbTask:
+    return MirbTask(name=name, dataset=dataset, title=title, category=category, revision=revision,
+                    dynamic_corpus=dynamic, query_prompt=prompt)
+
+
+_SSR, _QAR, _PR, _FR = ("semantic statement retrieval", "question-answer retrieval", "premise retrieval",
+                        "formula retrieval")
+_PS = ("Given a math theorem, retrieve useful references, such as theorems, lemmas, and definitions, that are "
+       "useful for proving the given theorem.")
+
+TASKS: tuple[MirbTask, ...] = (
+    _t("mathlibretrieval", "informalized_mathlib4", "Informalized Mathlib4 retrieval", _SSR,
+       "c5109809d6b9e9704edde7e89faffeda3a066be1", False, "Given a mathematical query, retrieve relevant theorems."),
+    _t("msedup", "mse_dup_question", "Math StackExchange duplicate questions", _SSR,
+       "fda2c63e29fbd6e09426d8ad87bfe41f9e5dedf3", True,
+       "Given a math question, retrieve questions that are duplicates of the given one"),
+    _t("modup", "mo_dup_question", "MathOverflow duplicate questions", _SSR,
+       "b123b60d6ccaad16eb0305f3f35e14dd557c0962", True,
+       "Given a math question, retrieve questions that are duplicates of the given one"),
+    _t("mseqa", "arqmath_task1", "ARQMath Task 1 (answer retrieval)", _QAR,
+       "056c9ccf55e4850967e53e0c5267ca40c6c321c0", True, "Given a math problem, retrieve its solution."),
+    _t("proofwikiqa", "proofwiki_qa", "ProofWiki theorem-proof retrieval", _QAR,
+       "595dfde06810d59921566d3b2091aaccfb0793d5", False, "Given a math theorem, retrieve its proof."),
+    _t("stacksqa", "stacks_qa", "Stacks Project theorem-proof retrieval", _QAR,
+       "77b3ec1d53eb3ef97e825640a5cf09b6ea4b173d", False, "Given a math theorem, retrieve its proof."),
+    _t("proofwikips", "naturalproofs", "NaturalProofs: ProofWiki premises", _PR,
+       "a54bdf7d580390e1d35ae99c728f56cd842f72ec", False, _PS),
+    _t("stacksps", "naturalproofs", "NaturalProofs: Stacks premises", _PR,
+       "dc05e6bda28f6fe7fa659f03bc4f86b7f7d60ea1", False, _PS),
+    _t("realanalysisps", "naturalproofs", "NaturalProofs: real analysis premises", _PR,
+       "87a45bc950b2be637b294263db799043a5d0d5e4", True, _PS),
+    _t("numbertheoryps", "naturalproofs", "NaturalProofs: number theory premises", _PR,
+       "4607d837e0bfd917a4ace426a3156d16109063c8", True, _PS),
+    _t("leanps", "leandojo", "LeanDojo premise retrieval (Lean 4)", _PR,
+       "7d07605ffd06738555b3a4ed5edea3beccc7363d", False,
+       "Given a Lean 4 proof state, retrieve the declarations that are useful for proving it."),
+    _t("isabelleps", "mapl", "MAPL premise retrieval (Isabelle)", _PR,
+       "9370d325d494b7c42a927242c857f8465c23deb6", False,
+       "Given an Isabelle proof state, retrieve the declarations that are useful for proving it."),
+    _t("holps", "holstep", "HolStep premise retrieval (HOL Light)", _PR,
+       "a2272075a0e0789e3ee1ac0694104d234fd701c4", False,
+       "Given a HOL conjecture, retrieve the declarations that are useful for proving it."),
+    _t("wikiformula", "ntcir_wfb", "NTCIR-12 Wikipedia formula browsing", _FR,
+       "81ffeb15150f5c4619c088df9a458859af873613", True, "Given a math formula, retrieve relevant formulas."),
+    _t("mseformula", "arqmath_task2", "ARQMath Task 2 (formula retrieval)", _FR,
+       "6f9ff65757f6657f4f6083d1caecee261396c6f3", True,
+       "Given a math formula and its context, retrieve relevant formulas."),
+)
+
+#: the paper's twelve datasets, in Table 9 order; each is the mean of its tasks' scores
+DATASETS: tuple[str, ...] = tuple(dict.fromkeys(t.dataset for t in TASKS))
+TASK_NAMES: tuple[str, ...] = tuple(t.name for t in TASKS)
+
+
+def task(name: str) -> MirbTask:
+    from lemmata.core.registry import suggest
+
+    for t in TASKS:
+        if t.name == name:
+            return t
+    raise KeyError(suggest("MIRB task", name, TASK_NAMES))
+
+
+CITATION = """@article{ju2025mirb,
+  title   = {{MIRB}: Mathematical Information Retrieval Benchmark},
+  author  = {Ju, Haocheng and Dong, Bin},
+  journal = {arXiv preprint arXiv:2505.15585},
+  year    = {2025},
+  url     = {https://arxiv.org/abs/2505.15585}
+}"""
+
+MIRB = BenchmarkMeta(
+    name="mirb",
+    family="mirb",
+    title="MIRB: Mathematical Information Retrieval Benchmark",
+    description=(
+        "Twelve mathematical retrieval datasets in four tasks — semantic statement retrieval, question-answer "
+        "retrieval, premise retrieval and formula retrieval — over natural language, LaTeX and formal languages "
+        "(Lean 4, Isabelle, HOL Light). Scored by nDCG@10 per dataset; the benchmark score is the mean over the "
+        "twelve datasets, NaturalProofs being the mean of its four subsets."
+    ),
+    version="1.0.0",
+    released="2026-11-21",
+    task_type="information-retrieval",
+    upstream_repo=UPSTREAM_CODE,
+    upstream_commit=UPSTREAM_CODE_COMMIT,
+    paper_url="https://arxiv.org/abs/2505.15585",
+    hub=tuple(HubPin(repo_id=t.repo_id, revision=t.revision, configs=("corpus", "queries", "default")
+                     + (("excluded_ids",) if t.dynamic_corpus else ()), description=f"{t.title} ({t.dataset})")
+              for t in TASKS),
+    license="not stated by the authors",
+    license_id="unknown",
+    license_note=(
+        "Neither the evaluation code nor the pinned task definitions state a licence for the hcju/ datasets. Each "
+        "subset is derived from a public source with its own terms (for example, Mathematics Stack Exchange and "
+        "MathOverflow posts are licensed CC BY-SA); check the source of a subset before redistributing it."
+    ),
+    citation=CITATION,
+    authors=("Haocheng Ju", "Bin Dong"),
+    configs=(
+        ConfigSpec(name="qrels", description="relevance judgements of the test split, one split per task",
+                   splits=TASK_NAMES, default=True),
+        ConfigSpec(name="queries", description="queries, one split per task", splits=TASK_NAMES),
+        ConfigSpec(name="corpus", description="documents, one split per task", splits=TASK_NAMES),
+        ConfigSpec(name="excluded_ids",
+                   description="per-query documents that are no candidate for that query (dynamic-corpus tasks)",
+                   splits=tuple(t.name for t in TASKS if t.dynamic_corpus)),
+    ),
+    main_score=MainScore(metric="nDCG@10",
+                         description="mean nDCG@10 over the twelve datasets (NaturalProofs = mean of its four "
+                                     "subsets)"),
+    tracks=("zero-shot",),
+    tags=("mathematics", "retrieval", "beir", "mteb", "premise-selection", "formula-retrieval"),
+)
+
+RELEASES = (MIRB,)

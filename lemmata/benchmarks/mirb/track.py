@@ -1,0 +1,161 @@
+"""MIRB track handler: rankings for all fifteen tasks in one submission, scored by nDCG@10.
+
+Header::
+
+    {"format": "lemmata-submission/1", "benchmark": "mirb", "release": "mirb-1.0.0", "track": "zero-shot",
+     "model": {"name": "..."}}
+
+then ``{"task": "msedup", "query_id": ..., "ranking": [{"doc_id", "score"}, ...]}`` records. The benchmark
+score is the mean over the paper's twelve datasets, NaturalProofs being the mean of its four subsets
+(:func:`mirb_average`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import Field
+
+from lemmata.benchmarks.mirb.meta import DATASETS, MAIN_METRIC, MIRB, TASK_NAMES, TASKS, task
+from lemmata.formats.beir import RunRecord
+from lemmata.core.errors import InputError, Problem
+from lemmata.catalog import collection, load_release
+from lemmata.formats.beir import MAX_RANKING_DEPTH
+from lemmata.tracks.ranking import (
+    BeirId, HeaderBase, RankedDoc, RankingTrack, StrictRecord, check_records, measure_summary, per_query_items,
+    received_date, score_collection, scoring_artifact, served_header,
+)
+from lemmata.core.registry import suggest
+from lemmata.formats.results import FrozenTuple, Result, Score, make_result
+from lemmata.tracks.base import OracleConfig, Validated
+from lemmata.formats.envelope import Envelope
+
+MEASURES = ("ndcg@10", "recall@10", "mrr@10")
+
+
+class Header(HeaderBase):
+    format: Literal["lemmata-submission/1"]
+    benchmark: Literal["mirb"]
+    release: str = Field(pattern=r"^mirb-\d+\.\d+\.\d+$")
+    track: Literal["zero-shot"]
+
+
+MirbTaskName = Literal[TASK_NAMES]  # type: ignore[valid-type]
+
+
+class MirbRankingRecord(StrictRecord):
+    """One query's ranking within one MIRB task (every line after the header)."""
+
+    task: MirbTaskName = Field(description="the MIRB task (= release split) the query belongs to")
+    query_id: BeirId = Field(description="a query `_id` of that task; at most one record per (task, query)")
+    ranking: list[RankedDoc] = Field(max_length=MAX_RANKING_DEPTH,
+                                     description=f"retrieved documents of that task's corpus, at most "
+                                                 f"{MAX_RANKING_DEPTH}; never a document excluded for the query "
+                                                 "(dynamic-corpus tasks)")
+
+
+
+
+def mirb_average(per_task: Mapping[str, float]) -> tuple[dict[str, float], float]:
+    """Per-dataset scores (NaturalProofs = mean of its four subsets) and their mean over the twelve datasets.
+
+    Every task must be present; the average of an incomplete set is not MIRB's score.
+
+    >>> scores = {t: 0.5 for t in TASK_NAMES} | {"proofwikips": 0.9, "stacksps": 0.1}
+    >>> per_dataset, average = mirb_average(scores)
+    >>> len(per_dataset), per_dataset["naturalproofs"], average
+    (12, 0.5, 0.5)
+    >>> mirb_average({"msedup": 0.1})
+    Traceback (most recent call last):
+    ...
+    ValueError: MIRB needs every task; missing: holps, isabelleps, leanps, mathlibretrieval, modup, mseformula, mseqa, numbertheoryps, proofwikips, proofwikiqa, realanalysisps, stacksps, stacksqa, wikiformula
+    """
+    missing = sorted(set(TASK_NAMES) - set(per_task))
+    if missing:
+        raise ValueError(f"MIRB needs every task; missing: {', '.join(missing)}")
+    groups: dict[str, list[float]] = defaultdict(list)
+    for t in TASKS:
+        groups[t.dataset].append(float(per_task[t.name]))
+    per_dataset = {d: sum(groups[d]) / len(groups[d]) for d in DATASETS}
+    return per_dataset, sum(per_dataset.values()) / len(per_dataset)
+
+
+def task_collection(release_id: str, name: str):
+    t = task(name)
+    release = load_release(MIRB, release_id)
+    return collection(release, corpus=name, queries=name, qrels=name, excluded=name if t.dynamic_corpus else None)
+
+
+class MirbHandler(RankingTrack):
+    """Fifteen collections in one submission: the shared ranking checks and scoring, task by task."""
+
+    benchmark = MIRB.name
+    tracks = MIRB.tracks
+    header_model = Header
+    record_model = MirbRankingRecord
+    measures = MEASURES
+    main_metric = MAIN_METRIC
+    schema = ("mirb-submission.schema.json", "MIRB submission, format lemmata-submission/1 (one JSONL line)",
+              "MIRB submission files are UTF-8 JSONL: line 1 is the header (Header), every further line a record "
+              "(MirbRankingRecord). See submissions/mirb/README.md.")
+
+    def validate(self, envelope: Envelope, sha256: str) -> Validated:
+        problems: list[Problem] = []
+        name = envelope.filename
+        header = served_header(envelope, Header, MIRB)
+        by_task: dict[str, list[tuple[int, dict[str, Any]]]] = defaultdict(list)
+        for line, rec in envelope.records:
+            t = rec.get("task")
+            if not isinstance(t, str) or not t:
+                problems.append(Problem(name, "missing task (one of the MIRB task names)", line, "task"))
+            elif t not in TASK_NAMES:
+                problems.append(Problem(name, suggest("MIRB task", t, TASK_NAMES), line, "task"))
+            else:
+                by_task[t].append((line, rec))
+        records: list[tuple[str, RunRecord]] = []
+        for t in TASK_NAMES:
+            if t not in by_task:
+                problems.append(Problem(name, f"no rankings for task {t!r}; a MIRB submission covers all "
+                                              f"{len(TASK_NAMES)} tasks", field="task"))
+                continue
+            runs = check_records(by_task[t], file=name, collection=task_collection(header.release, t),
+                                 problems=problems, extra_fields=("task",))
+            records.extend((t, r) for r in runs.values())
+        if problems:
+            raise InputError(problems[:200])
+        return Validated(benchmark=self.benchmark, track=header.track, model=header.model, header=header,
+                         records=records, sha256=sha256, filename=name,
+                         summary=f"{len(records)} rankings over {len(by_task)} tasks")
+
+    def score(self, submission: Validated, *, received_at: str, oracles: OracleConfig) -> Result:
+        header: Header = submission.header
+        runs: dict[str, dict[str, RunRecord]] = defaultdict(dict)
+        for t, r in submission.records:
+            runs[t][r.query_id] = r
+        per_task: dict[str, Any] = {}
+        items: list[dict[str, Any]] = []
+        main_by_task: dict[str, float] = {}
+        for t in TASKS:
+            scored = score_collection(task_collection(header.release, t.name), runs.get(t.name, {}), MEASURES)
+            per_task[t.name] = {"dataset": t.dataset, **measure_summary(scored)}
+            main_by_task[t.name] = scored.evaluation.measures[MAIN_METRIC].mean
+            items.extend(per_query_items(scored, task=t.name))
+        per_dataset, average = mirb_average(main_by_task)
+        missing = sum(v["missing_queries"] for v in per_task.values())
+        notes = ["nDCG@10 per task over its judged queries; benchmark score = mean over the 12 datasets, "
+                 "NaturalProofs = mean of its four subsets."]
+        if missing:
+            notes.append(f"{missing:,} judged queries had no ranking and score 0.")
+        return make_result(
+            kind="scored", benchmark=self.benchmark, track=header.track,
+            frozen=FrozenTuple(dataset_release=header.release, split="qrels/all-tasks", retrieval_artifact=None,
+                               scoring_artifact=scoring_artifact(), date=received_date(received_at)),
+            submission_sha256=submission.sha256, model=header.model,
+            main=Score(metric="ndcg@10 (MIRB average)", value=average, total=len(DATASETS)),
+            metrics={"average": average, "per_dataset": per_dataset},
+            breakdowns={"per_task": per_task},
+            items=[{**i, "item_id": f"{i['task']}/{i['item_id']}"} for i in items],
+            notes=notes, provenance={"header_notes": header.notes, "filename": submission.filename},
+        )

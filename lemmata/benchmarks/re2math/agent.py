@@ -1,0 +1,159 @@
+"""A non-LLM Re²Math agent on the frozen offline artifact — a baseline, and a template for your own agent.
+
+For every instance it does what a retrieval-augmented assistant does, with no
+model in the loop, so every step is deterministic and easy to replace:
+
+1. **Write queries** from the proof state (:func:`make_queries`): the target
+   theorem, the last local proof block and — on the assisted track — the
+   anchor hint, each whitespace-normalised and clipped to
+   :data:`QUERY_CHARS` characters.
+2. **Search** the artifact once per query with the instance's year cutoff (the
+   citing paper's ``publication_year``) and the scorer's list length (20),
+   recording the candidate ids exactly as returned: the scorer replays them.
+3. **Rank sources** (:func:`admissible_sources`): fuse the candidate lists by
+   reciprocal-rank fusion and drop the instance's own citing paper (selecting
+   it settles Ground = no).
+4. **Materialise** the best source and **extract** the statement most similar
+   to the rendered proof state under BM25 (:func:`extract_statement`). A source
+   whose frozen text holds no theorem-like statement (most records of other
+   citing papers) is passed over for the next one, at most :data:`MAX_OPENED`
+   sources per instance; if none has a statement, the first is selected and
+   the statement left null (an abstention).
+
+On the raw track the record also carries a planning *anchor* — here simply the
+last sentence of the last local proof block (:func:`raw_anchor`); the judge
+scores it against the hidden anchor hint (AnchorAcc).
+
+The output is a Re²Math submission (format v1, see ``submissions/re2math/``)
+that scores through the normal pipeline: CiteRecall@20 is computed from the
+recorded candidates; Ground and Suff need the judge and stay pending offline.
+To build your own agent, replace steps 1, 3 and 4 (an LLM writing queries,
+reading the materialised text, and extracting a statement) and keep the rest.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from lemmata.retrievers.fusion import reciprocal_rank_fusion
+
+AGENT_NAME = "Lexical agent (BM25 query → top admissible source → BM25 statement)"
+#: characters kept of each query (the format allows 2,000)
+QUERY_CHARS = 1000
+#: candidates per query: the list length the scorer replays and CiteRecall@20 counts
+CANDIDATES_N = 20
+#: sources opened per instance at most, looking for one with a statement
+MAX_OPENED = 5
+
+
+def clip(text: str, limit: int = QUERY_CHARS) -> str:
+    """Whitespace-normalised ``text``, cut at the last space before ``limit`` characters.
+
+    >>> clip("a  b\\n c", 10), clip("alpha beta gamma", 11)
+    ('a b c', 'alpha beta')
+    """
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit + 1].rsplit(" ", 1)[0]
+    return cut if cut else flat[:limit]
+
+
+def make_queries(row: Mapping[str, Any], track: str) -> list[str]:
+    """Step 1: the target theorem, the last local block and (assisted) the anchor hint; blanks and repeats dropped."""
+    x = row["x"]
+    parts = [x["global_context"]["target_theorem"], *(x["local_context"][-1:])]
+    if track == "assisted":
+        parts.append(x["anchor_hint"])
+    return list(dict.fromkeys(q for q in (clip(p) for p in parts) if q))
+
+
+def raw_anchor(row: Mapping[str, Any]) -> str | None:
+    """The raw track's planning anchor: the last sentence of the last local proof block (None without blocks).
+
+    >>> raw_anchor({"x": {"local_context": ["a.", "We bound $f$. Then apply  the maximum principle."]}})
+    'Then apply the maximum principle.'
+    """
+    import re
+
+    blocks = row["x"]["local_context"]
+    if not blocks:
+        return None
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", " ".join(blocks[-1].split())) if s]
+    return clip(sentences[-1], 1000) if sentences else None
+
+
+def admissible_sources(results: Sequence[Any], row: Mapping[str, Any]) -> list[str]:
+    """Step 3: every candidate by fused rank, without the instance's citing paper (any version of it)."""
+    from lemmata.benchmarks.re2math.scholar.matcher import is_citing_paper
+
+    by_id = {c.id: c for r in results for c in r.candidates}
+    fused = reciprocal_rank_fusion([[(c.id, c.score or 0.0) for c in r.candidates] for r in results])
+    return [cid for cid, _ in fused if not is_citing_paper(by_id[cid], row)]
+
+
+def extract_statement(materialisation: Any, proof_state: str) -> str | None:
+    """Step 4: the materialised statement closest to the proof state by BM25 (ties: statement id); None if none."""
+    from lemmata.retrievers.bm25 import BM25Index
+
+    statements = materialisation.statements
+    if not statements:
+        return None
+    index = BM25Index([s.id for s in statements], [s.latex for s in statements])
+    best, _ = index.search(proof_state, 1)[0]
+    return next(s.latex for s in statements if s.id == best).strip() or None
+
+
+def solve(row: Mapping[str, Any], artifact: Any, *, track: str, window: int) -> dict[str, Any]:
+    """One instance end to end: the submission record (queries with their candidates, source, statement)."""
+    from lemmata.benchmarks.re2math.render import render_instance
+
+    iid = row["instance_id"]
+    cutoff = row["publication_year"]
+    results = [artifact.search(q, cutoff, CANDIDATES_N, instance_id=iid) for q in make_queries(row, track)]
+    sources = admissible_sources(results, row)
+    source, statement = (sources[0] if sources else None), None
+    proof_state = render_instance(row, track, window)
+    for candidate in sources[:MAX_OPENED]:
+        statement = extract_statement(artifact.materialise(candidate, instance_id=iid), proof_state)
+        if statement is not None:
+            source = candidate
+            break
+    record = {"instance_id": iid, "queries": [{"text": r.query, "candidates": r.ids()} for r in results],
+              "selected_source": source, "statement": statement}
+    if track == "raw":
+        record["anchor"] = raw_anchor(row)
+    return record
+
+
+def run_agent(out_dir: str | Path, *, track: str = "assisted", split: str = "eval200/test", window: int = 5,
+              artifact: Any = None) -> Path:
+    """Run the agent on every instance of ``split`` and write its Re²Math submission; returns the file."""
+    from lemmata import __version__
+    from lemmata.catalog import release_path
+    from lemmata.benchmarks.re2math.meta import RE2MATH
+    from lemmata.release.load import open_release
+    from lemmata.benchmarks.re2math.scholar.artifact import default_artifact
+    from lemmata.formats.envelope import SUBMISSION_FORMAT
+
+    artifact = artifact or default_artifact(build=True)
+    config, _, config_split = split.partition("/")
+    rows = open_release(release_path(RE2MATH)).rows(config, config_split)
+    header = {
+        "format": SUBMISSION_FORMAT, "benchmark": "re2math", "release": RE2MATH.release_id, "split": split,
+        "track": track, "window": window,
+        "model": {"name": AGENT_NAME, "revision": f"lemmata {__version__}"},
+        "retrieval_artifact": artifact.artifact_id,
+        "flags": {"tuned_on_pool": False, "used_external_tools": False},
+        "notes": "Offline non-LLM baseline: lemmata.benchmarks.re2math.agent, reproduced by `lemmata baselines run "
+                 f"agent --track {track} --split {split}`.",
+    }
+    lines = [json.dumps(header, ensure_ascii=False)]
+    lines += [json.dumps(solve(row, artifact, track=track, window=window), ensure_ascii=False) for row in rows]
+    path = Path(out_dir) / f"re2math.{split.replace('/', '-')}.{track}.lexical-agent.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path

@@ -1,0 +1,163 @@
+"""Re²Math submission format v1: a JSONL file, header line first, then one record per instance.
+
+A record is a *trajectory*, not just an answer: the queries the system sent to
+the frozen retrieval artifact with the candidate ids each one returned (in
+order), the source it selected among them (or null to abstain) and the
+statement it extracted from that source. The scorer replays every query, so a
+record can only cite candidates the artifact really returns for it. The JSON
+Schema in ``submissions/schema/re2math-submission.schema.json`` is exported
+from these models (``lemmata schemas``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+
+from lemmata.core.errors import InputError, Problem
+from lemmata.formats.results import ModelInfo
+from lemmata.formats.envelope import Envelope, validate_model
+from lemmata.formats.schema import dumps, line_schema
+
+BENCHMARK = "re2math"
+SPLITS: tuple[str, ...] = ("eval200/test", "pool/dev")
+MAX_QUERIES = 16
+MAX_CANDIDATES = 20
+MAX_QUERY_CHARS = 2_000
+MAX_STATEMENT_CHARS = 20_000
+MAX_ANCHOR_CHARS = 4_000
+MAX_ID_CHARS = 300
+SourceId = Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID_CHARS, pattern=r"\S")]
+SCHEMA_ID = "https://huggingface.co/spaces/lemmata/leaderboard/schema/re2math-submission.schema.json"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+def _no_blank(value: str | None, what: str) -> str | None:
+    if value is not None and not value.strip():
+        raise ValueError(f"{what} is blank; use null instead")
+    return value
+
+
+class Flags(_Strict):
+    """What the submitter declares about how the system was built and run (shown next to the score)."""
+
+    tuned_on_pool: bool = Field(description="prompts, hyper-parameters or weights were tuned on pool/train or pool/dev")
+    used_external_tools: bool = Field(
+        description="anything beyond the declared retrieval artifact was consulted (web search, other corpora, "
+                    "code execution)")
+
+
+class Header(_Strict):
+    """Line 1 of the file."""
+
+    format: Literal["lemmata-submission/1"] = Field(description="envelope format; always 'lemmata-submission/1'")
+    benchmark: Literal["re2math"]
+    release: str = Field(pattern=r"^re2math-\d+\.\d+\.\d+$", description="dataset release id, e.g. 're2math-1.0.0'")
+    split: Literal["eval200/test", "pool/dev"] = Field(description="'<config>/<split>' the records answer")
+    track: Literal["raw", "assisted"] = Field(description="raw: context only; assisted: context plus the anchor hint")
+    window: Literal[1, 3, 5] = Field(description="local proof blocks shown to the system (m)")
+    model: ModelInfo
+    retrieval_artifact: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:@/-]*$",
+                                    description="id of the frozen retrieval artifact every query was sent to")
+    oracle_run: bool = Field(default=False, description="records carry 'oracle_statement': the statement extracted "
+                             "when the cited source's frozen text was given directly (for Oracle ToolAcc)")
+    flags: Flags
+    notes: str = Field(default="", max_length=4000, description="free text shown with the entry")
+
+
+class Query(_Strict):
+    """One query sent to the artifact and the candidate ids it returned, best first."""
+
+    text: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    candidates: list[SourceId] = Field(max_length=MAX_CANDIDATES,
+                                  description="source ids exactly as the artifact returned them, in order")
+
+    @field_validator("text")
+    @classmethod
+    def _text(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("query text is blank")
+        return v
+
+
+class Record(_Strict):
+    """One line per instance of the split."""
+
+    instance_id: str = Field(min_length=1, max_length=MAX_ID_CHARS)
+    anchor: str | None = Field(default=None, max_length=MAX_ANCHOR_CHARS,
+                               description="the system's own planning anchor (raw track: scored as AnchorAcc)")
+    queries: list[Query] = Field(max_length=MAX_QUERIES)
+    selected_source: str | None = Field(max_length=MAX_ID_CHARS,
+                                        description="a candidate id returned by one of the queries; null abstains")
+    statement: str | None = Field(max_length=MAX_STATEMENT_CHARS,
+                                  description="theorem-like statement extracted from the selected source; null abstains")
+    oracle_statement: str | None = Field(default=None, max_length=MAX_STATEMENT_CHARS,
+                                         description="only with header oracle_run: statement extracted from the cited "
+                                                     "source given directly; null abstains")
+
+    @field_validator("anchor", "statement", "oracle_statement")
+    @classmethod
+    def _not_blank(cls, v: str | None, info) -> str | None:
+        return _no_blank(v, info.field_name)
+
+    @field_validator("selected_source")
+    @classmethod
+    def _source(cls, v: str | None) -> str | None:
+        return _no_blank(v, "selected_source")
+
+    @model_validator(mode="after")
+    def _pairing(self) -> "Record":
+        if self.statement is not None and self.selected_source is None:
+            raise ValueError("a statement needs the source it was taken from (selected_source is null)")
+        return self
+
+    def candidate_ids(self) -> list[str]:
+        """Every candidate of every query, first occurrence first."""
+        seen: dict[str, None] = {}
+        for q in self.queries:
+            for cid in q.candidates:
+                seen.setdefault(cid, None)
+        return list(seen)
+
+
+def parse_submission(envelope: Envelope) -> tuple[Header, list[tuple[int, Record]]]:
+    """Header and records, with every format problem (line, field) in one InputError."""
+    problems: list[Problem] = []
+    name = envelope.filename
+    header = validate_model(Header, envelope.header, name, envelope.header_line, problems, prefix="header")
+    records: list[tuple[int, Record]] = []
+    for line, obj in envelope.records:
+        rec = validate_model(Record, obj, name, line, problems)
+        if rec is None:
+            continue
+        if header is not None:
+            if header.oracle_run and "oracle_statement" not in rec.model_fields_set:
+                problems.append(Problem(name, "header declares oracle_run; give oracle_statement (null abstains)",
+                                        line, "oracle_statement"))
+            if not header.oracle_run and "oracle_statement" in rec.model_fields_set:
+                problems.append(Problem(name, "oracle_statement given but the header does not declare oracle_run",
+                                        line, "oracle_statement"))
+        records.append((line, rec))  # type: ignore[arg-type]
+    if not envelope.records:
+        problems.append(Problem(name, "no records after the header"))
+    if problems:
+        raise InputError(problems)
+    return header, records  # type: ignore[return-value]
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schema (2020-12) of one line: the header or a record."""
+    return line_schema(
+        Header, Record, filename="re2math-submission.schema.json",
+        title="Re²Math submission, format v1 (one JSONL line)",
+        description="A Re²Math submission is a UTF-8 JSONL file: line 1 is a Header, every further line a Record "
+                    "(one per instance of the split). See submissions/re2math/README.md.",
+    )
+
+
+def schema_text() -> str:
+    return dumps(json_schema())

@@ -1,0 +1,91 @@
+"""The Re²Math theorem-retrieval track: rank the reference statements for a rendered proof state.
+
+A run is a submission in the shared envelope — a header line, then one ranking
+per query, exactly the records of every BEIR-style track::
+
+    {"format": "lemmata-submission/1", "benchmark": "re2math-theorem-retrieval", "release": "re2math-1.0.0",
+     "split": "retrieval_queries/test", "track": "assisted", "model": {"name": "BM25 (bm25s)"},
+     "flags": {"tuned_on_track_data": false, "used_external_data": false}}
+    {"query_id": "1903.08525_gap_0", "ranking": [{"doc_id": "thm-…", "score": 12.5}, …]}
+
+Scores are Recall@1/5/10, nDCG@10 (headline) and MRR@100 with bootstrap-over-queries
+intervals; a query without a record scores 0. The frozen tuple names the release,
+the query split, no retrieval artifact (a system ranks the corpus itself) and the
+qrels with the scorer version.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import Field
+
+from lemmata.benchmarks.re2math.meta import RE2MATH
+from lemmata.benchmarks.re2math.theorem_retrieval import (
+    CORPUS_CONFIG, QRELS_CONFIG, QUERIES_CONFIG, THEOREM_BENCHMARK,
+)
+from lemmata.catalog import load_release, read_columns
+from lemmata.formats.beir import Collection, Doc
+from lemmata.formats.results import FrozenTuple
+from lemmata.tracks.ranking import (
+    RUN_MAIN_METRIC, RUN_MEASURES, RankingTrack, RunHeader, received_date, run_notes, scoring_artifact,
+)
+
+
+class TheoremRunHeader(RunHeader):
+    benchmark: Literal["re2math-theorem-retrieval"]
+    release: str = Field(pattern=r"^re2math-\d+\.\d+\.\d+$")
+    split: Literal["retrieval_queries/test", "retrieval_queries/dev"]
+    track: Literal["raw", "assisted"] = Field(description="which rendering of the proof state is the query")
+
+
+@lru_cache(maxsize=16)
+def theorem_collection(release_id: str, split: str, variant: str) -> Collection:
+    """The Re²Math theorem-retrieval collection of one query split and variant, from the built release."""
+    release = load_release(RE2MATH, release_id)
+    ids = read_columns(release, CORPUS_CONFIG, "corpus", ["_id"])["_id"]
+    qs = read_columns(release, QUERIES_CONFIG, split, ["_id", f"text_{variant}"])
+    qr = read_columns(release, QRELS_CONFIG, split, ["query-id", "corpus-id", "score"])
+    qrels: dict[str, dict[str, int]] = {}
+    for q, d, s in zip(qr["query-id"], qr["corpus-id"], qr["score"]):
+        qrels.setdefault(q, {})[d] = int(s)
+    return Collection(corpus={i: Doc(i, "") for i in ids}, queries=dict(zip(qs["_id"], qs[f"text_{variant}"])),
+                      qrels=qrels)
+
+
+class TheoremRetrievalHandler(RankingTrack):
+    """Re²Math theorem retrieval: rank the reference statements for a rendered proof state."""
+
+    benchmark = THEOREM_BENCHMARK
+    tracks = ("raw", "assisted")
+    header_model = TheoremRunHeader
+    measures = RUN_MEASURES
+    main_metric = RUN_MAIN_METRIC
+    schema = (f"{THEOREM_BENCHMARK}-run.schema.json",
+              f"{THEOREM_BENCHMARK} run, format lemmata-submission/1 (one JSONL line)",
+              f"A {THEOREM_BENCHMARK} run is a UTF-8 JSONL file: line 1 is the header (TheoremRunHeader), every "
+              "further line one query's ranking (RankingRecord). See submissions/baselines/README.md.")
+
+    def meta(self, header: TheoremRunHeader):
+        return RE2MATH
+
+    def collection(self, header: TheoremRunHeader) -> Collection:
+        return theorem_collection(header.release, header.split.split("/", 1)[1], header.track)
+
+    def summary(self, header: TheoremRunHeader, runs) -> str:
+        return f"{len(runs)} rankings for {header.split} ({header.track})"
+
+    def frozen(self, header: TheoremRunHeader, received_at: str) -> FrozenTuple:
+        qrels = f"{header.release}/{QRELS_CONFIG}/{header.split.split('/', 1)[1]}"
+        return FrozenTuple(dataset_release=header.release, split=header.split, retrieval_artifact=None,
+                           scoring_artifact=f"qrels:{qrels}; {scoring_artifact()}", date=received_date(received_at))
+
+    def notes(self, header: TheoremRunHeader, scored) -> list[str]:
+        return run_notes(header, scored, self.measures)
+
+    def flags(self, header: TheoremRunHeader) -> dict:
+        return header.flags.model_dump()
+
+    def provenance(self, header: TheoremRunHeader, submission) -> dict:
+        return {"header_notes": header.notes, "filename": submission.filename, "system": header.system}

@@ -1,0 +1,94 @@
+"""The catalog: release ids to folders, built on demand, opened once per process (releases are immutable).
+
+Everything that needs a release — a track handler, a baseline, the retrieval
+artifact, the space's first start — resolves it here; builders are found through
+the registry (:mod:`lemmata.registry`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from lemmata.formats.beir import Collection, Doc
+from lemmata.core.errors import InputError, LemmataError
+from lemmata.core.meta import BenchmarkMeta
+from lemmata.core.paths import releases_dir
+from lemmata.release.load import Release, open_release
+
+
+def release_root(meta: BenchmarkMeta, release_id: str | None = None, root: str | Path | None = None) -> Path:
+    """Where the release lives (``$LEMMATA_RELEASES/<release id>``, default ``$LEMMATA_HOME/releases``)."""
+    return (Path(root) if root is not None else releases_dir()) / (release_id or meta.release_id)
+
+
+def release_path(meta: BenchmarkMeta, release_id: str | None = None, *, root: str | Path | None = None,
+                 build: bool = True, quiet: bool = True) -> Path:
+    """The release folder, built from its pinned sources by its family's builder when missing.
+
+    This is the one place that turns a release id into a folder: scorers, baselines, the retrieval
+    artifact and the space all come here, so "open it or build it" has one behaviour and one message.
+    """
+    from lemmata.registry import builder_classes
+
+    release_id = release_id or meta.release_id
+    path = release_root(meta, release_id, root)
+    if path.is_dir():
+        return path
+    if not build or release_id != meta.release_id:
+        raise LemmataError(f"release {release_id} is not built in {path.parent}; run `lemmata build {meta.family}`"
+                           + (f" --out {path.parent}" if root is not None else ""))
+    for cls in builder_classes(meta.family):
+        if cls.meta.name == meta.name:
+            return cls().build(path.parent, quiet=quiet)
+    raise LemmataError(f"no builder makes {meta.release_id}")
+
+
+def load_release(meta: BenchmarkMeta, release_id: str | None = None) -> Release:
+    """The opened release (verified once per process; releases are immutable), built when missing."""
+    return _open(str(release_path(meta, release_id)))
+
+
+@lru_cache(maxsize=8)
+def _open(root: str) -> Release:
+    return open_release(root)
+
+
+def table_path(release: Release, config: str, split: str) -> Path:
+    for entry in release.card_data.get("configs", []):
+        if entry["config_name"] == config:
+            for df in entry["data_files"]:
+                if df["split"] == split:
+                    return release.root / df["path"]
+    raise InputError.one(str(release.root), f"release {release.release_id} has no {config}/{split}", field="split")
+
+
+def read_columns(release: Release, config: str, split: str, columns: list[str]) -> dict[str, list[Any]]:
+    """Selected columns of one table (a corpus of a million documents is read for its ids only)."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(table_path(release, config, split), columns=columns)
+    return {c: table.column(c).to_pylist() for c in columns}
+
+
+@lru_cache(maxsize=32)
+def _collection(root: str, corpus: str, queries: str, qrels: str, excluded: str | None) -> Collection:
+    release = _open(root)
+    ids = read_columns(release, "corpus", corpus, ["_id"])["_id"]
+    qs = read_columns(release, "queries", queries, ["_id", "text"])
+    qr = read_columns(release, "qrels", qrels, ["query-id", "corpus-id", "score"])
+    judged: dict[str, dict[str, int]] = {}
+    for q, d, s in zip(qr["query-id"], qr["corpus-id"], qr["score"]):
+        judged.setdefault(q, {})[d] = int(s)
+    out_excluded: dict[str, frozenset[str]] = {}
+    if excluded is not None:
+        ex = read_columns(release, "excluded_ids", excluded, ["query-id", "excluded-ids"])
+        out_excluded = {q: frozenset(e) for q, e in zip(ex["query-id"], ex["excluded-ids"])}
+    docs = {i: Doc(i, "") for i in ids}  # texts are not needed to validate or score a run
+    return Collection(corpus=docs, queries=dict(zip(qs["_id"], qs["text"])), qrels=judged, excluded=out_excluded)
+
+
+def collection(release: Release, *, corpus: str, queries: str, qrels: str, excluded: str | None = None) -> Collection:
+    """A BEIR collection assembled from splits of a retrieval release's ``corpus``/``queries``/``qrels`` configs."""
+    return _collection(str(release.root), corpus, queries, qrels, excluded)

@@ -1,0 +1,58 @@
+"""The ``lemmata`` command line.
+
+Each subcommand lives in :mod:`lemmata.cli` as a module with
+``register(subparsers)``; heavy libraries are imported inside the handlers so
+``lemmata --help`` stays fast. Errors on user input print one report and exit 2;
+environment failures (no network, missing oracle) print one sentence and exit 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from lemmata import __version__
+
+#: command modules, in --help order
+COMMANDS = ("list", "build", "render", "publish", "cards", "schemas", "serve", "artifact", "baselines", "score", "taobench")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lemmata",
+        description="Lemmata: versioned benchmark releases, exact metrics and a leaderboard for "
+        "mathematical tool retrieval and formalization.",
+    )
+    parser.add_argument("--version", action="version", version=f"lemmata {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMANDS:
+        importlib.import_module(f"lemmata.cli.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from lemmata.core.errors import InputError, LemmataError
+    from lemmata.core.registry import UnknownNameError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except UnknownNameError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except LemmataError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

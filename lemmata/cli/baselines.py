@@ -1,0 +1,147 @@
+"""``lemmata baselines``: run the offline baselines, write their submission files and score them into the store."""
+
+from __future__ import annotations
+
+ALL = "all"
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "baselines",
+        help="run the offline baselines (BM25, static embeddings, hybrid; the Re2Math agent) into the leaderboard",
+        description="Run an offline baseline, write its submission file and score it through the normal pipeline "
+        "(validation, track handler, immutable result) into the leaderboard store. Releases and the retrieval "
+        "artifact are built first when missing. Everything runs on a CPU without network access.",
+    )
+    sp = p.add_subparsers(dest="baselines_command", metavar="ACTION")
+    sp.required = True
+
+    r = sp.add_parser("run", help="run baselines and store their results")
+    rs = r.add_subparsers(dest="track", metavar="TRACK")
+    rs.required = True
+
+    t = rs.add_parser("theorem-retrieval", help="Re2Math proof state -> reference statement (Recall@k, nDCG@10)")
+    t.add_argument("--retriever", choices=("bm25", "static", "hybrid", ALL), default=ALL)
+    t.add_argument("--variant", choices=("raw", "assisted", ALL), default=ALL, help="query rendering (window m=5)")
+    t.add_argument("--split", choices=("test", "dev"), default="test", help="query split (test = Eval-200)")
+    _common(t)
+    t.set_defaults(handler=run_theorem)
+
+    e = rs.add_parser("equivalence", help="TaoBench statement -> its twin in the other framework")
+    e.add_argument("--release", choices=("taobench-150", "taobench-v1", ALL), default=ALL)
+    e.add_argument("--direction", choices=("tao2mathlib", "mathlib2tao", ALL), default=ALL)
+    e.add_argument("--retriever", choices=("bm25", "static", "hybrid", ALL), default=ALL)
+    _common(e)
+    e.set_defaults(handler=run_equivalence)
+
+    a = rs.add_parser("agent", help="the non-LLM end-to-end Re2Math agent on the offline artifact")
+    a.add_argument("--track", dest="agent_track", choices=("raw", "assisted"), default="assisted")
+    a.add_argument("--split", choices=("eval200/test", "pool/dev"), default="eval200/test")
+    _common(a, depth=False)
+    a.set_defaults(handler=run_agent)
+
+    al = rs.add_parser("all", help="every baseline above, in turn")
+    _common(al)
+    al.set_defaults(handler=run_all)
+
+    x = sp.add_parser("export", help="write a derived retrieval track as BEIR files (corpus, queries, qrels)")
+    x.add_argument("what", choices=("equivalence",))
+    x.add_argument("--release", choices=("taobench-150", "taobench-v1"), required=True)
+    x.add_argument("--direction", choices=("tao2mathlib", "mathlib2tao"), required=True)
+    x.add_argument("--out", metavar="DIR", required=True)
+    x.set_defaults(handler=run_export)
+
+
+def _common(p, *, depth: bool = True) -> None:
+    p.add_argument("--out", metavar="DIR", help="where submission files go (default: $LEMMATA_HOME/baselines)")
+    p.add_argument("--store", metavar="DIR", help="leaderboard store (default: $LEMMATA_STORE or "
+                                                  "$LEMMATA_HOME/store)")
+    p.add_argument("--no-store", action="store_true", help="write the submission files only")
+    if depth:
+        p.add_argument("--depth", type=int, default=100, help="documents ranked per query (default 100)")
+
+
+def _pick(value: str, options: tuple[str, ...]) -> tuple[str, ...]:
+    return options if value == ALL else (value,)
+
+
+def _out(args):
+    from pathlib import Path
+
+    from lemmata.core.paths import lemmata_home
+
+    return Path(args.out) if args.out else lemmata_home() / "baselines"
+
+
+def _store(args):
+    if args.no_store:
+        return None
+    from lemmata.store import Store, default_store
+
+    return Store(args.store) if args.store else default_store()
+
+
+def _finish(path, store) -> None:
+    """Score one submission file into the store and print its line."""
+    from lemmata.tracks.baseline_report import result_line
+
+    if store is None:
+        print(f"wrote {path}")
+        return
+    from lemmata.runner import score_file
+
+    print(result_line(score_file(path, store), path), flush=True)
+
+
+def run_theorem(args, store=None) -> int:
+    from lemmata.benchmarks.re2math.baselines import theorem_retrieval_run
+
+    store = store if store is not None else _store(args)
+    for variant in _pick(args.variant, ("raw", "assisted")):
+        for retriever in _pick(args.retriever, ("bm25", "static", "hybrid")):
+            path = theorem_retrieval_run(retriever, variant, _out(args), split=args.split, depth=args.depth)
+            _finish(path, store)
+    return 0
+
+
+def run_equivalence(args, store=None) -> int:
+    from lemmata.benchmarks.taobench.baselines import equivalence_run
+
+    store = store if store is not None else _store(args)
+    for release in _pick(args.release, ("taobench-150", "taobench-v1")):
+        for direction in _pick(args.direction, ("tao2mathlib", "mathlib2tao")):
+            for retriever in _pick(args.retriever, ("bm25", "static", "hybrid")):
+                path = equivalence_run(retriever, release, direction, _out(args), depth=args.depth)
+                _finish(path, store)
+    return 0
+
+
+def run_agent(args, store=None) -> int:
+    from lemmata.benchmarks.re2math.agent import run_agent as agent
+
+    store = store if store is not None else _store(args)
+    path = agent(_out(args), track=args.agent_track, split=args.split)
+    _finish(path, store)
+    return 0
+
+
+def run_all(args) -> int:
+    import argparse
+
+    store = _store(args)
+    common = {"out": args.out, "store": args.store, "no_store": args.no_store}
+    run_theorem(argparse.Namespace(variant=ALL, retriever=ALL, split="test", depth=args.depth, **common), store)
+    run_equivalence(argparse.Namespace(release=ALL, direction=ALL, retriever=ALL, depth=args.depth, **common), store)
+    run_agent(argparse.Namespace(agent_track="assisted", split="eval200/test", **common), store)
+    return 0
+
+
+def run_export(args) -> int:
+    from lemmata.benchmarks.taobench.equivalence import load_track, write_beir
+    from lemmata.catalog import release_path
+    from lemmata.registry import get_benchmark
+
+    track = load_track(release_path(get_benchmark(args.release)), args.direction)
+    for name in write_beir(track, args.out):
+        print(f"{args.out}/{name}")
+    return 0

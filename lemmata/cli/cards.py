@@ -1,0 +1,35 @@
+"""``lemmata cards``: render the release cards kept under ``cards/rendered`` and check they are current."""
+
+from __future__ import annotations
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "cards",
+        help="render (or check) the dataset cards, Croissant and citation files under cards/rendered",
+        description="Build each buildable release into a temporary folder and copy its README.md, croissant.json, "
+        "CITATION.cff and MANIFEST.json into DIR/<release_id>/. With --check, fail if the files in DIR differ.",
+    )
+    p.add_argument("families", nargs="*", help="benchmark families (default: every family buildable from sources)")
+    p.add_argument("--dir", default="cards/rendered", help="output folder (default: cards/rendered)")
+    p.add_argument("--source-dir", metavar="DIR", help="raw-source mirror root (one subfolder per family)")
+    p.add_argument("--check", action="store_true", help="compare instead of writing; exit 1 on any difference")
+    p.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    from lemmata.registry import builder_classes
+    from lemmata.release.cards import check_cards, file_sourced, render_cards
+
+    if args.families:
+        builders = [cls for family in args.families for cls in builder_classes(family)]
+    else:
+        builders = file_sourced(builder_classes())
+    if args.check:
+        stale = check_cards(args.dir, builders, args.source_dir)
+        for line in stale:
+            print(line)
+        return 1 if stale else 0
+    for path in render_cards(args.dir, builders, args.source_dir):
+        print(path)
+    return 0

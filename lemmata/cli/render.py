@@ -1,0 +1,28 @@
+"""``lemmata render``: show an instance exactly as an agent receives it."""
+
+from __future__ import annotations
+
+
+def register(sub) -> None:
+    p = sub.add_parser("render", help="print a Re²Math instance as rendered agent input")
+    p.add_argument("release", help="path of a built re2math release folder")
+    p.add_argument("instance_id")
+    p.add_argument("--track", choices=("raw", "assisted"), default="raw")
+    p.add_argument("--window", type=int, choices=(1, 3, 5), default=5, help="local proof blocks shown (m)")
+    p.add_argument("--config", default="full")
+    p.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    from lemmata.core.errors import InputError
+    from lemmata.benchmarks.re2math.render import render_instance
+    from lemmata.release.load import open_release
+
+    release = open_release(args.release)
+    for split in release.splits(args.config):
+        for row in release.rows(args.config, split):
+            if row["instance_id"] == args.instance_id:
+                print(render_instance(row, args.track, args.window))
+                return 0
+    raise InputError.one(args.release, f"no instance {args.instance_id!r} in config {args.config!r}",
+                         field="instance_id")

@@ -1,0 +1,101 @@
+"""``lemmata score``: validate and score a submission file into an immutable result."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "score",
+        help="validate and score a submission file (JSONL) into a result",
+        description="Validate a submission of any track completely (every problem with its line and field) and "
+        "score it into an immutable result, exactly as the leaderboard does. Re²Math trajectories are replayed "
+        "against the declared frozen retrieval artifact; judge verdicts come from the scoring artifact's verdict "
+        "cache or a live judge (LEMMATA_JUDGE_BASE_URL / LEMMATA_JUDGE_MODEL / LEMMATA_JUDGE_API_KEY); Lean "
+        "verdicts from the verifier artifact or a Kimina server (LEMMATA_LEAN_URL, LEMMATA_MATHLIB_VERSION). "
+        "Items whose verdict no oracle has given are pending, never successes. Releases are read from "
+        "$LEMMATA_RELEASES (default $LEMMATA_HOME/releases) and built when missing. With --reported, import every "
+        "paper's published rows instead.",
+    )
+    p.add_argument("file", nargs="?", help="submission file (lemmata-submission/1 JSONL)")
+    p.add_argument("--out", metavar="RESULT.json", help="write the result here (default: print it)")
+    p.add_argument("--received-at", metavar="DATE", default=None,
+                   help="the submission's received date (YYYY-MM-DD or ISO timestamp); default: today (UTC)")
+    p.add_argument("--judge-artifact", metavar="DIR",
+                   help="judge artifact folder holding ARTIFACT.json and the verdict cache "
+                        "(default: $LEMMATA_JUDGE_ARTIFACT, else the configured judge's folder under the artifacts dir)")
+    p.add_argument("--lean-artifact", metavar="DIR",
+                   help="Lean verifier artifact folder (default: $LEMMATA_LEAN_ARTIFACT, else the live verifier's)")
+    p.add_argument("--no-live-judge", action="store_true",
+                   help="use cached verdicts only, even when a live judge or Lean server is configured")
+    p.add_argument("--store", metavar="DIR", help="also add the result to this leaderboard store")
+    p.add_argument("--max-bytes", type=int, default=None, help="upload size limit (default: the space's limit)")
+    p.add_argument("--reported", action="store_true",
+                   help="import every paper's reported rows (into --store, default $LEMMATA_STORE or "
+                        "$LEMMATA_HOME/store)")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.set_defaults(handler=run)
+
+
+def _print_summary(result, stats: dict, stream) -> None:
+    main = result.main
+    value = "pending" if main.value is None else f"{main.value:.4f}"
+    print(f"{result.model.name}: {main.metric} {value} ({main.count}/{main.total} confirmed), "
+          f"{result.pending} item(s) pending; status {result.status}", file=stream)
+    if stats:
+        print("judge: " + ", ".join(f"{k} {v}" for k, v in stats.items()), file=stream)
+    print(f"result {result.result_id}", file=stream)
+
+
+def run(args) -> int:
+    import sys
+    from pathlib import Path
+
+    from lemmata.core.errors import InputError
+    from lemmata.registry import handler_for, validate_upload
+    from lemmata.tracks.base import OracleConfig
+
+    if args.reported:
+        from lemmata.registry import reported_importers
+        from lemmata.store import Store, default_store
+
+        store = Store(args.store) if args.store else default_store()
+        for family, importer in reported_importers():
+            rows = importer(store)
+            new = sum(created for _, created in rows)
+            print(f"{family}: {new} new of {len(rows)} reported rows", file=sys.stderr)
+        print(store.root)
+        return 0
+    if not args.file:
+        raise InputError.one("lemmata score", "give a submission file (or --reported)", field="file")
+    path = Path(args.file)
+    if not path.is_file():
+        raise InputError.one(str(path), "no such file")
+    data = path.read_bytes()
+    received = args.received_at or dt.datetime.now(dt.timezone.utc).date().isoformat()
+    validated = validate_upload(data, path.name, max_bytes=args.max_bytes)
+    if not args.quiet:
+        print(f"valid: {validated.summary}", file=sys.stderr)
+    judge = lean = None
+    if not args.no_live_judge:
+        from lemmata.oracles.chat import judge_from_env
+        from lemmata.oracles.lean import verifier_from_env
+
+        judge, lean = judge_from_env(), verifier_from_env()
+    handler = handler_for(validated.benchmark)
+    if hasattr(handler, "quiet"):
+        handler.quiet = args.quiet
+    extra = {k: v for k, v in (("judge_artifact", args.judge_artifact), ("lean_artifact", args.lean_artifact)) if v}
+    result = handler.score(validated, received_at=received, oracles=OracleConfig(judge=judge, lean=lean, extra=extra))
+    if args.out:
+        Path(args.out).write_text(result.to_json(), encoding="utf-8")
+    else:
+        sys.stdout.write(result.to_json())
+    if args.store:
+        from lemmata.store import Store
+
+        Store(args.store).add_result(result)
+    if not args.quiet:
+        _print_summary(result, getattr(handler, "last_judge_stats", {}), sys.stderr)
+    return 0

@@ -1,0 +1,62 @@
+"""``lemmata taobench``: check an attempt offline, build the example submission (scoring: ``lemmata score``)."""
+
+from __future__ import annotations
+
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "taobench",
+        help="TaoBench proofs: offline integrity check of one attempt, the example submission",
+        description="Tools for the TaoBench formal-correctness track. Releases are read from --releases "
+        "(default $LEMMATA_RELEASES or $LEMMATA_HOME/releases) and built there when missing. Score a proof "
+        "submission with `lemmata score FILE`: Lean verdicts come from a frozen verifier artifact (--lean-artifact "
+        "or LEMMATA_LEAN_ARTIFACT) and a Kimina Lean server for missing ones when LEMMATA_LEAN_URL and "
+        "LEMMATA_MATHLIB_VERSION are set; otherwise attempts that pass the integrity checks stay pending.",
+    )
+    tsub = p.add_subparsers(dest="taobench_command", metavar="ACTION")
+    tsub.required = True
+
+    c = tsub.add_parser("check", help="run the offline integrity checks on one attempt (a Lean file)")
+    c.add_argument("attempt", help="the attempt's Lean file")
+    c.add_argument("--release", default="taobench-150-1.0.0", help="release id (default: taobench-150-1.0.0)")
+    c.add_argument("--fqn", required=True, help="the exercise's FQN")
+    c.add_argument("--formulation", choices=("tao", "mathlib"), required=True)
+    c.add_argument("--releases", metavar="DIR", help="folder of built releases")
+    c.set_defaults(handler=run_check)
+
+    e = tsub.add_parser("example", help="write the example submission (official files + hand-written proofs)")
+    e.add_argument("--out", required=True, metavar="FILE", help="where to write the JSONL submission")
+    e.add_argument("--proofs", metavar="FILE", help="proof texts (default: submissions/taobench/example_proofs.json)")
+    e.add_argument("--releases", metavar="DIR", help="folder of built releases")
+    e.set_defaults(handler=run_example)
+
+
+
+def run_check(args) -> int:
+    from pathlib import Path
+
+    from lemmata.benchmarks.taobench.lean.integrity import check_attempt
+    from lemmata.benchmarks.taobench.release import open_taobench
+
+    release = open_taobench(args.release, args.releases)
+    if args.fqn not in release.by_fqn:
+        from lemmata.core.errors import InputError
+        from lemmata.benchmarks.taobench.submission import _unknown_fqn
+
+        raise InputError.one(args.attempt, _unknown_fqn(args.fqn, set(release.fqns()), args.release), field="fqn")
+    report = check_attempt(release.exercise(args.fqn, args.formulation), Path(args.attempt).read_text("utf-8"))
+    if report.ok:
+        print("ok: no integrity violation")
+        return 0
+    for v in report.violations:
+        print(f"{args.attempt}:{v.line or '-'}: {v.kind}: {v.message}")
+    return 2
+
+
+def run_example(args) -> int:
+    from lemmata.benchmarks.taobench.example import write_example
+
+    path, n = write_example(args.out, proofs_path=args.proofs, releases_root=args.releases)
+    print(f"{path}: {n} record(s)")
+    return 0

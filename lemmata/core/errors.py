@@ -1,0 +1,63 @@
+"""The exception root, and errors that point at the offending file, line and field.
+
+Every exception Lemmata raises on purpose derives from :class:`Error`, so a caller
+can catch Lemmata's failures without catching a programming error. Two kinds matter:
+
+- :class:`InputError` — bad input: one :class:`Problem` per defect (file, line,
+  field, reason), so a user fixes a file in one round trip;
+- :class:`LemmataError` — a failure that is not the user's input (no network, a
+  missing oracle, a damaged artifact): one clear sentence, no traceback in the CLI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class Error(Exception):
+    """Root of every exception Lemmata raises on purpose."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One defect in one input: where it is and why it is wrong."""
+
+    file: str
+    reason: str
+    line: int | None = None
+    field: str | None = None
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.line is not None:
+            where += f", line {self.line}"
+        if self.field:
+            where += f", field {self.field!r}"
+        return f"{where}: {self.reason}"
+
+    def as_dict(self) -> dict:
+        return {"file": self.file, "line": self.line, "field": self.field, "reason": self.reason}
+
+
+@dataclass
+class InputError(Error, ValueError):
+    """Raised when an input file is unusable; carries every problem found."""
+
+    problems: list[Problem] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        if not self.problems:
+            return "invalid input"
+        head = f"{len(self.problems)} problem(s) found" if len(self.problems) > 1 else "1 problem found"
+        return head + ":\n" + "\n".join(f"  - {p}" for p in self.problems)
+
+    @classmethod
+    def one(cls, file: str, reason: str, line: int | None = None, field: str | None = None) -> "InputError":
+        return cls([Problem(file=file, reason=reason, line=line, field=field)])
+
+
+class LemmataError(Error, RuntimeError):
+    """A failure that is not the user's input: one clear sentence, no traceback in the CLI."""

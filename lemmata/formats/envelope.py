@@ -1,0 +1,127 @@
+"""The submission envelope every benchmark shares: a JSONL file whose first line is the header.
+
+Uploads are parsed, never executed. Before any benchmark-specific validation
+this layer enforces a size limit, UTF-8, a nesting-depth limit and one JSON
+object per line, and it reports *every* problem with its line number at once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from lemmata.core.errors import InputError, Problem
+
+SUBMISSION_FORMAT = "lemmata-submission/1"
+DEFAULT_MAX_BYTES = 32 * 1024 * 1024
+MAX_DEPTH = 32
+MAX_PROBLEMS = 200
+
+
+def max_submission_bytes() -> int:
+    """Upload size limit; ``LEMMATA_MAX_SUBMISSION_BYTES`` overrides the default (32 MiB)."""
+    return int(os.environ.get("LEMMATA_MAX_SUBMISSION_BYTES", DEFAULT_MAX_BYTES))
+
+
+@dataclass(frozen=True)
+class Envelope:
+    filename: str
+    header: dict[str, Any]
+    header_line: int
+    records: list[tuple[int, dict[str, Any]]]
+
+
+def _depth(text: str) -> int:
+    """Maximum bracket nesting outside strings, without recursion.
+
+    >>> _depth('{"a": [1, {"b": "[[["}]}')
+    3
+    """
+    depth = best = 0
+    in_str = escape = False
+    for ch in text:
+        if in_str:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            best = max(best, depth)
+        elif ch in "]}":
+            depth -= 1
+    return best
+
+
+def parse_envelope(data: bytes, filename: str, *, max_bytes: int | None = None) -> Envelope:
+    """Split an upload into header and records, or raise one InputError listing every problem."""
+    limit = max_bytes if max_bytes is not None else max_submission_bytes()
+    if len(data) > limit:
+        raise InputError.one(filename, f"file is {len(data):,} bytes; the limit is {limit:,} bytes")
+    if not data.strip():
+        raise InputError.one(filename, "file is empty; expected a JSONL header line followed by one record per line")
+    problems: list[Problem] = []
+    objects: list[tuple[int, dict[str, Any]]] = []
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        if len(problems) >= MAX_PROBLEMS:
+            problems.append(Problem(filename, f"stopped after {MAX_PROBLEMS} problems"))
+            break
+        if not raw.strip():
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems.append(Problem(filename, f"not valid UTF-8 (byte {exc.start + 1} of the line)", lineno))
+            continue
+        if _depth(text) > MAX_DEPTH:
+            problems.append(Problem(filename, f"JSON nested deeper than {MAX_DEPTH} levels", lineno))
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(filename, f"malformed JSON: {exc.msg} at column {exc.colno}", lineno))
+            continue
+        if not isinstance(obj, dict):
+            problems.append(Problem(filename, f"expected a JSON object, got {type(obj).__name__}", lineno))
+            continue
+        objects.append((lineno, obj))
+    if problems:
+        raise InputError(problems)
+    (header_line, header), records = objects[0], objects[1:]
+    if header.get("format") != SUBMISSION_FORMAT:
+        raise InputError.one(filename, f"the first line must be the header with \"format\": \"{SUBMISSION_FORMAT}\"",
+                             header_line, "format")
+    return Envelope(filename=filename, header=header, header_line=header_line, records=records)
+
+
+def validation_problems(exc: ValidationError, filename: str, line: int | None, prefix: str = "") -> list[Problem]:
+    """Pydantic errors as Problems with dotted field paths."""
+    out = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"])
+        field = f"{prefix}.{loc}" if prefix and loc else (prefix or loc or None)
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown field"
+        elif err["type"] == "missing":
+            msg = "required field is missing"
+        out.append(Problem(filename, msg, line, field))
+    return out
+
+
+def validate_model(model: type[BaseModel], obj: dict[str, Any], filename: str, line: int | None,
+                   problems: list[Problem], prefix: str = "") -> BaseModel | None:
+    """Validate one object; on failure append its problems and return None."""
+    try:
+        return model.model_validate(obj)
+    except ValidationError as exc:
+        problems.extend(validation_problems(exc, filename, line, prefix))
+        return None

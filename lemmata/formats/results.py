@@ -1,0 +1,123 @@
+"""The immutable result record every score in Lemmata is stored as.
+
+A result names its *frozen tuple* — dataset release, split, retrieval artifact,
+scoring artifact, evaluation date — so rows computed against different releases
+or artifacts are never ranked together. ``result_id`` is a content hash of
+everything except ``scored_at``: scoring the same file twice gives the same id,
+and a correction (new verdicts, a fixed scorer) is a new result with
+``version + 1`` that ``supersedes`` the old one; nothing stored is rewritten.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from lemmata.core.hashing import sha256_json
+
+RESULT_SCHEMA = "lemmata.result/1"
+
+Kind = Literal["scored", "reported"]
+Status = Literal["complete", "pending_oracle"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class FrozenTuple(_Model):
+    """What a number was computed against; results are comparable only within one group."""
+
+    dataset_release: str = Field(description="release id, e.g. 're2math-1.0.0'")
+    split: str = Field(description="'<config>/<split>', e.g. 'eval200/test'")
+    retrieval_artifact: str | None = Field(description="frozen retrieval artifact id, or None when the track has none")
+    scoring_artifact: str = Field(description="scorer/oracle id with versions, e.g. judge id + rubric versions")
+    date: str = Field(description="evaluation date (YYYY-MM-DD): the submission's received date, or the paper's")
+
+    @field_validator("date")
+    @classmethod
+    def _iso_date(cls, v: str) -> str:
+        dt.date.fromisoformat(v)
+        return v
+
+    def group_key(self) -> str:
+        """Rows with equal keys may be ranked together (the date is not part of it)."""
+        return " | ".join([self.dataset_release, self.split, self.retrieval_artifact or "-", self.scoring_artifact])
+
+
+class ModelInfo(_Model):
+    name: str = Field(min_length=1, max_length=200)
+    revision: str | None = Field(default=None, max_length=200)
+    url: str | None = Field(default=None, max_length=500)
+
+    @field_validator("url")
+    @classmethod
+    def _http(cls, v: str | None) -> str | None:
+        if v is not None and v != "" and not re.match(r"^https?://[^\s<>\"']+$", v):
+            raise ValueError("url must be an http(s) URL without spaces or quotes")
+        return v or None
+
+
+class Score(_Model):
+    """The headline number of a result, with its interval when one is defined."""
+
+    metric: str
+    value: float | None = Field(description="None when nothing is computable yet (all pending)")
+    interval: tuple[float, float] | None = None
+    interval_kind: str | None = Field(default=None, description="e.g. 'wilson95', 'paper_cluster_bootstrap95'")
+    count: int | None = None
+    total: int | None = None
+
+
+class Result(_Model):
+    schema_version: Literal["lemmata.result/1"] = RESULT_SCHEMA
+    result_id: str = ""
+    version: int = Field(default=1, ge=1)
+    supersedes: str | None = None
+    kind: Kind
+    benchmark: str = Field(description="registry name of the release's benchmark, e.g. 're2math'")
+    track: str
+    frozen: FrozenTuple
+    submission_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    model: ModelInfo
+    flags: dict[str, Any] = Field(default_factory=dict)
+    main: Score
+    metrics: dict[str, Any] = Field(default_factory=dict)
+    breakdowns: dict[str, Any] = Field(default_factory=dict)
+    items: list[dict[str, Any]] = Field(default_factory=list)
+    pending: int = Field(default=0, ge=0, description="items whose verdict awaits an oracle")
+    status: Status = "complete"
+    notes: list[str] = Field(default_factory=list)
+    provenance: dict[str, Any] = Field(default_factory=dict)
+    scored_at: str = Field(description="wall-clock time of scoring; the only field that differs between rescoring runs")
+
+    def content_id(self) -> str:
+        """Hash of the result without ``result_id`` and ``scored_at``."""
+        body = self.model_dump(mode="json", exclude={"result_id", "scored_at"})
+        return sha256_json(body)
+
+    def finalized(self) -> "Result":
+        """This result with ``result_id`` set from its content."""
+        return self.model_copy(update={"result_id": self.content_id()})
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> "Result":
+        return cls.model_validate_json(Path(path).read_text(encoding="utf-8"))
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def make_result(**fields: Any) -> Result:
+    """Build, validate and content-address a result (``scored_at`` defaults to now)."""
+    fields.setdefault("scored_at", now_iso())
+    return Result(**fields).finalized()

@@ -1,1 +1,0 @@
-"""Re²Math domain logic: instance schema, citing-paper identity, splits, agent input rendering."""

@@ -1,1 +1,0 @@
-"""Submission files: the shared JSONL envelope and per-benchmark formats."""

@@ -1,1 +1,0 @@
-"""TaoBench: Lean statement extraction, offline integrity checks, proof submissions and pass@k scoring."""

@@ -1,0 +1,81 @@
+"""The interface between submission files, scorers and the leaderboard space.
+
+A *track handler* owns one benchmark's submission format: it validates an
+upload completely (every problem, with line and field) and scores a validated
+submission into an immutable :class:`~lemmata.formats.results.Result`. The space and
+the CLI only ever talk to this interface, dispatching on the header's
+``benchmark`` field.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from lemmata.core.errors import InputError
+from lemmata.formats.results import ModelInfo, Result
+from lemmata.formats.envelope import Envelope
+from lemmata.formats.schema import SchemaFile
+
+
+@dataclass(frozen=True)
+class OracleConfig:
+    """Which oracles are reachable for this scoring run (None: work that needs it stays pending)."""
+
+    judge: Any | None = None
+    lean: Any | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Validated:
+    """A submission that passed validation, ready to store and score."""
+
+    benchmark: str
+    track: str
+    model: ModelInfo
+    header: Any
+    records: list[Any]
+    sha256: str
+    filename: str
+    summary: str = ""
+    needs_oracle: bool = False
+
+
+@dataclass(frozen=True)
+class AuditView:
+    """Everything shown for one item of a scored entry (rendered as markdown by the space)."""
+
+    item_id: str
+    sections: list[tuple[str, str]]  # (title, markdown body)
+
+
+class TrackHandler(ABC):
+    """One benchmark's submission format and scorer."""
+
+    benchmark: ClassVar[str]
+    tracks: ClassVar[tuple[str, ...]]
+
+    @abstractmethod
+    def validate(self, envelope: Envelope, sha256: str) -> Validated:
+        """Check header and records; raise InputError listing every problem."""
+
+    @abstractmethod
+    def score(self, submission: Validated, *, received_at: str, oracles: OracleConfig) -> Result:
+        """Score a validated submission; items needing an unavailable oracle are pending."""
+
+    @classmethod
+    def schema_files(cls) -> list["SchemaFile"]:
+        """The committed JSON Schema file(s) of this track's submission lines (``lemmata schemas``)."""
+        return []
+
+    def audit(self, result: Result, item_id: str, submission: Validated | None) -> AuditView:
+        """Per-item view for the audit viewer; the default shows the stored item record."""
+        import json
+
+        for item in result.items:
+            if str(item.get("item_id", item.get("instance_id", item.get("query_id")))) == item_id:
+                body = "```json\n" + json.dumps(item, indent=2, ensure_ascii=False) + "\n```"
+                return AuditView(item_id=item_id, sections=[("Item", body)])
+        raise InputError.one(result.result_id, f"no item {item_id!r} in this result", field="item_id")
