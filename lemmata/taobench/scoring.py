@@ -38,7 +38,7 @@ from lemmata.taobench.kimina_double import DOUBLE_LEAN_VERSION
 from lemmata.taobench.release import TaoRelease
 from lemmata.taobench.submission import BENCHMARK, TRACK, Header, Record
 
-INTEGRITY_VERSION = "integrity.v1"
+INTEGRITY_VERSION = "integrity.v2"
 PROBE_VERSION = "print-axioms.v1"
 AXIOM_PROBE = "#print axioms"
 #: what every Mathlib proof may rest on
