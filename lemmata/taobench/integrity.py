@@ -414,9 +414,14 @@ def _check_name(c: Command, official_names: set[str], target: str, stmt_names: s
                              message=f"helper `{full}` could capture the exercise's own name `{target}`"))
         return
     parts = full.split(".")
+    # names under the helper (a structure's fields and constructors, a def's equation lemmas) are generated too,
+    # so a helper may not be named like a namespace the statement's names go through either
+    namespaces = {n.rsplit(".", j)[0] for n in stmt_names for j in range(1, n.count(".") + 1)}
     for k in range(len(parts)):
-        if ".".join(parts[k:]) in stmt_names:
+        suffix = ".".join(parts[k:])
+        if suffix in stmt_names or suffix in namespaces:
+            what = "" if suffix in stmt_names else "names under "
             out.append(Violation(kind="shadowing", line=c.line,
-                                 message=f"helper `{full}` could capture `{'.'.join(parts[k:])}` in the "
+                                 message=f"helper `{full}` could capture {what}`{suffix}` in the "
                                  "exercise's statement"))
             return
