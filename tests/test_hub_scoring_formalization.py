@@ -123,7 +123,8 @@ def test_formal_statements_hold_only_a_formalization(statement, reason):
 @pytest.mark.parametrize(("track", "entity", "statement"), [
     ("statements", "folland-thm-1.8", "import Mathlib\nopen Real\n\nnamespace Folland\nvariable {X : Type*} "
      "[MetricSpace X]\n\n/-- Theorem 1.8 -/\ntheorem thm_1_8 (x : X) : dist x x = 0 := by sorry\n\nend Folland"),
-    ("statements", "folland-thm-1.8", "noncomputable def f (x : ℝ) : ℝ := x ^ 2\nlemma t : ∀ x, f x ≥ 0 := sorry"),
+    ("statements", "folland-thm-1.8",
+     "noncomputable def f (x : ℝ) : ℝ := x ^ 2\nlemma t : ∀ x, f x ≥ 0 := sorry"),
     ("definitions", "folland-def-1.1", "structure Sigma' (X : Type*) where\n  sets : Set (Set X)\n"
      "class Finite' (X : Type*) : Prop where\n  fin : ∃ n : ℕ, Nonempty (X ≃ Fin n)\n"
      "instance : Finite' Unit := ⟨⟨1, ⟨Equiv.equivOfUnique Unit (Fin 1)⟩⟩⟩"),

@@ -187,6 +187,13 @@ def test_real_attempts_are_caught(official_exercises):
     assert check_attempt(ex, ex.complete(":= by\n  sorry\n")).kinds() == ["sorry"]
     commented = ex.complete(":= by\n  -- sorry is not used here\n  exact fun m _ => hn.elim\n")
     assert check_attempt(ex, commented).ok
+    answered = honest + '\nelab "#print" "axioms" _x:ident : command => pure ()\n'
+    assert check_attempt(ex, answered).kinds() == ["after_exercise", "not_permitted"]
+    assert ex.statement in honest
+    guarded = honest.replace(ex.statement, "#guard_msgs (drop all) in\n" + ex.statement, 1)
+    assert check_attempt(ex, guarded).kinds() == ["not_permitted", "statement_changed"]
+    native = ex.complete(":= by\n  decide (config := { kernel := true })\n")
+    assert check_attempt(ex, native).kinds() == ["not_permitted"]
 
 
 # --- command structure ----------------------------------------------------------------------------------------------

@@ -210,7 +210,8 @@ def _probe_result(*infos: tuple[int, str]) -> CheckResult:
         ([(3, "'A.t' depends on axioms: [propext]")], "compiles"),
         ([(3, "'A.«t»' does not depend on any axioms")], "compiles"),
         # a probe that resolved to another constant (a helper `A.A.t` inside `namespace A`) is no answer
-        ([(3, "'A.A.t' depends on axioms: [propext]")], "the axiom probe answered for `A.A.t`, not for the exercise `A.t`"),
+        ([(3, "'A.A.t' depends on axioms: [propext]")],
+         "the axiom probe answered for `A.A.t`, not for the exercise `A.t`"),
         # a second answer on the probe's line (something else printing there) makes the probe void
         ([(3, "'A.t' depends on axioms: [propext]"), (3, "'A.t' does not depend on any axioms")],
          "the axiom probe was answered 2 times"),
