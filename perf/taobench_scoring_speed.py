@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         from lemmata.oracles.lean import LeanConfig, LeanVerifier
         from lemmata.tracks.base import OracleConfig
         from lemmata.formats.envelope import parse_envelope
-        from lemmata.benchmarks.taobench.kimina_double import KiminaDouble
+        from lemmata.oracles.kimina_double import KiminaDouble
         from lemmata.benchmarks.taobench.release import open_taobench
         from lemmata.benchmarks.taobench.track import TaoBenchProofsHandler
 

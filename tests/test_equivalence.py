@@ -11,7 +11,7 @@ from lemmata.cli import main
 from lemmata.release.load import open_release
 from lemmata.store import Store
 from lemmata.benchmarks.taobench.equivalence import DIRECTIONS, load_track, make_track, retrieval_text, sides
-from lemmata.benchmarks.taobench.lean.lexer import lex
+from lemmata.lean.lexer import lex
 
 RELEASES = {"taobench-150": TAOBENCH_150, "taobench-v1": TAOBENCH_V1}
 

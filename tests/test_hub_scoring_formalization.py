@@ -92,6 +92,49 @@ def test_verdict_submissions_are_checked_line_by_line():
     assert "first on line 5" in where[6, "entity_id"]
 
 
+# a formal statement may hold a formalization and nothing else; each refusal names the record's line, the field
+# and the statement's own line
+REFUSED_STATEMENTS = [
+    ("theorem t : True := trivial\n#print axioms t", "formal_statement line 2: `#print` commands"),
+    ("#guard_msgs (drop all) in\ntheorem t : False := by simp", "formal_statement line 1: `#guard_msgs"),
+    ("set_option maxHeartbeats 0 in\ntheorem t : True := trivial", "formal_statement line 1: `set_option ... in`"),
+    ("set_option autoImplicit true\ntheorem t : x = x := rfl", "formal_statement line 1: `set_option` is not allowed"),
+    ("@[simp] theorem t : True := trivial", "formal_statement line 1: attribute `@[simp]`"),
+    ("axiom a : False\ntheorem t : False := a", "formal_statement line 1: `axiom` declarations are not allowed"),
+    ("macro \"triv\" : tactic => `(tactic| trivial)\ntheorem t : True := by triv", "formal_statement line 1: `macro`"),
+    ("notation \"𝟙\" => (1 : ℕ)\ntheorem t : 𝟙 = 1 := rfl", "formal_statement line 1: `notation`"),
+    ("import Mathlib\nimport MyCheats\ntheorem t : True := trivial", "formal_statement line 2: `import MyCheats`"),
+    ("theorem t : 2 + 2 = 4 := by native_decide", "formal_statement line 1: `native_decide` bypasses kernel checking"),
+    ("theorem t : True := trivial\ntheorem u : True := trivial", "exactly one theorem, lemma or example; found 2"),
+    ("def f : ℕ := 1", "exactly one theorem, lemma or example; found 0"),
+    ("unsafe def f : ℕ := 1\ntheorem t : f = 1 := rfl", "formal_statement line 1: modifier `unsafe`"),
+    ("theorem t : True := by\n  run_tac pure ()\n  trivial", "formal_statement line 2: `run_tac` runs code"),
+    ("theorem t : s! \"{x}\" = \"\" := /- unclosed", "formal_statement line 1: not readable as Lean"),
+]
+
+
+@pytest.mark.parametrize(("statement", "reason"), REFUSED_STATEMENTS)
+def test_formal_statements_hold_only_a_formalization(statement, reason):
+    with pytest.raises(InputError) as err:
+        validate_upload(_file(_atlas(), [_rec("folland-thm-1.8", "yes", "yes", statement=statement)]), "sub.jsonl")
+    found = [(p.line, p.field, p.reason) for p in err.value.problems]
+    assert any(line == 2 and field == "formal_statement" and reason in why for line, field, why in found), found
+
+
+@pytest.mark.parametrize(("track", "entity", "statement"), [
+    ("statements", "folland-thm-1.8", "import Mathlib\nopen Real\n\nnamespace Folland\nvariable {X : Type*} "
+     "[MetricSpace X]\n\n/-- Theorem 1.8 -/\ntheorem thm_1_8 (x : X) : dist x x = 0 := by sorry\n\nend Folland"),
+    ("statements", "folland-thm-1.8",
+     "noncomputable def f (x : ℝ) : ℝ := x ^ 2\nlemma t : ∀ x, f x ≥ 0 := sorry"),
+    ("definitions", "folland-def-1.1", "structure Sigma' (X : Type*) where\n  sets : Set (Set X)\n"
+     "class Finite' (X : Type*) : Prop where\n  fin : ∃ n : ℕ, Nonempty (X ≃ Fin n)\n"
+     "instance : Finite' Unit := ⟨⟨1, ⟨Equiv.equivOfUnique Unit (Fin 1)⟩⟩⟩"),
+])
+def test_honest_formalizations_are_accepted(track, entity, statement):
+    v = validate_upload(_file(_atlas(track=track), [_rec(entity, "yes", "yes", statement=statement)]), "sub.jsonl")
+    assert len(v.records) == 1
+
+
 def test_header_names_checker_and_judge():
     header = _atlas()
     del header["judge"]

@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 
 from lemmata.benchmarks.taobench.lean.integrity import IntegrityReport, Violation, check_attempt, token_keys
-from lemmata.benchmarks.taobench.lean.lexer import LexError, lex
+from lemmata.lean.lexer import LexError, lex
 from lemmata.benchmarks.taobench.lean.statements import locate
 
 FIXTURES = Path(__file__).parent / "fixtures" / "taobench"
 ATTEMPTS = sorted((FIXTURES / "attempts").glob("*.lean"))
+#: one crafted cheat per file, each with a header saying what it tries and the violation expected
+ATTACKS = sorted((FIXTURES / "attacks").glob("*.lean"))
 ALL_KINDS = set(Violation.model_fields["kind"].annotation.__args__)
 #: a genuine proof text: real tactics, no sorry (whether it closes the goal is the verifier's business)
 PROOF = ":= by\n  classical\n  constructor <;> intro h <;> simp_all\n  all_goals aesop\n"
@@ -42,8 +44,27 @@ def test_hand_written_attempt(demo, path):
     assert report.ok == (not expected(text))
 
 
+@pytest.mark.parametrize("path", ATTACKS, ids=[p.stem for p in ATTACKS])
+def test_attack_is_refused(demo, path):
+    text = path.read_text("utf-8")
+    header = re.search(r"^-- Attack: (.+)\n-- Expected violation: (.+)\.\n", text)
+    assert header, "an attack file starts with what it tries and the violation expected"
+    report = check_attempt(demo, text)
+    assert not report.ok
+    assert {(v.kind, v.line) for v in report.violations} == expected(text), [str(v) for v in report.violations]
+    assert set(report.kinds()) == {k.strip() for k in header.group(2).split(",")}
+    assert all(v.line is not None and f"line {v.line}" in str(v) for v in report.violations)
+
+
+def test_attack_corpus_covers_the_reported_cheats():
+    names = {p.stem for p in ATTACKS}
+    assert {"guard_msgs_drop_all", "elab_answers_probe", "macro_answers_probe", "eval_bang_before",
+            "interpolated_string_spaced", "dbg_trace_interpolation", "decide_plus_kernel", "decide_config_native",
+            "decide_config_positional", "unification_hint_attribute"} <= names
+
+
 def test_fixtures_cover_every_violation_kind():
-    found = set().union(*(expected(p.read_text("utf-8")) for p in ATTEMPTS))
+    found = set().union(*(expected(p.read_text("utf-8")) for p in ATTEMPTS + ATTACKS))
     assert {kind for kind, _ in found} == ALL_KINDS
     assert any(not expected(p.read_text("utf-8")) for p in ATTEMPTS), "an honest attempt must be among the fixtures"
 
@@ -88,6 +109,13 @@ def test_whitespace_that_changes_meaning_is_kept():
         ("h' a'.1 «sorry» x₁", ["h'", "a'.1", "«sorry»", "x₁"]),
         ('r#"say "sorry" here"# z', ['r#"say "sorry" here"#', "z"]),
         ('s!"v {sorry} w" k', ['s!', '"v {sorry} w"', "sorry", "k"]),
+        # Lean reads the string after these heads as interpolatedStr, with or without a space
+        ('s! "v {sorry} w" k', ['s!', '"v {sorry} w"', "sorry", "k"]),
+        ('m!"{a}"', ['m!', '"{a}"', "a"]),
+        ('dbg_trace "{b}"; c', ['dbg_trace', '"{b}"', "b", ";", "c"]),
+        ('throwError "{d}"', ['throwError', '"{d}"', "d"]),
+        ('trace[x] "{e}"', ['trace', '[', 'x', ']', '"{e}"', "e"]),
+        ('f "{not code}"', ['f', '"{not code}"']),
         ('"line\\\n   gap" q', ['"line\\\n   gap"', "q"]),
         ("ℝ → 𝓝 x ∘ f⁻¹", ["ℝ", "→", "𝓝", "x", "∘", "f", "⁻¹"]),
         (".Icc a b :=", [".Icc", "a", "b", ":="]),
@@ -159,13 +187,20 @@ def test_real_attempts_are_caught(official_exercises):
     assert check_attempt(ex, ex.complete(":= by\n  sorry\n")).kinds() == ["sorry"]
     commented = ex.complete(":= by\n  -- sorry is not used here\n  exact fun m _ => hn.elim\n")
     assert check_attempt(ex, commented).ok
+    answered = honest + '\nelab "#print" "axioms" _x:ident : command => pure ()\n'
+    assert check_attempt(ex, answered).kinds() == ["after_exercise", "not_permitted"]
+    assert ex.statement in honest
+    guarded = honest.replace(ex.statement, "#guard_msgs (drop all) in\n" + ex.statement, 1)
+    assert check_attempt(ex, guarded).kinds() == ["not_permitted", "statement_changed"]
+    native = ex.complete(":= by\n  decide (config := { kernel := true })\n")
+    assert check_attempt(ex, native).kinds() == ["not_permitted"]
 
 
 # --- command structure ----------------------------------------------------------------------------------------------
 
 
 def test_commands_namespaces_and_statements():
-    from lemmata.benchmarks.taobench.lean.structure import parse
+    from lemmata.lean.structure import parse
 
     src = (
         "import Mathlib\nnamespace A.B\nsection S\nopen Real in\n"

@@ -18,7 +18,7 @@ from lemmata.oracles.lean import (
     OracleAuthError,
     VerifierIdentity,
 )
-from lemmata.benchmarks.taobench.kimina_double import DOUBLE_LEAN_VERSION, TIMEOUT_MARKER, KiminaDouble, check_code
+from lemmata.oracles.kimina_double import DOUBLE_LEAN_VERSION, TIMEOUT_MARKER, KiminaDouble, check_code
 from lemmata.benchmarks.taobench.scoring import lean_verdict, with_axiom_probe
 
 GOOD = "theorem t : 1 + 1 = 2 := by\n  norm_num\n"
@@ -197,3 +197,34 @@ def test_positions_are_reported_in_the_submitted_codes_lines(split_header):
     assert client.body_relative is split_header
     assert res.sorries[0].pos.line == 5 and res.messages[0].pos.line == 4
     assert raw["body"]["snippets"][0]["code"] == code, "the code is sent unchanged"
+
+
+def _probe_result(*infos: tuple[int, str]) -> CheckResult:
+    return CheckResult(id="p", messages=tuple({"severity": "info", "pos": {"line": line, "column": 0}, "data": data}
+                                              for line, data in infos))
+
+
+@pytest.mark.parametrize(
+    ("infos", "reason"),
+    [
+        ([(3, "'A.t' depends on axioms: [propext]")], "compiles"),
+        ([(3, "'A.«t»' does not depend on any axioms")], "compiles"),
+        # a probe that resolved to another constant (a helper `A.A.t` inside `namespace A`) is no answer
+        ([(3, "'A.A.t' depends on axioms: [propext]")],
+         "the axiom probe answered for `A.A.t`, not for the exercise `A.t`"),
+        # a second answer on the probe's line (something else printing there) makes the probe void
+        ([(3, "'A.t' depends on axioms: [propext]"), (3, "'A.t' does not depend on any axioms")],
+         "the axiom probe was answered 2 times"),
+        # an answer on another line is not the probe's
+        ([(2, "'A.t' does not depend on any axioms")], "Lean did not answer the axiom probe"),
+    ],
+)
+def test_axiom_probe_answer_must_be_the_probes_own(infos, reason):
+    identity = {"verifier": "kimina", "lean_version": "4.23.0-rc2", "mathlib_version": "v4.23.0", "timeout_s": 60}
+    verdict = lean_verdict(_probe_result(*infos), (), identity, probe_line=3, probe_decl="A.t")
+    assert verdict["reason"] == reason and verdict["compiles"] is (reason == "compiles")
+
+
+def test_probe_goes_after_the_attempt_on_its_own_line():
+    code, line = with_axiom_probe("theorem t : True := trivial -- no newline at the end", "t")
+    assert code.splitlines()[line - 1] == "#print axioms t" and line == 2

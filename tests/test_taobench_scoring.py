@@ -13,7 +13,7 @@ from lemmata.oracles.lean import LeanArtifact, LeanConfig, LeanVerifier
 from lemmata.registry import handler_for, validate_upload
 from lemmata.tracks.base import OracleConfig
 from lemmata.store import Store
-from lemmata.benchmarks.taobench.kimina_double import KiminaDouble
+from lemmata.oracles.kimina_double import KiminaDouble
 from lemmata.benchmarks.taobench.release import open_taobench
 from lemmata.benchmarks.taobench.scoring import INTEGRITY_VERSION, PROBE_VERSION, Verification, score_submission
 from lemmata.benchmarks.taobench.submission import SCHEMA_PATH, parse_submission, schema_text
@@ -212,7 +212,7 @@ def test_scoring_with_a_protocol_server(handler, release, tmp_path):
 
 def test_given_lemmas_with_sorry_do_not_fail_an_honest_attempt(handler, release, tmp_path):
     """Tao files state the lemmas an exercise may use with `sorry`; Lean warns about them, on official lines."""
-    from lemmata.benchmarks.taobench.lean.lexer import lex
+    from lemmata.lean.lexer import lex
 
     fqn = next(f for f in release.fqns()
                if sum(t.text == "sorry" for t in lex(release.item(f, "tao").lean).tokens) > 1)

@@ -7,7 +7,9 @@ the faithfulness judge's verdicts (``yes``, ``no``, ``uncertain``, ``abstain``,
 which together form the scoring artifact, so rows checked differently are never
 ranked together. Correct = compiles ∧ faithful over every entity of the track
 (an entity without a record counts as abstained); a ``pending`` verdict is never
-counted as correct and marks the result ``pending_oracle``.
+counted as correct and marks the result ``pending_oracle``. A formal statement may contain only
+what :mod:`lemmata.hubtracks.formal_statement` allows (imports, ``open``, namespaces, the
+declarations of the track, no options, attributes, axioms, ``#``-commands or macros).
 
 MA-Align: a judge predicts, for every pair, whether the formalization is
 faithful (``true``/``false``; ``null`` abstains). Accuracy is the headline with
@@ -24,6 +26,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
+from lemmata.benchmarks.mathatlas.formal_statement import statement_problems
 from lemmata.benchmarks.mathatlas.meta import MA_ALIGN, MATHATLAS
 from lemmata.core.errors import InputError, Problem
 from lemmata.catalog import load_release, read_columns
@@ -39,6 +42,8 @@ from lemmata.formats.schema import SchemaFile, dumps, line_schema
 #: which entity type each MathAtlas track formalizes
 TRACK_TYPES = {"statements": "theorem", "definitions": "definition"}
 MAX_STATEMENT_CHARS = 50_000
+#: problems reported per formal statement (the first ones, in line order)
+MAX_LEAN_PROBLEMS = 5
 _ID = r"^\S(.*\S)?$"
 
 
@@ -155,6 +160,10 @@ class MathAtlasHandler(TrackHandler):
             if rec.formal_statement is not None and not rec.formal_statement.strip():
                 problems.append(Problem(name, "formal_statement is blank; use null to abstain", line,
                                         "formal_statement"))
+            elif rec.formal_statement is not None:
+                for lean_line, reason in statement_problems(rec.formal_statement, header.track)[:MAX_LEAN_PROBLEMS]:
+                    problems.append(Problem(name, f"formal_statement line {lean_line}: {reason}", line,
+                                            "formal_statement"))
         if problems:
             raise InputError(problems[:200])
         return Validated(benchmark=self.benchmark, track=header.track, model=header.model, header=header,

@@ -35,7 +35,7 @@ from lemmata.benchmarks.taobench.meta import (
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.jsonl import iter_jsonl
 from lemmata.release.builder import ReleaseBuilder, SplitTable
-from lemmata.benchmarks.taobench.lean.lexer import LexError
+from lemmata.lean.lexer import LexError
 from lemmata.benchmarks.taobench.schema import MathlibRow, PairRow, TextbookRow
 from lemmata.benchmarks.taobench.lean.statements import LocateError, locate
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lemmata.core.hashing import sha256_bytes
-from lemmata.benchmarks.taobench.lean.lexer import lex
+from lemmata.lean.lexer import lex
 
 TRACK_VERSION = "1"
 #: the header `benchmark` value of the track's run files

@@ -33,14 +33,14 @@ from lemmata.metrics.correctness import paired_comparison, pass_at_k, pass_at_k_
 from lemmata.metrics.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from lemmata.oracles.lean import CheckResult, LeanArtifact, LeanVerifier
 from lemmata.formats.results import FrozenTuple, Result, Score, make_result
+from lemmata.benchmarks.taobench.axiom_probe import AXIOM_PROBE, parse_axiom_answer, probe_answer, with_axiom_probe  # noqa: F401
 from lemmata.benchmarks.taobench.lean.integrity import IntegrityReport, check_attempt
-from lemmata.benchmarks.taobench.kimina_double import DOUBLE_LEAN_VERSION
+from lemmata.oracles.kimina_double import DOUBLE_LEAN_VERSION
 from lemmata.benchmarks.taobench.release import TaoRelease
 from lemmata.benchmarks.taobench.submission import BENCHMARK, TRACK, Header, Record
 
-INTEGRITY_VERSION = "integrity.v1"
-PROBE_VERSION = "print-axioms.v1"
-AXIOM_PROBE = "#print axioms"
+INTEGRITY_VERSION = "integrity.v2"
+PROBE_VERSION = "print-axioms.v2"
 #: what every Mathlib proof may rest on
 STANDARD_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
 SPLIT = "pairs/test"
@@ -48,17 +48,6 @@ UNVERIFIED_ARTIFACT = "taobench-lean:none"
 MAX_ERRORS_KEPT = 5
 MAX_MESSAGE_CHARS = 500
 Outcome = Literal["passed", "failed", "rejected", "pending"]
-
-
-def with_axiom_probe(attempt: str, decl_name: str) -> tuple[str, int]:
-    """The code sent to Lean: the attempt plus ``#print axioms <exercise>``; returns it and the probe's line.
-
-    The kernel accepts any axiom a metaprogram adds, so the axioms the exercise's proof finally rests on
-    are asked of Lean itself and compared with the standard ones and the official file's.
-    """
-    body = attempt if attempt.endswith("\n") else attempt + "\n"
-    line = body.count("\n") + 1
-    return f"{body}{AXIOM_PROBE} {decl_name}\n", line
 
 
 def parse_axioms(text: str) -> list[str] | None:
@@ -69,22 +58,20 @@ def parse_axioms(text: str) -> list[str] | None:
     >>> parse_axioms("'A.t' does not depend on any axioms"), parse_axioms("unknown constant")
     ([], None)
     """
-    if "does not depend on any axioms" in text:
-        return []
-    m = re.search(r"depends on axioms:\s*\[(.*)\]", text, flags=re.S)
-    if not m:
-        return None
-    return [a.strip() for a in m.group(1).split(",") if a.strip()]
+    parsed = parse_axiom_answer(text)
+    return None if parsed is None else parsed[1]
 
 
 def lean_verdict(check: CheckResult, official_lines: Sequence[tuple[int, int]], identity: Mapping[str, Any],
-                 *, probe_line: int | None = None, allowed_axioms: Iterable[str] = ()) -> dict:
+                 *, probe_line: int | None = None, allowed_axioms: Iterable[str] = (),
+                 probe_decl: str | None = None) -> dict:
     """Lean's answer on one attempt as a cached verdict.
 
     ``compiles`` is True when Lean reports no error, no timeout, no ``sorry`` outside the lines that
     reproduce official commands (the exercise's given lemmas carry ``sorry`` upstream) and, with an
     axiom probe on ``probe_line``, no axiom beyond the standard ones (``propext``, ``Classical.choice``,
-    ``Quot.sound``) and ``allowed_axioms`` (see :func:`official_axioms`).
+    ``Quot.sound``) and ``allowed_axioms`` (see :func:`official_axioms`). With ``probe_decl`` (the exercise's
+    full name) the answer must be about that constant (see :mod:`lemmata.benchmarks.taobench.axiom_probe`).
     """
     official = {n for lo, hi in official_lines for n in range(lo, hi + 1)}
     errors = check.errors()
@@ -93,12 +80,9 @@ def lean_verdict(check: CheckResult, official_lines: Sequence[tuple[int, int]], 
                     if m.severity == "warning" and "declaration uses 'sorry'" in m.data and m.pos is not None]
     own_sorries = sorted({n for n in sorry_lines if n not in official and n != probe_line})
     axioms: list[str] | None = None
+    probe_problem: str | None = None
     if probe_line is not None:
-        for m in check.messages:
-            if m.severity == "info" and m.pos is not None and m.pos.line == probe_line:
-                axioms = parse_axioms(m.data)
-                if axioms is not None:
-                    break
+        axioms, probe_problem = probe_answer(check, probe_line, probe_decl)
     allowed = STANDARD_AXIOMS | set(allowed_axioms)
     extra_axioms = sorted(set(axioms or ()) - allowed)
     if check.timed_out:
@@ -110,7 +94,7 @@ def lean_verdict(check: CheckResult, official_lines: Sequence[tuple[int, int]], 
     elif own_sorries:
         reason = f"uses sorry (line {own_sorries[0]})"
     elif probe_line is not None and axioms is None:
-        reason = "Lean did not answer the axiom probe"
+        reason = probe_problem or "Lean did not answer the axiom probe"
     elif extra_axioms:
         reason = f"depends on axioms beyond the standard ones: {', '.join(extra_axioms)}"
     else:
@@ -267,8 +251,9 @@ def verify_attempts(release: TaoRelease, records: Iterable[Record], verification
             if check is None:
                 continue
             fields, _, report, formulation = to_verify[key]
+            exercise = release.exercise(fields["fqn"], formulation)
             verdict = lean_verdict(check, report.official_lines, identity, probe_line=probes[key],
-                                   allowed_axioms=official_axioms(release.exercise(fields["fqn"], formulation)))
+                                   allowed_axioms=official_axioms(exercise), probe_decl=exercise.decl_name)
             recorded[key] = verification.artifact.record(verdict, verifier=verification.verifier, **fields)
         for attempt, key in waiting:
             if key in recorded:

@@ -16,7 +16,7 @@ from lemmata.oracles.lean import LeanArtifact, default_artifact_dir
 from lemmata.formats.results import Result
 from lemmata.tracks.base import AuditView, OracleConfig, TrackHandler, Validated
 from lemmata.formats.envelope import Envelope
-from lemmata.benchmarks.taobench.kimina_double import DOUBLE_LEAN_VERSION
+from lemmata.oracles.kimina_double import DOUBLE_LEAN_VERSION
 from lemmata.benchmarks.taobench.release import TaoRelease, open_taobench
 from lemmata.benchmarks.taobench.scoring import INTEGRITY_VERSION, PROBE_VERSION, Verification, score_submission
 from lemmata.benchmarks.taobench.submission import BENCHMARK, TRACK, parse_submission

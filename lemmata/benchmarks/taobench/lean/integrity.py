@@ -1,26 +1,32 @@
 """Offline integrity checks of a proof attempt against its official file, without Lean.
 
 A "proof" that edits the statement, redefines the local framework, proves a helper
-with ``sorry`` or switches the kernel off compiles just as well as an honest one.
-These checks run before any verifier and reject such attempts with a violation
-that names its kind and line. They work on the tokens of :mod:`lemmata.benchmarks.taobench.lean.lexer`,
-so comments and strings that merely mention a forbidden word are not violations,
-and comparisons ignore whitespace and comments.
+with ``sorry``, switches the kernel off or intercepts the verifier's messages compiles
+just as well as an honest one. These checks run before any verifier and reject such
+attempts with a violation that names its kind and line. They work on the commands of
+:mod:`lemmata.lean.structure` over the tokens of :mod:`lemmata.lean.lexer`, so
+comments and strings that merely mention a forbidden word are not violations, and
+comparisons ignore whitespace and comments.
 
-An honest attempt is the official file with the exercise's body replaced:
+The rule is constructive — an allow-list over the parsed command structure, not a list
+of refused words. An attempt may add only proof text inside the exercise's body, plus
+helper declarations of an allowed kind placed before the exercise:
 
 1. the official context (every command before the exercise: imports, namespaces,
    inductive types, abbrevs, instances, given lemmas) comes first, unchanged;
-2. then optional helper declarations of the attempt's own (theorems, defs, ...),
-   which may not change how the statement elaborates (no instances, notations,
-   ``open``, ``variable``, namespace changes, ...) nor shadow a name it uses;
-3. then the exercise with the official statement and the attempt's proof;
-4. then anything, e.g. the official ``end Chapter5``.
-
-Everything the attempt wrote itself (helpers, the proof, trailing commands) must
-be free of ``sorry``/``admit``, new axioms, ``set_option`` beyond the official
-file's, and escapes from kernel checking (``native_decide``, ``implemented_by``,
-``extern``, ``csimp``, ``unsafe``, metaprogramming commands, ``#exit``).
+2. then optional helper declarations, each of a kind, with modifiers and attributes, on
+   the allow-lists of :mod:`lemmata.benchmarks.taobench.lean.allowed` and under a name the statement
+   cannot resolve to; any other command (``instance``, ``open``, ``variable``,
+   ``set_option``, ``macro``, ``elab``, ``syntax``, ``notation``, ``attribute``,
+   ``axiom``, any ``#``-command such as ``#guard_msgs``, ``#eval``, ``#exit``) is refused;
+3. then the exercise: everything up to its body (scoping prefix, modifiers, attributes,
+   statement) exactly as the official file has it, and a body free of the refused proof
+   forms (``sorry``, ``native_decide``, ``decide`` with a configuration, ``by_elab``,
+   ``run_tac``, quotations, interpolated strings, ...);
+4. then only the official file's own trailing commands (``end Chapter5`` ...), unchanged
+   and in order (trailing ones may be left out); nothing of the attempt's own, so no
+   command can run after the exercise — in particular nothing can answer, silence or
+   reshape the verifier's appended ``#print axioms`` probe.
 """
 
 from __future__ import annotations
@@ -31,22 +37,24 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lemmata.benchmarks.taobench.lean.lexer import CLOSERS, LexError, Token
+from lemmata.benchmarks.taobench.lean import allowed
+from lemmata.lean.lexer import CLOSERS, LexError, Token
 from lemmata.benchmarks.taobench.lean.statements import Exercise
-from lemmata.benchmarks.taobench.lean.structure import Command, LeanFile, parse, unescape
+from lemmata.lean.structure import Command, LeanFile, parse, unescape
 
 ViolationKind = Literal[
     "unreadable",  # the attempt does not lex (unterminated comment or literal)
     "missing_theorem",  # the exercise's declaration is not in the attempt
     "statement_changed",  # the exercise's statement differs from the official one
     "prefix_changed",  # the official context before the exercise was edited, dropped or interleaved
-    "context_command",  # a command before the exercise that can change how the statement elaborates
+    "context_command",  # a command before the exercise that is not an allowed helper declaration
     "redefinition",  # the exercise's name or an official name declared again
     "shadowing",  # a helper declared under a name the statement could resolve to
     "sorry",  # sorry / admit / sorryAx / stop in the attempt's own text
     "new_axiom",  # axiom (or Lean 3 constant) of the attempt's own
     "set_option",  # an option the official file does not set, or a looser resource limit
-    "not_permitted",  # native_decide, implemented_by, extern, csimp, unsafe, metaprogramming, #exit, ...
+    "not_permitted",  # native_decide, implemented_by, extern, csimp, unsafe, metaprogramming, #-commands, ...
+    "after_exercise",  # a command after the exercise that is not one of the official file's trailing commands
 ]
 
 
@@ -95,7 +103,7 @@ def token_keys(tokens: Sequence[Token]) -> tuple[str, ...]:
     (application to a list) differs from ``xs[i]`` (indexing). ``lemma`` is the
     same declaration keyword as ``theorem``.
 
-    >>> from lemmata.benchmarks.taobench.lean.lexer import lex
+    >>> from lemmata.lean.lexer import lex
     >>> token_keys(lex("lemma  foo : (f x).1 = xs[i] --c").tokens)
     ('theorem', 'foo', ':', '(', 'f', 'x', ')', '⁀.1', '=', 'xs', '⁀[', 'i', ']')
     """
@@ -119,144 +127,116 @@ def command_key(cmd: Command) -> tuple[str, ...]:
     return token_keys(cmd.tokens)
 
 
-def _meaningful_scope(prefix: Sequence[Token]) -> list[Token]:
-    """The ``open ... in`` / ``set_option ... in`` prefix minus display-only options (which cannot change meaning)."""
-    out: list[Token] = []
-    segment: list[Token] = []
-    for tok in prefix:
-        segment.append(tok)
-        if tok.text == "in":
-            display = (segment[0].text == "set_option" and len(segment) > 1
-                       and segment[1].text.startswith(_DISPLAY_OPTIONS))
-            if not display:
-                out += segment
-            segment = []
-    return out + segment
-
-
 def statement_key(cmd: Command) -> tuple[str, ...]:
-    """What must not change: scoping prefix, name-affecting modifiers, keyword .. type."""
+    """What an attempt may not change: everything before the body — scoping prefix (``open ... in``,
+    ``set_option ... in``), attributes, modifiers, keyword .. type. Only the body after it is the attempt's."""
     decl = cmd.decl
     assert decl is not None
-    mods = tuple(sorted(m for m in decl.modifiers if m != "noncomputable"))
-    return token_keys(_meaningful_scope(cmd.scoped_prefix)) + mods + token_keys(decl.header)
+    return token_keys(cmd.tokens[:len(cmd.tokens) - len(decl.body)])
 
 
-# --- forbidden content -------------------------------------------------------------------------------------------
-
-_SORRY_NAMES = frozenset({"sorry", "admit", "sorryAx"})
-_ESCAPE_NAMES = frozenset({
-    "native_decide", "bv_decide", "implemented_by", "extern", "csimp", "unsafe", "ofReduceBool", "reduceBool",
-    "trustCompiler", "ofReduceNat", "reduceNat", "addDeclWithoutChecking", "by_elab",
-})
-#: name components of kernel escapes and of metaprograms that add declarations (``Lean.addDecl`` ...)
-_ESCAPE_COMPONENTS = ("ofReduceBool", "ofReduceNat", "trustCompiler", "addDecl", "addAndCompile",
-                      "addDeclWithoutChecking")
-_META_COMMANDS = frozenset({
-    "macro", "macro_rules", "syntax", "elab", "elab_rules", "declare_syntax_cat", "initialize",
-    "builtin_initialize", "run_cmd", "run_elab", "run_meta", "#eval", "#exit", "#reduce", "import",
-})
-_CONTEXT_COMMANDS = frozenset({
-    "instance", "attribute", "notation", "notation3", "infix", "infixl", "infixr", "prefix", "postfix",
-    "open", "export", "variable", "include", "omit", "namespace", "section", "end", "mutual", "set_option",
-    "unif_hint", "local", "scoped", "deriving", "open_locale", "class",
-}) | _META_COMMANDS
-#: attributes on a helper that change how later terms elaborate (an instance can change what `+` or `≤` means)
-_CONTEXT_ATTRIBUTES = frozenset({
-    "instance", "default_instance", "macro", "term_elab", "command_elab", "tactic", "match_pattern",
-})
-#: options that only change what is printed or linted
-_DISPLAY_OPTIONS = ("pp.", "linter.", "trace.", "profiler", "diagnostics", "format.", "Elab.async")
-#: resource limits: 0 means unlimited; an attempt may set a limit no looser than the official file's
-_RESOURCE_OPTIONS = frozenset({"maxHeartbeats", "synthInstance.maxHeartbeats", "maxRecDepth", "synthInstance.maxSize"})
-_TACTIC_POSITION = frozenset({"by", ";", "<;>", "·", ".", "(", "=>", "then", "else"})
+# --- the attempt's own text ----------------------------------------------------------------------------------------
 
 
-def _last(name: str) -> str:
-    return unescape(name).rsplit(".", 1)[-1]
+def _own(findings: Iterable[allowed.Finding], out: list[Violation]) -> None:
+    out.extend(Violation(kind=kind, line=line, message=message) for kind, line, message in findings)
 
 
-def _options(tokens: Sequence[Token]) -> list[tuple[str, str, int]]:
-    """``(name, value, line)`` of every ``set_option name value`` in ``tokens``."""
-    out = []
-    for i, t in enumerate(tokens):
-        if t.kind == "ident" and t.text == "set_option" and i + 2 < len(tokens):
-            out.append((tokens[i + 1].text, tokens[i + 2].text, t.line))
-    return out
+def official_options(exercise: Exercise) -> dict[str, set[str]]:
+    opts: dict[str, set[str]] = {}
+    for cmd in exercise.file.commands:
+        for name, value, _ in allowed.options_set(cmd.tokens):
+            opts.setdefault(name, set()).add(value)
+    return opts
 
 
-def _option_allowed(name: str, value: str, official: dict[str, set[str]]) -> bool:
-    if name.startswith(_DISPLAY_OPTIONS):
-        return True
-    if value in official.get(name, set()):
-        return True
-    if name in _RESOURCE_OPTIONS and official.get(name):
-        try:
-            requested = int(value)
-            limits = [int(v) for v in official[name]]
-        except ValueError:
-            return False
-        if 0 in limits:
-            return True
-        return requested != 0 and requested <= max(limits)
-    return False
+def _refuse_command(cmd: Command, options: dict[str, set[str]], where: str, out: list[Violation]) -> None:
+    """Why a command that is not an allowed helper is refused (``where``: 'before' or 'after' the exercise).
 
-
-def _scan_own(tokens: Sequence[Token], official_options: dict[str, set[str]], out: list[Violation]) -> None:
-    """Forbidden words in text the attempt wrote itself."""
-    for i, t in enumerate(tokens):
-        prev = tokens[i - 1] if i else None
-        if t.kind == "ident":
-            name = unescape(t.text)
-            last = _last(t.text)
-            if name in _SORRY_NAMES or last == "sorryAx":
-                out.append(Violation(kind="sorry", line=t.line, message=f"`{t.text}` leaves the proof unfinished"))
-            elif name == "stop" and (t.first_on_line or (prev is not None and prev.text in _TACTIC_POSITION)):
-                out.append(Violation(kind="sorry", line=t.line,
-                                     message="`stop` discards the rest of the proof (it elaborates to sorry)"))
-            elif name in _ESCAPE_NAMES or last in _ESCAPE_COMPONENTS:
-                out.append(Violation(kind="not_permitted", line=t.line,
-                                     message=f"`{t.text}` bypasses kernel checking and is not permitted"))
-            elif name == "native" and prev is not None and prev.text in ("+", "(", "{", ","):
-                out.append(Violation(kind="not_permitted", line=t.line,
-                                     message="`decide +native` evaluates with the compiler, not the kernel"))
-            elif name == "run_tac":
-                out.append(Violation(kind="not_permitted", line=t.line,
-                                     message="`run_tac` runs metaprograms and is not permitted in an attempt"))
-    for name, value, line in _options(tokens):
-        if not _option_allowed(name, value, official_options):
-            if name.startswith("debug."):
-                why = "switches off checking"
-            elif name in _RESOURCE_OPTIONS and name in official_options:
-                why = "loosens a resource limit beyond the official file's"
-            else:
-                why = "is not set by the official file"
-            out.append(Violation(kind="set_option", line=line, message=f"`set_option {name} {value}` {why}"))
-
-
-def _scan_command(cmd: Command, official_options: dict[str, set[str]], out: list[Violation]) -> None:
+    The command's own text is scanned too, so a refused ``macro`` that expands to ``sorry`` reports both.
+    """
     head = cmd.head
+    first = cmd.tokens[0].text
     if head in ("axiom", "constant") or (cmd.decl is not None and cmd.decl.keyword == "axiom"):
         out.append(Violation(kind="new_axiom", line=cmd.line,
                              message=f"new axiom `{cmd.decl.name if cmd.decl else head}` is not permitted"))
-    elif head in _META_COMMANDS:
+    elif head.startswith("#") or first.startswith("#"):
+        name = head if head.startswith("#") else first
         out.append(Violation(kind="not_permitted", line=cmd.line,
-                             message=f"`{head}` commands of the attempt's own are not permitted"))
+                             message=f"`{name}` commands of the attempt's own are not permitted (they can run code, "
+                             "end the file early or change which messages the verifier sees)"))
+    elif head in allowed.META_COMMANDS:
+        out.append(Violation(kind="not_permitted", line=cmd.line,
+                             message=f"`{head}` commands of the attempt's own are not permitted (they change how "
+                             "syntax, elaboration or evaluation behave)"))
+    elif where == "before":
+        if head == "set_option" or first == "set_option":
+            what = "`set_option` commands"
+        else:
+            what = f"`{head}` commands" if cmd.decl is None else f"`{cmd.decl.keyword}` declarations"
+        out.append(Violation(kind="context_command", line=cmd.line,
+                             message=f"{what} before the exercise are not permitted: it may be preceded only by "
+                             "the official context and helper theorems, lemmas, defs, abbrevs, structures and "
+                             "inductive types"))
+    if where == "after":
+        out.append(Violation(kind="after_exercise", line=cmd.line,
+                             message=f"`{head}` after the exercise is not one of the official file's trailing "
+                             "commands; nothing of the attempt's own may follow the exercise"))
     if cmd.decl is not None:
-        for attr in cmd.decl.attributes:
-            if attr in ("implemented_by", "extern", "csimp", "export", "init", "builtin_init"):
-                out.append(Violation(kind="not_permitted", line=cmd.line,
-                                     message=f"attribute `@[{attr}]` bypasses kernel checking"))
-        if "unsafe" in cmd.decl.modifiers:
-            out.append(Violation(kind="not_permitted", line=cmd.line, message="`unsafe` declarations are not permitted"))
-    if head == "attribute":
-        names = [t.text for t in cmd.tokens if t.kind == "ident"]
-        for bad in ("implemented_by", "extern", "csimp"):
-            if bad in names:
-                out.append(Violation(kind="not_permitted", line=cmd.line,
-                                     message=f"attribute `{bad}` bypasses kernel checking"))
-    # the escape words themselves are reported by the token scan
-    _scan_own(cmd.tokens, official_options, out)
+        _decl_modifiers(cmd, out)
+    _own(allowed.scan_own_text(cmd.tokens, options), out)
+
+
+def _decl_modifiers(cmd: Command, out: list[Violation]) -> None:
+    decl = cmd.decl
+    assert decl is not None
+    for attr in decl.attributes:
+        if attr in allowed.KERNEL_BYPASS_ATTRIBUTES:
+            out.append(Violation(kind="not_permitted", line=cmd.line,
+                                 message=f"attribute `@[{attr}]` bypasses kernel checking"))
+    for mod in decl.modifiers:
+        if mod in ("unsafe", "partial"):
+            out.append(Violation(kind="not_permitted", line=cmd.line,
+                                 message=f"`{mod}` declarations are not checked by the kernel's unfolding and are "
+                                 "not permitted"))
+
+
+def _check_helper(cmd: Command, options: dict[str, set[str]], out: list[Violation]) -> bool:
+    """Report what makes ``cmd`` not an allowed helper declaration; True when it is a declaration at all."""
+    decl = cmd.decl
+    if decl is None or decl.keyword not in allowed.HELPER_KEYWORDS:
+        _refuse_command(cmd, options, "before", out)
+        return decl is not None
+    _decl_modifiers(cmd, out)
+    for mod in decl.modifiers:
+        if mod not in allowed.HELPER_MODIFIERS and mod not in ("unsafe", "partial"):
+            out.append(Violation(kind="context_command", line=cmd.line,
+                                 message=f"modifier `{mod}` on a helper is not permitted"))
+    for attr in decl.attributes:
+        if attr not in allowed.HELPER_ATTRIBUTES and attr not in allowed.KERNEL_BYPASS_ATTRIBUTES:
+            out.append(Violation(kind="context_command", line=cmd.line,
+                                 message=f"attribute `@[{attr}]` on a helper is not permitted: only "
+                                 f"{', '.join(sorted(allowed.HELPER_ATTRIBUTES))}, which change what later tactics "
+                                 "try and nothing the kernel checks"))
+    if any(tok.kind == "ident" and tok.text in ("local", "scoped") for tok in cmd.tokens[:len(cmd.tokens) -
+                                                                                        len(decl.header) -
+                                                                                        len(decl.body)]):
+        out.append(Violation(kind="context_command", line=cmd.line,
+                             message="`local`/`scoped` declarations change the context and are not permitted"))
+    for tok in cmd.scoped_prefix:
+        if tok.kind == "ident" and tok.text.startswith("#"):
+            out.append(Violation(kind="not_permitted", line=tok.line,
+                                 message=f"`{tok.text} ... in` scoping a helper is not permitted (it can hide the "
+                                 "helper's errors, and Lean then adds the helper with `sorryAx`)"))
+    deriving = next((t for t in decl.body if t.kind == "ident" and t.text == "deriving"), None)
+    if deriving is not None:
+        out.append(Violation(kind="context_command", line=deriving.line,
+                             message="`deriving` runs instance handlers and is not permitted in a helper"))
+    if decl.full_name and "_root_" in decl.full_name.split("."):
+        out.append(Violation(kind="context_command", line=cmd.line,
+                             message=f"helper name `{decl.name}` uses `_root_` inside a name"))
+    _own(allowed.scan_own_text(cmd.tokens, options), out)
+    return True
 
 
 def _statement_identifiers(cmd: Command) -> set[str]:
@@ -271,6 +251,17 @@ def _statement_identifiers(cmd: Command) -> set[str]:
             for k in range(len(parts)):
                 names.add(".".join(parts[k:]))
     return names
+
+
+def _official_prefix_has(cmd: Command, text: str) -> bool:
+    return any(t.text == text for t in cmd.scoped_prefix)
+
+
+def _pre_body(cmd: Command) -> list[Token]:
+    """The tokens of a declaration command before its body: scoping prefix, attributes, modifiers, statement."""
+    decl = cmd.decl
+    assert decl is not None
+    return list(cmd.tokens[:len(cmd.tokens) - len(decl.body)])
 
 
 def _first_difference(a: Sequence[Token], b: Sequence[Token]) -> str:
@@ -296,14 +287,6 @@ def check_attempt(exercise: Exercise, attempt: str) -> IntegrityReport:
     except LexError as exc:
         return IntegrityReport(violations=(Violation(kind="unreadable", line=exc.line, message=exc.message),))
     return _check(exercise, lean)
-
-
-def official_options(exercise: Exercise) -> dict[str, set[str]]:
-    opts: dict[str, set[str]] = {}
-    for cmd in exercise.file.commands:
-        for name, value, _ in _options(cmd.tokens):
-            opts.setdefault(name, set()).add(value)
-    return opts
 
 
 def _check(ex: Exercise, lean: LeanFile) -> IntegrityReport:
@@ -338,46 +321,31 @@ def _check(ex: Exercise, lean: LeanFile) -> IntegrityReport:
         _align_prefix(official_prefix, official_keys, before, before_keys, cmds[t].line if hits else None,
                       official_cmds, helpers, options, out)
 
-    # 2. helpers before the exercise
+    # 2. helpers before the exercise: allowed declarations only
     official_names = {c.decl.full_name for c in ex.file.commands if c.decl is not None and c.decl.full_name}
     stmt_names = _statement_identifiers(ex.command)
     for c in helpers:
-        if not hits:  # nothing to protect; still report what the attempt wrote itself
-            _scan_command(c, options, out)
-            continue
-        if c.head in _CONTEXT_COMMANDS and c.head not in _META_COMMANDS:
-            out.append(Violation(kind="context_command", line=c.line,
-                                 message=f"`{c.head}` before the exercise can change how its statement elaborates"))
-        if c.decl is not None:
-            bad = sorted(set(c.decl.attributes) & _CONTEXT_ATTRIBUTES)
-            if bad:
-                out.append(Violation(kind="context_command", line=c.line,
-                                     message=f"attribute `{bad[0]}` before the exercise can change how its "
-                                     "statement elaborates"))
+        if not hits:  # without the exercise there is no before or after; still report what the attempt wrote
+            _own(allowed.scan_own_text(c.tokens, options), out)
+        elif _check_helper(c, options, out):
             _check_name(c, official_names, target_name, stmt_names, out)
-        _scan_command(c, options, out)
 
-    # 3. the exercise
+    # 3. the exercise: everything before the body as official, the body free of refused forms
     if hits:
         tc = cmds[t]
         if statement_key(tc) != statement_key(ex.command):
             out.append(Violation(kind="statement_changed", line=tc.line,
-                                 message=_first_difference(
-                                     _meaningful_scope(ex.command.scoped_prefix) + list(ex.command.decl.header),
-                                     _meaningful_scope(tc.scoped_prefix) + list(tc.decl.header))))
-        stated = set(tc.decl.header) | set(_meaningful_scope(tc.scoped_prefix))
-        own = [tok for tok in tc.tokens if tok not in stated]
-        for attr in tc.decl.attributes:
-            if attr in ("implemented_by", "extern", "csimp"):
-                out.append(Violation(kind="not_permitted", line=tc.line,
-                                     message=f"attribute `@[{attr}]` bypasses kernel checking"))
-        if "unsafe" in tc.decl.modifiers:
-            out.append(Violation(kind="not_permitted", line=tc.line, message="an `unsafe` exercise is not permitted"))
+                                 message=_first_difference(_pre_body(ex.command), _pre_body(tc))))
+        for tok in tc.scoped_prefix:
+            if tok.kind == "ident" and tok.text.startswith("#") and not _official_prefix_has(ex.command, tok.text):
+                out.append(Violation(kind="not_permitted", line=tok.line,
+                                     message=f"`{tok.text} ... in` scoping the exercise is not permitted (it can "
+                                     "change which messages the verifier sees)"))
         if tc.decl.keyword == "axiom":
             out.append(Violation(kind="new_axiom", line=tc.line, message="the exercise is stated as an axiom"))
-        _scan_own(own, options, out)
+        _own(allowed.scan_own_text(tc.decl.body, options), out)
 
-    # 4. after the exercise: official commands may follow unchanged, everything else is checked
+    # 4. after the exercise: only official trailing commands, unchanged and in order
     suffix_keys = [command_key(c) for c in ex.suffix]
     k = 0
     for c in cmds[t + 1:] if hits else []:
@@ -388,7 +356,7 @@ def _check(ex: Exercise, lean: LeanFile) -> IntegrityReport:
             continue
         if c.decl is not None:
             _check_name(c, official_names, target_name, set(), out)
-        _scan_command(c, options, out)
+        _refuse_command(c, options, "after", out)
     out.sort(key=lambda v: (v.line if v.line is not None else 0, v.kind, v.message))
     unique: dict[tuple[str, int | None], Violation] = {}
     for v in out:  # one report per kind and line, the first in order
@@ -427,7 +395,7 @@ def _align_prefix(official_prefix: Sequence[Command], official_keys: list[tuple[
                 if b1 <= last_equal_b:
                     out.append(Violation(kind="prefix_changed", line=c.line,
                                          message=f"`{c.head}` command inserted into the official context"))
-                    _scan_command(c, options, out)
+                    _own(allowed.scan_own_text(c.tokens, options), out)
                 else:
                     helpers.append(c)
 
@@ -441,10 +409,19 @@ def _check_name(c: Command, official_names: set[str], target: str, stmt_names: s
         out.append(Violation(kind="redefinition", line=c.line,
                              message=f"`{full}` is an official declaration and may not be declared again"))
         return
+    if full.endswith("." + target):
+        out.append(Violation(kind="shadowing", line=c.line,
+                             message=f"helper `{full}` could capture the exercise's own name `{target}`"))
+        return
     parts = full.split(".")
+    # names under the helper (a structure's fields and constructors, a def's equation lemmas) are generated too,
+    # so a helper may not be named like a namespace the statement's names go through either
+    namespaces = {n.rsplit(".", j)[0] for n in stmt_names for j in range(1, n.count(".") + 1)}
     for k in range(len(parts)):
-        if ".".join(parts[k:]) in stmt_names:
+        suffix = ".".join(parts[k:])
+        if suffix in stmt_names or suffix in namespaces:
+            what = "" if suffix in stmt_names else "names under "
             out.append(Violation(kind="shadowing", line=c.line,
-                                 message=f"helper `{full}` could capture `{'.'.join(parts[k:])}` in the "
+                                 message=f"helper `{full}` could capture {what}`{suffix}` in the "
                                  "exercise's statement"))
             return

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lemmata.benchmarks.taobench.lean.lexer import Token
-from lemmata.benchmarks.taobench.lean.structure import Command, LeanFile, parse
+from lemmata.lean.lexer import Token
+from lemmata.lean.structure import Command, LeanFile, parse
 
 
 class LocateError(ValueError):

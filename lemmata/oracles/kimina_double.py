@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from lemmata.benchmarks.taobench.lean.lexer import CLOSERS, OPENERS, LexError, lex
-from lemmata.benchmarks.taobench.lean.structure import parse
+from lemmata.lean.lexer import CLOSERS, OPENERS, LexError, lex
+from lemmata.lean.structure import parse
 
 DOUBLE_LEAN_VERSION = "0.0.0-protocol-double"
 #: a line comment with this text makes the double answer as if the snippet ran past its timeout

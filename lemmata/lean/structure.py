@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lemmata.benchmarks.taobench.lean.lexer import CLOSERS, OPENERS, Token, lex
+from lemmata.lean.lexer import CLOSERS, OPENERS, Token, lex
 
 #: keywords that introduce a declaration (``lemma`` is Mathlib's synonym of ``theorem``)
 DECL_KEYWORDS = frozenset({
@@ -172,21 +172,26 @@ def split_commands(tokens: tuple[Token, ...] | list[Token]) -> list[list[Token]]
                 depth += 1
             elif tok.text in CLOSERS:
                 depth = max(0, depth - 1)
-    # ``open X in`` / ``set_option o v in`` scope the next command
+    # ``open X in`` / ``set_option o v in`` (and ``#cmd ... in``, e.g. ``#guard_msgs in``) scope the next command
     merged: list[list[Token]] = []
     for group in groups:
-        if merged and merged[-1][0].text in SOFT_KEYWORDS and merged[-1][-1].text == "in":
+        if merged and _is_scope_prefix(merged[-1][0]) and merged[-1][-1].text == "in":
             merged[-1] = merged[-1] + group
         else:
             merged.append(group)
     return merged
 
 
+def _is_scope_prefix(tok: Token) -> bool:
+    """A command that can scope the next one with ``in``: ``open``, ``set_option`` and ``#``-commands."""
+    return tok.kind == "ident" and (tok.text in SOFT_KEYWORDS or tok.text.startswith(_HASH_COMMAND_PREFIX))
+
+
 def _strip_scope(tokens: list[Token]) -> tuple[list[Token], list[Token]]:
-    """Split leading ``open ... in`` / ``set_option ... in`` prefixes from the command they scope."""
+    """Split leading ``open ... in`` / ``set_option ... in`` / ``#cmd ... in`` prefixes from the command they scope."""
     prefix: list[Token] = []
     rest = tokens
-    while rest and rest[0].text in SOFT_KEYWORDS:
+    while rest and _is_scope_prefix(rest[0]):
         k = next((j for j, t in enumerate(rest) if t.text == "in"), None)
         if k is None or k == len(rest) - 1:
             break

@@ -5,8 +5,11 @@ Integrity checks must not fire on a comment or a string that merely mentions
 So this module follows Lean's own lexical rules (``Lean.Parser.Basic``):
 nested ``/- ... -/`` comments (doc ``/--`` and module ``/-!`` forms included),
 ``--`` line comments, string literals with escapes and gaps, raw strings
-``r#"..."#``, interpolated strings ``s!"...{e}..."`` whose ``{e}`` parts are
-code, character literals, identifiers with Lean's letter-like Unicode ranges,
+``r#"..."#``, interpolated strings whose ``{e}`` parts are code (after
+``s!``/``m!``/``f!`` with or without a space, ``dbg_trace``, ``throwError`` and
+``trace[cls]``: Lean reads the string after these heads with its
+``interpolatedStr`` parser, so a lexer that took it for a plain string would
+hide code from every check), character literals, identifiers with Lean's letter-like Unicode ranges,
 ``«escaped»`` name parts and dotted names, numbers and symbols.
 
 Each token keeps its 1-based line and 0-based column (in characters, as the
@@ -112,6 +115,10 @@ _DASH_OR_SLASH = re.compile(r"[-/]")
 _SYMBOLS_BY_FIRST: dict[str, tuple[str, ...]] = {}
 for _sym in _SYMBOLS:
     _SYMBOLS_BY_FIRST[_sym[0]] = _SYMBOLS_BY_FIRST.get(_sym[0], ()) + (_sym,)
+
+
+#: heads after which Lean parses the next string literal as ``interpolatedStr`` (whitespace allowed between)
+INTERPOLATION_HEADS = frozenset({"s!", "m!", "f!", "dbg_trace", "throwError"})
 
 
 class _Lexer:
@@ -350,9 +357,7 @@ class _Lexer:
             return True
         start, line, col = self.i, self.line, self.i - self.line_start
         if c == '"':
-            prev = self.tokens[-1] if self.tokens else None
-            interpolated = bool(prev and not self.spaced and prev.kind == "ident" and prev.text.endswith("!"))
-            self.string(interpolated)
+            self.string(self._interpolation_follows())
             self.emit("str", start, line, col)
         elif c == "r" and (self.peek(1) == '"' or (self.peek(1) == "#" and self._raw_ahead())):
             self.raw_string()
@@ -394,6 +399,19 @@ class _Lexer:
                 self.advance()
             self.emit("sym", start, line, col)
         return True
+
+    def _interpolation_follows(self) -> bool:
+        """True when the string about to be read is an ``interpolatedStr``: after an interpolation head
+        (``s!``, ``m!``, ``f!``, ``dbg_trace``, ``throwError``; spaced or not), after any identifier glued
+        to it that ends in ``!`` (``toString!"..."``-style heads), or after ``trace[cls]``."""
+        toks = self.tokens
+        if not toks:
+            return False
+        prev = toks[-1]
+        if prev.kind == "ident" and (prev.text in INTERPOLATION_HEADS or (not self.spaced and prev.text.endswith("!"))):
+            return True
+        return (len(toks) >= 4 and prev.text == "]" and toks[-4].kind == "ident" and toks[-4].text == "trace"
+                and toks[-3].text == "[" and not toks[-3].spaced)
 
     def _raw_ahead(self) -> bool:
         j = self.i + 1
