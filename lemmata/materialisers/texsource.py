@@ -500,20 +500,31 @@ def local_packages(preamble: str, files: dict[str, bytes], base_dir: str) -> lis
 def expand_macros(text: str, macros: dict[str, str], *, max_chars: int) -> str:
     r"""Replace argument-free macros, recursively up to :data:`MACRO_DEPTH` levels.
 
+    Every replacement produced is counted as it is made, so a definition that
+    multiplies (``\def\a{\b\b\b…}``, ``\def\b{\c\c\c…}``) fails fast instead of
+    filling memory.
+
     >>> expand_macros(r"$\R^n$ and $\Rn$, \RR", {"R": r"\mathbb{R}", "RR": r"\R\R"}, max_chars=1000)
     '$\\mathbb{R}^n$ and $\\Rn$, \\mathbb{R}\\mathbb{R}'
+    >>> expand_macros(r"\a", {"a": r"\b" * 50, "b": r"\c" * 50, "c": "x" * 50}, max_chars=10_000)
+    Traceback (most recent call last):
+    ...
+    lemmata.materialisers.texsource.TexError: macro expansion exceeds 10000 characters
     """
     if not macros:
         return text
+    produced = [0]
 
     def expand(s: str, depth: int) -> str:
         def one(m: re.Match) -> str:
             body = macros.get(m.group(1))
-            if body is None:
+            if body is None or depth >= MACRO_DEPTH:
                 return m.group(0)
-            if depth >= MACRO_DEPTH:
-                return m.group(0)
-            return expand(body, depth + 1)
+            out = expand(body, depth + 1)
+            produced[0] += len(out)
+            if produced[0] > max_chars:
+                raise TexError(f"macro expansion exceeds {max_chars} characters")
+            return out
 
         return _CONTROL_WORD.sub(one, s)
 
