@@ -35,6 +35,10 @@ class OracleRequestError(LemmataError):
     """The server rejected the request itself (a 4xx other than rate limiting): a configuration problem."""
 
 
+class ResponseTooLarge(LemmataError):
+    """The server sent more than the caller's ``max_bytes``: refused unread, never retried."""
+
+
 class Retryable(Exception):
     """A transient failure; ``retry_after`` is the server's requested wait in seconds, if it gave one."""
 
@@ -63,15 +67,22 @@ def send(
     who: str,
     key_env: str,
     on_status: Callable[[int, str], BaseException | None] | None = None,
+    max_bytes: int | None = None,
 ) -> bytes:
     """Perform one request; raise Retryable for transient failures, an Oracle*Error for configuration ones.
 
     ``who`` names the server in messages ("the judge endpoint https://…"); ``on_status`` may turn a
-    non-retryable status into a client-specific exception (return None to fall through).
+    non-retryable status into a client-specific exception (return None to fall through); a body longer
+    than ``max_bytes`` raises :class:`ResponseTooLarge` after reading at most ``max_bytes + 1`` bytes.
     """
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
-            return resp.read()
+            if max_bytes is None:
+                return resp.read()
+            body = resp.read(max_bytes + 1)
+            if len(body) > max_bytes:
+                raise ResponseTooLarge(f"{who} sent more than {max_bytes} bytes")
+            return body
     except urllib.error.HTTPError as exc:
         detail = exc.read()[:500].decode("utf-8", "replace").strip()
         if exc.code in (401, 403):
