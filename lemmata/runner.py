@@ -2,19 +2,27 @@
 
 Baselines are leaderboard rows like any other, so they take the uploaded
 path: the envelope is parsed and validated by the benchmark's handler, the
-bytes are stored as a submission, and the space's scoring worker scores the
+bytes are stored as a submission, and the same function the space's worker uses scores the
 stored bytes (not the in-memory objects) into an immutable result. Scoring
 the same file twice stores nothing new.
 """
 
 from __future__ import annotations
 
+import logging
+import time
 from pathlib import Path
 
-from lemmata.core.errors import LemmataError
+from lemmata.core.errors import InputError, LemmataError
 from lemmata.formats.results import Result
+from lemmata.store import Store, SubmissionRecord
 from lemmata.tracks.base import OracleConfig
-from lemmata.store import Store
+
+__all__ = ["SUBMITTER", "chain_version", "failure_reason", "score_file", "score_record"]
+
+log = logging.getLogger("lemmata.space.worker")
+#: the longest failure reason recorded on a submission
+MAX_REASON = 2000
 
 SUBMITTER = "lemmata-baselines"
 
@@ -23,7 +31,6 @@ def score_file(path: str | Path, store: Store, *, submitter: str = SUBMITTER,
                oracles: OracleConfig | None = None) -> Result:
     """Validate ``path``, add it to ``store`` and score it; returns the stored (latest) result."""
     from lemmata.registry import validate_upload
-    from lemmata.space.worker import ScoringWorker
 
     path = Path(path)
     data = path.read_bytes()
@@ -33,9 +40,58 @@ def score_file(path: str | Path, store: Store, *, submitter: str = SUBMITTER,
         model_name=validated.model.name, submitter=submitter, header=validated.header.model_dump(mode="json"),
         status="scoring",  # scored right here; a running space worker must not claim it too
     )
-    worker = ScoringWorker(store, oracles=lambda: oracles or OracleConfig())
-    result = worker.process(record)
+    result = score_record(store, record, oracles or OracleConfig())
     if result is None:
         reason = store.get_submission(record.sha256).status_reason  # type: ignore[union-attr]
         raise LemmataError(f"scoring {path.name} failed: {reason}")
     return result
+
+
+def chain_version(store: Store, result: Result) -> Result:
+    """``result`` as the next version of the submission's latest result of the same kind, or that latest
+    result itself when nothing but the scoring time differs."""
+    previous = [r for r in store.results_for_submission(result.submission_sha256)
+                if r.kind == result.kind and r.benchmark == result.benchmark and r.track == result.track]
+    superseded = {r.supersedes for r in previous if r.supersedes}
+    latest = [r for r in previous if r.result_id not in superseded]
+    if not latest:
+        return result.finalized()
+    prev = max(latest, key=lambda r: (r.version, r.scored_at))
+    same = result.model_copy(update={"version": prev.version, "supersedes": prev.supersedes})
+    if same.content_id() == prev.result_id:
+        return prev
+    return result.model_copy(update={"version": prev.version + 1, "supersedes": prev.result_id}).finalized()
+
+
+def failure_reason(exc: BaseException) -> str:
+    if isinstance(exc, InputError):
+        text = "the stored file no longer validates: " + "; ".join(str(p) for p in exc.problems[:10])
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+    return text[:MAX_REASON]
+
+
+def score_record(store: Store, record: SubmissionRecord, oracles: OracleConfig) -> Result | None:
+    """Score one stored submission from its stored bytes into the next result version; None when it failed
+    (the reason is recorded on the submission)."""
+    from lemmata.registry import handler_for, validate_upload
+
+    started = time.perf_counter()
+    try:
+        data = store.submission_bytes(record.sha256)
+        validated = validate_upload(data, record.filename, max_bytes=max(len(data), 1))
+        result = handler_for(validated.benchmark).score(validated, received_at=record.received_at,
+                                                         oracles=oracles)
+        if result.submission_sha256 != record.sha256:
+            raise ValueError("the handler returned a result for a different submission")
+        stored, _ = store.add_result(chain_version(store, result))
+    except Exception as exc:
+        log.warning("scoring %s failed: %s", record.sha256[:12], exc)
+        store.set_status(record.sha256, "failed", failure_reason(exc))
+        return None
+    pending = stored.pending > 0 or stored.status == "pending_oracle"
+    reason = (f"{stored.pending} item(s) wait for an oracle verdict" if pending else None)
+    store.set_status(record.sha256, "pending_oracle" if pending else "scored", reason)
+    log.info("scored %s (%s/%s) in %.2fs", record.sha256[:12], stored.benchmark, stored.track,
+             time.perf_counter() - started)
+    return stored

@@ -20,7 +20,6 @@ import pytest
 
 from lemmata.core.errors import InputError, LemmataError
 from lemmata.materialisers import (
-    MaterialisationStore,
     Materialiser,
     MaterialiserSettings,
     SourceRequest,

@@ -24,7 +24,8 @@ from lemmata.benchmarks.re2math.scholar.artifact import (
     default_artifact,
     open_artifact,
 )
-from lemmata.benchmarks.re2math.scholar.citations import arxiv_id_year, parse_citation
+from lemmata.benchmarks.re2math.scholar.citations import parse_citation
+from lemmata.core.identifiers import arxiv_id_year
 from lemmata.benchmarks.re2math.scholar.matcher import SourceRef, _refs_of, is_citing_paper, match_candidate, match_sources
 from lemmata.benchmarks.re2math.scholar.querycache import SearchResult
 

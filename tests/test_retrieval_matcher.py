@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from lemmata.release.load import open_release
-from lemmata.benchmarks.re2math.scholar.citations import find_arxiv_id, normalize_arxiv_id, normalize_doi, parse_citation, parse_year
+from lemmata.benchmarks.re2math.scholar.citations import find_arxiv_id, parse_citation, parse_year
+from lemmata.core.identifiers import normalize_arxiv_id, normalize_doi
 from lemmata.benchmarks.re2math.scholar.matcher import SourceRef, is_citing_paper, match_candidate, match_sources
 
 

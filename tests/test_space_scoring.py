@@ -15,7 +15,8 @@ import pytest
 from lemmata.core.hashing import sha256_bytes
 from lemmata.space.config import SpaceConfig
 from lemmata.space.submit import SubmissionForm, render_outcome, submit_upload
-from lemmata.space.worker import ScoringWorker, chain_version
+from lemmata.runner import chain_version
+from lemmata.space.worker import ScoringWorker
 from lemmata.store import RateLimit, Store
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hub"

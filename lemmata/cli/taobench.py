@@ -42,9 +42,9 @@ def run_check(args) -> int:
     release = open_taobench(args.release, args.releases)
     if args.fqn not in release.by_fqn:
         from lemmata.core.errors import InputError
-        from lemmata.benchmarks.taobench.submission import _unknown_fqn
+        from lemmata.benchmarks.taobench.submission import unknown_fqn
 
-        raise InputError.one(args.attempt, _unknown_fqn(args.fqn, set(release.fqns()), args.release), field="fqn")
+        raise InputError.one(args.attempt, unknown_fqn(args.fqn, set(release.fqns()), args.release), field="fqn")
     report = check_attempt(release.exercise(args.fqn, args.formulation), Path(args.attempt).read_text("utf-8"))
     if report.ok:
         print("ok: no integrity violation")

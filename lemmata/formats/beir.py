@@ -75,7 +75,7 @@ def _paths(paths: Paths) -> list[Path]:
 
 def _records(paths: Paths, label: str | None) -> Iterator[tuple[str, int, dict[str, Any]]]:
     """``(file label, line, record)`` over one file or several shards of one table."""
-    from lemmata.release.hub import iter_records
+    from lemmata.formats.datafiles import iter_records
 
     files = _paths(paths)
     for path in files:

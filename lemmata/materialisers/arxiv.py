@@ -28,7 +28,7 @@ from lemmata import __version__
 from lemmata.core.errors import LemmataError
 from lemmata.materialisers.settings import BASE_URL_ENV, MaterialiserSettings
 from lemmata.oracles.http import OracleAuthError, OracleRequestError, send, with_retries
-from lemmata.benchmarks.re2math.scholar.citations import normalize_arxiv_id, normalize_doi
+from lemmata.core.identifiers import normalize_arxiv_id, normalize_doi
 
 _ATOM = "{http://www.w3.org/2005/Atom}"
 _ARXIV = "{http://arxiv.org/schemas/atom}"

@@ -54,7 +54,7 @@ from lemmata.materialisers.settings import DOI_TABLE_ENV, MaterialiserSettings
 from lemmata.materialisers.store import MaterialisationStore
 from lemmata.materialisers.texsource import TexError
 from lemmata.oracles.http import OracleUnavailable, ResponseTooLarge
-from lemmata.benchmarks.re2math.scholar.citations import normalize_arxiv_id, normalize_doi
+from lemmata.core.identifiers import normalize_arxiv_id, normalize_doi
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from lemmata.core.hashing import sha256_json
-from lemmata.benchmarks.re2math.scholar.citations import normalize_arxiv_id, normalize_doi
+from lemmata.core.identifiers import normalize_arxiv_id, normalize_doi
 
 RECORD_SCHEMA = "lemmata.materialisation/1"
 Status = Literal["materialised", "unavailable", "pending"]

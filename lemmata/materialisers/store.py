@@ -37,7 +37,7 @@ from lemmata import __version__
 from lemmata.core.errors import InputError, LemmataError, Problem
 from lemmata.core.hashing import sha256_bytes, sha256_file, write_json
 from lemmata.core.jsonl import iter_jsonl
-from lemmata.materialisers.records import MaterialisationRecord, text_file_name
+from lemmata.materialisers.records import MaterialisationRecord
 from lemmata.release.manifest import MANIFEST, Manifest, ManifestFile, read_manifest, verify_manifest
 
 STORE_FILE = "STORE.json"

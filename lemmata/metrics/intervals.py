@@ -66,7 +66,7 @@ def wilson_interval(successes: int, total: int, z: float = WILSON_Z) -> tuple[fl
     return max(0.0, center - margin), min(1.0, center + margin)
 
 
-def _check_resampling(n_resamples: int, confidence: float, seed: int) -> None:
+def check_resampling(n_resamples: int, confidence: float, seed: int) -> None:
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
         raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
     if not (isinstance(confidence, (int, float)) and 0.0 < confidence < 1.0):
@@ -91,7 +91,7 @@ def _as_values(values: Sequence[float] | np.ndarray, name: str) -> np.ndarray:
     return arr
 
 
-def _cluster_codes(clusters: Sequence[str] | np.ndarray, n_items: int) -> tuple[np.ndarray, int]:
+def cluster_codes(clusters: Sequence[str] | np.ndarray, n_items: int) -> tuple[np.ndarray, int]:
     labels = np.asarray(clusters)
     if labels.ndim != 1 or labels.shape[0] != n_items:
         raise ValueError(f"clusters must give one label per item: {n_items} items, {labels.shape[0] if labels.ndim else 0} labels")
@@ -108,7 +108,7 @@ def _cluster_codes(clusters: Sequence[str] | np.ndarray, n_items: int) -> tuple[
     return codes.ravel(), int(codes.max()) + 1
 
 
-def _percentile_bounds(estimates: np.ndarray, confidence: float) -> list[tuple[float, float]]:
+def percentile_bounds(estimates: np.ndarray, confidence: float) -> list[tuple[float, float]]:
     """Order-statistic bounds per column of a (resamples x columns) matrix."""
     b = estimates.shape[0]
     alpha = 1.0 - confidence
@@ -118,7 +118,7 @@ def _percentile_bounds(estimates: np.ndarray, confidence: float) -> list[tuple[f
     return [(float(ordered[lo_idx, j]), float(ordered[hi_idx, j])) for j in range(estimates.shape[1])]
 
 
-def _resampled_ratios(sums: np.ndarray, sizes: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+def resampled_ratios(sums: np.ndarray, sizes: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
     """Bootstrap estimates ``sum(sums[drawn]) / sum(sizes[drawn])`` per column.
 
     Each resample draws ``C`` cluster indices uniformly with replacement; blocks of
@@ -158,12 +158,12 @@ def cluster_bootstrap_intervals(
     >>> cluster_bootstrap_intervals([[1, 0], [1, 1], [0, 0], [1, 0]], ["p1", "p1", "p2", "p3"], n_resamples=200)
     [(0.0, 1.0), (0.0, 0.5)]
     """
-    _check_resampling(n_resamples, confidence, seed)
+    check_resampling(n_resamples, confidence, seed)
     arr = _as_values(values, "values")
-    codes, n_clusters = _cluster_codes(clusters, arr.shape[0])
+    codes, n_clusters = cluster_codes(clusters, arr.shape[0])
     sums = np.stack([np.bincount(codes, weights=arr[:, j], minlength=n_clusters) for j in range(arr.shape[1])], axis=1)
     sizes = np.bincount(codes, minlength=n_clusters).astype(np.float64)
-    return _percentile_bounds(_resampled_ratios(sums, sizes, n_resamples, seed), confidence)
+    return percentile_bounds(resampled_ratios(sums, sizes, n_resamples, seed), confidence)
 
 
 def cluster_bootstrap_interval(
@@ -198,10 +198,10 @@ def bootstrap_intervals(
     confidence: float = 0.95,
 ) -> list[tuple[float, float]]:
     """Percentile-bootstrap intervals of the mean over items, one per column, sharing resamples."""
-    _check_resampling(n_resamples, confidence, seed)
+    check_resampling(n_resamples, confidence, seed)
     arr = _as_values(values, "values")
     sizes = np.ones(arr.shape[0], dtype=np.float64)
-    return _percentile_bounds(_resampled_ratios(arr, sizes, n_resamples, seed), confidence)
+    return percentile_bounds(resampled_ratios(arr, sizes, n_resamples, seed), confidence)
 
 
 def bootstrap_interval(

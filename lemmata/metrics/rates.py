@@ -20,10 +20,10 @@ from lemmata.metrics.intervals import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     WILSON_Z,
-    _check_resampling,
-    _cluster_codes,
-    _percentile_bounds,
-    _resampled_ratios,
+    check_resampling,
+    cluster_codes,
+    percentile_bounds,
+    resampled_ratios,
     wilson_interval,
 )
 
@@ -135,18 +135,18 @@ def summarize_rates(
         if clash.size:
             i, j = (int(v) for v in clash[0])
             raise InputError([Problem("pending", f"item {i} is both positive and pending for {names[j]!r}")])
-    _check_resampling(n_resamples, 0.95, seed)
+    check_resampling(n_resamples, 0.95, seed)
     counts = flags.sum(axis=0)
     pendings = waiting.sum(axis=0)
 
     cluster_ci: list[tuple[float, float] | None] = [None] * n_metrics
     paper_macro: list[float | None] = [None] * n_metrics
     if papers is not None:
-        codes, n_clusters = _cluster_codes(papers, n_items)
+        codes, n_clusters = cluster_codes(papers, n_items)
         values = flags.astype(np.float64)
         sums = np.stack([np.bincount(codes, weights=values[:, j], minlength=n_clusters) for j in range(n_metrics)], axis=1)
         sizes = np.bincount(codes, minlength=n_clusters).astype(np.float64)
-        cluster_ci = list(_percentile_bounds(_resampled_ratios(sums, sizes, n_resamples, seed), 0.95))
+        cluster_ci = list(percentile_bounds(resampled_ratios(sums, sizes, n_resamples, seed), 0.95))
         paper_macro = [float(v) for v in (sums / sizes[:, None]).mean(axis=0)]
 
     domain_macro: list[float | None] = [None] * n_metrics

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from lemmata.core.atomic import replace_dir
 from lemmata.core.meta import BenchmarkMeta
 from lemmata.core.paths import releases_dir
 from lemmata.core.progress import Steps
@@ -117,23 +118,10 @@ class ReleaseBuilder(ABC):
             os.chmod(tmp, 0o755)
             target = out_root / meta.release_id
             steps.step(f"moving release into place: {target}")
-            _replace_dir(tmp, target)
+            replace_dir(tmp, target)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         return target
 
 
-def _replace_dir(new: Path, target: Path) -> None:
-    """Put ``new`` at ``target``; an existing ``target`` is swapped out only after ``new`` is complete."""
-    if not target.exists():
-        os.replace(new, target)
-        return
-    old = target.with_name(f".{target.name}.old-{os.getpid()}")
-    os.replace(target, old)
-    try:
-        os.replace(new, target)
-    except BaseException:
-        os.replace(old, target)
-        raise
-    shutil.rmtree(old, ignore_errors=True)

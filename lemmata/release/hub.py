@@ -15,15 +15,15 @@ does, so a builder depends on upstream config names, not on file names.
 from __future__ import annotations
 
 import fnmatch
-import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from lemmata.core.errors import InputError, LemmataError, Problem
 from lemmata.core.meta import HubPin
+from lemmata.formats.datafiles import iter_records  # noqa: F401  (builders read Hub data files through here)
 
 #: revision value of a pin whose commit the maintainers have not recorded yet; never downloaded
 UNPINNED = "unpinned"
@@ -232,50 +232,6 @@ def data_files(root: Path, config: str, split: str | None = None) -> DataFiles:
     if split not in splits:
         raise InputError.one(label, suggest(f"split of config {config!r}", split, splits), field="configs")
     return splits[split]
-
-
-# -- reading rows of a data file -------------------------------------------------
-
-def iter_records(path: Path, *, label: str | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line or row number, record)`` for JSONL, JSON (a list), Parquet, CSV and TSV data files.
-
-    Numbers are 1-based lines for text files (the header line counts in CSV and
-    TSV) and 1-based rows for Parquet, so an error can point at the record.
-    """
-    name = label or str(path)
-    suffix = path.name.lower()
-    if suffix.endswith(".jsonl"):
-        from lemmata.core.jsonl import iter_jsonl
-
-        yield from iter_jsonl(path, label=name)
-    elif suffix.endswith(".parquet"):
-        import pyarrow.parquet as pq
-
-        row = 0
-        for batch in pq.ParquetFile(path).iter_batches(batch_size=4096):
-            for rec in batch.to_pylist():
-                row += 1
-                yield row, rec
-    elif suffix.endswith(".json"):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError.one(name, f"unreadable JSON: {exc}") from None
-        if not isinstance(data, list):
-            raise InputError.one(name, "expected a JSON list of records")
-        for i, rec in enumerate(data, start=1):
-            if not isinstance(rec, dict):
-                raise InputError.one(name, f"record {i} is not a JSON object", i)
-            yield i, rec
-    elif suffix.endswith((".csv", ".tsv")):
-        import csv
-
-        with open(path, encoding="utf-8", newline="") as fh:
-            reader = csv.DictReader(fh, delimiter="\t" if suffix.endswith(".tsv") else ",")
-            for rec in reader:
-                yield reader.line_num, dict(rec)
-    else:
-        raise InputError.one(name, "unsupported data file type (expected .jsonl, .json, .parquet, .csv or .tsv)")
 
 
 def resolve_url(pin: HubPin, rel: str) -> str:

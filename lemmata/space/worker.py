@@ -13,40 +13,14 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable
 
-from lemmata.core.errors import InputError
 from lemmata.formats.results import Result
 from lemmata.tracks.base import OracleConfig
+from lemmata.runner import score_record
 from lemmata.store import Store, SubmissionRecord
 
 log = logging.getLogger("lemmata.space.worker")
-MAX_REASON = 2000
-
-
-def chain_version(store: Store, result: Result) -> Result:
-    """``result`` as the next version of the submission's latest result of the same kind, or that latest
-    result itself when nothing but the scoring time differs."""
-    previous = [r for r in store.results_for_submission(result.submission_sha256)
-                if r.kind == result.kind and r.benchmark == result.benchmark and r.track == result.track]
-    superseded = {r.supersedes for r in previous if r.supersedes}
-    latest = [r for r in previous if r.result_id not in superseded]
-    if not latest:
-        return result.finalized()
-    prev = max(latest, key=lambda r: (r.version, r.scored_at))
-    same = result.model_copy(update={"version": prev.version, "supersedes": prev.supersedes})
-    if same.content_id() == prev.result_id:
-        return prev
-    return result.model_copy(update={"version": prev.version + 1, "supersedes": prev.result_id}).finalized()
-
-
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, InputError):
-        text = "the stored file no longer validates: " + "; ".join(str(p) for p in exc.problems[:10])
-    else:
-        text = f"{type(exc).__name__}: {exc}"
-    return text[:MAX_REASON]
 
 
 class ScoringWorker:
@@ -118,24 +92,4 @@ class ScoringWorker:
         return True
 
     def process(self, record: SubmissionRecord) -> Result | None:
-        from lemmata.registry import handler_for, validate_upload
-
-        started = time.perf_counter()
-        try:
-            data = self.store.submission_bytes(record.sha256)
-            validated = validate_upload(data, record.filename, max_bytes=max(len(data), 1))
-            result = handler_for(validated.benchmark).score(validated, received_at=record.received_at,
-                                                             oracles=self.oracles())
-            if result.submission_sha256 != record.sha256:
-                raise ValueError("the handler returned a result for a different submission")
-            stored, _ = self.store.add_result(chain_version(self.store, result))
-        except Exception as exc:
-            log.warning("scoring %s failed: %s", record.sha256[:12], exc)
-            self.store.set_status(record.sha256, "failed", _reason(exc))
-            return None
-        pending = stored.pending > 0 or stored.status == "pending_oracle"
-        reason = (f"{stored.pending} item(s) wait for an oracle verdict" if pending else None)
-        self.store.set_status(record.sha256, "pending_oracle" if pending else "scored", reason)
-        log.info("scored %s (%s/%s) in %.2fs", record.sha256[:12], stored.benchmark, stored.track,
-                 time.perf_counter() - started)
-        return stored
+        return score_record(self.store, record, self.oracles())

@@ -15,7 +15,6 @@ from typing import Any
 
 from lemmata.retrievers.baseline import MODEL_NAMES, build_retriever
 from lemmata.retrievers.fusion import Ranking
-from lemmata.catalog import release_path
 from lemmata.formats.envelope import SUBMISSION_FORMAT
 
 DEFAULT_DEPTH = 100

@@ -19,7 +19,7 @@ list of refused words:
 - everything else is refused: ``set_option`` (as a command or an ``in`` prefix), any
   ``#``-command, ``attribute``, ``axiom``/``opaque``, ``macro``/``syntax``/``notation``/
   ``elab``/``initialize`` and the other metaprogramming commands, ``unsafe``/``partial``,
-  and inside declarations the proof forms :mod:`lemmata.benchmarks.taobench.lean.allowed` refuses
+  and inside declarations the proof forms :mod:`lemmata.lean.allowed` refuses
   (``native_decide``, ``decide`` configurations, ``by_elab``, ``run_tac``, quotations,
   interpolated strings...), ``sorry`` excepted.
 
@@ -29,7 +29,7 @@ Each problem names the statement's own 1-based line, so a record's error reads
 
 from __future__ import annotations
 
-from lemmata.benchmarks.taobench.lean import allowed
+from lemmata.lean import allowed
 from lemmata.lean.lexer import LexError
 from lemmata.lean.structure import Command, parse
 

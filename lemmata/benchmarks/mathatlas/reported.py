@@ -6,15 +6,13 @@ printed parts imply by more than rounding can explain, the row carries a visible
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from lemmata.benchmarks.mathatlas.meta import MATHATLAS
-from lemmata.core.errors import InputError
-from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result
+from lemmata.formats.results import ModelInfo, Result, Score, make_result
 from lemmata.tracks.reported import disagreement, frozen_tuple, import_results, percent, pinned_transcription
 
 #: the transcription this module reads, pinned by sha256 (a changed transcription is noticed, never silently used)

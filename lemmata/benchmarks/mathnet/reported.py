@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from lemmata.benchmarks.mathnet.meta import MATHNET_RETRIEVE
-from lemmata.core.errors import InputError
-from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result
-from lemmata.tracks.reported import disagreement, frozen_tuple, import_results, percent, pinned_transcription
+from lemmata.formats.results import ModelInfo, Result, Score, make_result
+from lemmata.tracks.reported import frozen_tuple, import_results, percent, pinned_transcription
 
 #: the transcription this module reads, pinned by sha256 (a changed transcription is noticed, never silently used)
 TRANSCRIPTION = "mathnet_paper.json"

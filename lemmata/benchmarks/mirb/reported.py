@@ -7,7 +7,6 @@ visible flag with both numbers.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lemmata.benchmarks.mirb.meta import DATASETS, MIRB
 from lemmata.core.errors import InputError
-from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result
+from lemmata.formats.results import ModelInfo, Result, Score, make_result
 from lemmata.tracks.reported import disagreement, frozen_tuple, import_results, percent, pinned_transcription
 
 #: the transcription this module reads, pinned by sha256 (a changed transcription is noticed, never silently used)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-_NEW_STYLE = re.compile(r"^(?P<yymm>\d{4})\.\d{4,5}$")
-_OLD_STYLE = re.compile(r"^[a-z\-]+(?:\.[a-z]{2})?/(?P<yymm>\d{4})\d{3}$")
+from lemmata.core.identifiers import arxiv_id_year as arxiv_year
+
 _DATE = re.compile(r"^(?P<year>\d{4})-\d{2}-\d{2}$")
 
 
@@ -24,19 +24,6 @@ def paper_key(paper_id: str) -> str:
     key = paper_id.strip().lower()
     key = re.sub(r"^arxiv:", "", key)
     return re.sub(r"v\d+$", "", key)
-
-
-def arxiv_year(key: str) -> int | None:
-    """Year encoded in an arXiv id (``YYMM``), or None.
-
-    >>> arxiv_year("2110.11087"), arxiv_year("math/9912001"), arxiv_year("not-an-id")
-    (2021, 1999, None)
-    """
-    m = _NEW_STYLE.match(key) or _OLD_STYLE.match(key)
-    if not m:
-        return None
-    yy = int(m.group("yymm")[:2])
-    return 1900 + yy if yy >= 91 else 2000 + yy
 
 
 def publication_year(publication_date: str | None, key: str) -> int | None:

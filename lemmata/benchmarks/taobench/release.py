@@ -14,7 +14,6 @@ from typing import Any, Literal
 from lemmata.benchmarks.taobench.meta import FORMULATIONS, RELEASES
 from lemmata.core.errors import InputError, LemmataError
 from lemmata.core.meta import BenchmarkMeta
-from lemmata.core.paths import releases_dir
 from lemmata.core.registry import suggest
 from lemmata.benchmarks.taobench.lean.statements import Exercise, locate
 

@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from lemmata.benchmarks.taobench.meta import TAOBENCH_150
-from lemmata.core.errors import InputError, LemmataError
+from lemmata.core.errors import InputError
 from lemmata.tracks.reported import import_results, pinned_transcription
 from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result
 from lemmata.benchmarks.taobench.submission import BENCHMARK, TRACK

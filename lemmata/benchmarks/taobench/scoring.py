@@ -22,7 +22,6 @@ bootstrap interval. Exercises whose official file is not well-formed Lean are le
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field

@@ -116,10 +116,10 @@ def _attempt_problems(rec: Record, header: Header | None, name: str, line: int) 
     return out
 
 
-def _unknown_fqn(fqn: str, known: set[str], release: str) -> str:
+def unknown_fqn(fqn: str, known: set[str], release: str) -> str:
     """``unknown FQN`` with the closest names of the release.
 
-    >>> _unknown_fqn("Chapter2.Nat.backward_induction", {"Chapter2.Nat.backwards_induction"}, "r")
+    >>> unknown_fqn("Chapter2.Nat.backward_induction", {"Chapter2.Nat.backwards_induction"}, "r")
     "unknown FQN 'Chapter2.Nat.backward_induction' in r; did you mean 'Chapter2.Nat.backwards_induction'?"
     """
     close = difflib.get_close_matches(fqn, sorted(known), n=3, cutoff=0.6)
@@ -152,7 +152,7 @@ def parse_submission(envelope: Envelope, known_fqns=None) -> tuple[Header, list[
             continue
         problems += _attempt_problems(rec, header, name, line)
         if fqns is not None and rec.fqn not in fqns:
-            problems.append(Problem(name, _unknown_fqn(rec.fqn, fqns, header.release), line, "fqn"))
+            problems.append(Problem(name, unknown_fqn(rec.fqn, fqns, header.release), line, "fqn"))
         if header is not None and rec.formulation not in header.formulations:
             problems.append(Problem(name, f"formulation {rec.formulation!r} is not declared in the header "
                                     f"({', '.join(header.formulations)})", line, "formulation"))

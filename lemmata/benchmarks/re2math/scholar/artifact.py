@@ -57,7 +57,8 @@ from lemmata.core.errors import InputError, LemmataError
 from lemmata.core.hashing import sha256_bytes, sha256_file, sha256_json, write_json
 from lemmata.core.jsonl import iter_jsonl
 from lemmata.benchmarks.re2math.papers import paper_key as normalize_paper_key
-from lemmata.benchmarks.re2math.scholar.citations import ParsedCitation, arxiv_id_year, latex_to_text, parse_citation, words
+from lemmata.benchmarks.re2math.scholar.citations import ParsedCitation, latex_to_text, parse_citation, words
+from lemmata.core.identifiers import arxiv_id_year
 from lemmata.benchmarks.re2math.scholar.matcher import SourceRef, match_sources
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, ReplayBackend, SearchResult, now_utc
 
@@ -427,7 +428,7 @@ def build_artifact(release: str | Path, out_root: str | Path | None = None, *, q
     """Build ``<out_root>/re2math-scholar-offline-<version>/`` from a built Re²Math release folder."""
     from lemmata.core.paths import artifacts_dir
     from lemmata.core.progress import Steps
-    from lemmata.release.builder import _replace_dir
+    from lemmata.core.atomic import replace_dir
     from lemmata.release.load import open_release
     from lemmata.release.manifest import MANIFEST, write_manifest
 
@@ -472,7 +473,7 @@ def build_artifact(release: str | Path, out_root: str | Path | None = None, *, q
                                  "sha256": info.release_manifest_sha256}])
         os.chmod(tmp, 0o755)
         steps.step(f"moving artifact into place: {out_root / aid}")
-        _replace_dir(tmp, out_root / aid)
+        replace_dir(tmp, out_root / aid)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -321,7 +321,7 @@ def freeze_query_cache(path: str | Path, out_root: str | Path) -> Path:
     The folder is written beside its target and renamed into place; loading it
     with :meth:`ReplayBackend.open` verifies every byte against the manifest.
     """
-    from lemmata.release.builder import _replace_dir
+    from lemmata.core.atomic import replace_dir
     from lemmata.release.manifest import write_manifest
 
     header, results = read_query_cache(path)
@@ -340,7 +340,7 @@ def freeze_query_cache(path: str | Path, out_root: str | Path) -> Path:
         write_manifest(tmp, release_id=header.artifact_id, name=header.artifact_id, version="frozen",
                        builder="lemmata.benchmarks.re2math.scholar.querycache.freeze_query_cache", builder_version="1")
         os.chmod(tmp, 0o755)
-        _replace_dir(tmp, target)
+        replace_dir(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

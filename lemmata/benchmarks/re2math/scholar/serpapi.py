@@ -32,7 +32,8 @@ from typing import Any
 from lemmata import __version__
 from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_json
-from lemmata.benchmarks.re2math.scholar.citations import find_doi, normalize_arxiv_id
+from lemmata.benchmarks.re2math.scholar.citations import find_doi
+from lemmata.core.identifiers import normalize_arxiv_id
 from lemmata.benchmarks.re2math.scholar.querycache import (
     DEFAULT_N,
     Candidate,

@@ -15,7 +15,7 @@ helper declarations of an allowed kind placed before the exercise:
 1. the official context (every command before the exercise: imports, namespaces,
    inductive types, abbrevs, instances, given lemmas) comes first, unchanged;
 2. then optional helper declarations, each of a kind, with modifiers and attributes, on
-   the allow-lists of :mod:`lemmata.benchmarks.taobench.lean.allowed` and under a name the statement
+   the allow-lists of :mod:`lemmata.lean.allowed` and under a name the statement
    cannot resolve to; any other command (``instance``, ``open``, ``variable``,
    ``set_option``, ``macro``, ``elab``, ``syntax``, ``notation``, ``attribute``,
    ``axiom``, any ``#``-command such as ``#guard_msgs``, ``#eval``, ``#exit``) is refused;
@@ -37,7 +37,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lemmata.benchmarks.taobench.lean import allowed
+from lemmata.lean import allowed
 from lemmata.lean.lexer import CLOSERS, LexError, Token
 from lemmata.benchmarks.taobench.lean.statements import Exercise
 from lemmata.lean.structure import Command, LeanFile, parse, unescape
