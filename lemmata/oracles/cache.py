@@ -127,8 +127,9 @@ class VerdictCache:
     def _load(self) -> dict[str, dict[str, Any]]:
         """Entries on file, verified; only bytes appended since the last read are parsed (the file only grows).
 
-        Before reading appended bytes, the last line read before is read again and compared, so a file
-        rewritten in place (same or larger size) is read and verified from the start.
+        Before reading appended bytes, the last line read before is read again and compared; when it moved
+        or changed the whole file is read and verified from the start. Every new reader (each scoring run
+        opens its artifact anew) verifies the whole chain; :meth:`verify` does so on demand.
         """
         size = self.path.stat().st_size if self.path.exists() else 0
         if self._entries is not None and size == self._size and self._unchanged():
