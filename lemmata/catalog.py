@@ -46,13 +46,27 @@ def release_path(meta: BenchmarkMeta, release_id: str | None = None, *, root: st
 
 
 def load_release(meta: BenchmarkMeta, release_id: str | None = None) -> Release:
-    """The opened release (verified once per process; releases are immutable), built when missing."""
-    return _open(str(release_path(meta, release_id)))
+    """The opened release (verified once per process; releases are immutable), built when missing.
+
+    The current release's MANIFEST.json is also checked field by field against the registry: release id,
+    name, version, builder and builder version, and every upstream source's pinned sha256.
+    """
+    current = release_id in (None, meta.release_id)
+    return _open(str(release_path(meta, release_id)), meta if current else None)
 
 
 @lru_cache(maxsize=8)
-def _open(root: str) -> Release:
-    return open_release(root)
+def _open(root: str, meta: BenchmarkMeta | None = None) -> Release:
+    if meta is None:
+        return open_release(root)
+    from lemmata.registry import builder_classes
+    from lemmata.release.load import expectation
+
+    expect = expectation(meta)
+    for cls in builder_classes(meta.family):
+        if cls.meta.name == meta.name:
+            expect = expect.model_copy(update={"builder": cls().name, "builder_version": cls.builder_version})
+    return open_release(root, expect=expect)
 
 
 def table_path(release: Release, config: str, split: str) -> Path:

@@ -365,4 +365,4 @@ def test_parallel_first_verdicts_create_the_artifact_once(tmp_path):
         with ThreadPoolExecutor(max_workers=8) as pool:
             verdicts = list(pool.map(lambda i: art.obtain("ground", {"k": i}, _values(), judge), range(32)))
     assert all(v["verdict"] == "yes" for v in verdicts) and len(art.cache) == 32
-    assert sorted(p.name for p in (tmp_path / "judge").iterdir()) == ["ARTIFACT.json", "verdicts.jsonl"]
+    assert sorted(p.name for p in (tmp_path / "judge").iterdir()) == ["ARTIFACT.json", "verdicts.head.json", "verdicts.jsonl"]

@@ -398,3 +398,70 @@ def test_cli_with_a_judge_from_the_environment_then_a_rescore_without_calls(tmp_
     first, second = (Result.from_file(p) for p in outs)
     assert first.status == "complete" and without_scored_at(first) == without_scored_at(second)
     assert server.api_key not in (judge_dir / "verdicts.jsonl").read_text() + (judge_dir / "ARTIFACT.json").read_text()
+
+
+# -- recorded judge verdicts cannot be edited --------------------------------------------------------------
+
+
+def _flip_suff(lines: list[str]) -> list[str]:
+    """The first Suff verdict turned around (``no`` -> ``yes``, else ``yes`` -> ``no``)."""
+    suff = [i for i, line in enumerate(lines) if json.loads(line)["fields"]["rubric"].startswith("suff.")]
+    i = next((i for i in suff if '"verdict": "no"' in lines[i]), suff[0])
+    old, new = ('"verdict": "no"', '"verdict": "yes"') if '"verdict": "no"' in lines[i] else (
+        '"verdict": "yes"', '"verdict": "no"')
+    return [*lines[:i], lines[i].replace(old, new, 1), *lines[i + 1:]]
+
+
+def _rehash_last(lines: list[str]) -> list[str]:
+    """The last verdict flipped and its own entry_sha256 recomputed: only the chain head can tell."""
+    from lemmata.oracles.cache import entry_sha256
+
+    entry = json.loads(lines[-1])
+    entry["verdict"]["verdict"] = "no" if entry["verdict"]["verdict"] == "yes" else "yes"
+    entry["entry_sha256"] = entry_sha256(entry)
+    return [*lines[:-1], json.dumps(entry, ensure_ascii=False, sort_keys=True) + "\n"]
+
+
+def _old_format(lines: list[str]) -> list[str]:
+    out = []
+    for line in lines:
+        entry = json.loads(line)
+        out.append(json.dumps({k: entry[k] for k in ("key", "fields", "verdict", "oracle", "recorded_at")}) + "\n")
+    return out
+
+
+@pytest.mark.parametrize("edit, file, field, has_line", [
+    (_flip_suff, "verdicts.jsonl", "entry_sha256", True),
+    (lambda lines: [*lines[:2], *lines[3:]], "verdicts.jsonl", "seq", True),
+    (lambda lines: [lines[0], lines[2], lines[1], *lines[3:]], "verdicts.jsonl", "seq", True),
+    (lambda lines: lines[:-1], "verdicts.head.json", "count", False),
+    (_rehash_last, "verdicts.head.json", "head_sha256", False),
+    (_old_format, "verdicts.jsonl", "format", True),
+])
+def test_an_edited_judge_cache_fails_scoring_never_completes(handler, example, judged, tmp_path, edit, file, field,
+                                                              has_line):
+    folder = tmp_path / "judge"
+    shutil.copytree(judged[0], folder)
+    cache = folder / "verdicts.jsonl"
+    cache.write_text("".join(edit(cache.read_text("utf-8").splitlines(keepends=True))), "utf-8")
+    with pytest.raises(InputError) as err:
+        score(handler, example.read_bytes(), judge=None, judge_dir=folder)
+    (problem,) = err.value.problems
+    assert (Path(problem.file).name, problem.field, problem.line is not None) == (file, field, has_line)
+    if field == "format":
+        assert "without entry hashes" in problem.reason
+
+
+def test_the_cli_refuses_a_flipped_verdict_and_stores_nothing(tmp_path, handler, example, judged, monkeypatch, capsys):
+    folder = tmp_path / "judge"
+    shutil.copytree(judged[0], folder)
+    cache = folder / "verdicts.jsonl"
+    cache.write_text("".join(_flip_suff(cache.read_text("utf-8").splitlines(keepends=True))), "utf-8")
+    _use_handler(monkeypatch, handler)
+    store = tmp_path / "store"
+    code = cli(["score", str(example), "--received-at", RECEIVED, "--judge-artifact", str(folder), "--quiet",
+                "--store", str(store), "--out", str(tmp_path / "r.json")])
+    err = capsys.readouterr().err
+    assert code != 0 and "verdicts.jsonl" in err and "'entry_sha256'" in err
+    assert not (tmp_path / "r.json").exists()
+    assert not store.exists() or not list((store / "results").rglob("*.json"))

@@ -252,3 +252,30 @@ def test_tampered_release_fails_verification(re2math_release, tmp_path):
     assert "test-00000-of-00001.parquet" in text and "modified" in text
     assert "extra.txt" in text and "not listed" in text
     os.chmod(copy, 0o755)
+
+
+@pytest.mark.parametrize("field, value", [
+    ("release_id", "re2math-9.9.9"), ("name", "other"), ("version", "9.9.9"), ("builder", "other"),
+    ("builder_version", "999"), ("sources[0].sha256", "0" * 64), ("sources[0].url", "https://example.org/x"),
+    ("files[0].bytes", 1), ("schema_version", "lemmata.manifest/0"),
+])
+def test_every_manifest_field_is_checked(re2math_release, tmp_path, field, value):
+    import shutil
+
+    from lemmata.catalog import _open
+    from lemmata.release.manifest import MANIFEST
+
+    root = tmp_path / re2math_release.name
+    shutil.copytree(re2math_release, root)
+    builder = Re2MathBuilder()
+    data = json.loads((root / MANIFEST).read_text("utf-8"))
+    head, _, rest = field.partition("[")
+    if rest:
+        data[head][int(rest[0])][rest.split(".", 1)[1]] = value
+    else:
+        data[field] = value
+    (root / MANIFEST).write_text(json.dumps(data, indent=2) + "\n", "utf-8")
+    with pytest.raises(InputError) as err:
+        _open.__wrapped__(str(root), builder.meta)
+    assert field.split(".")[-1] in {p.field.split(".")[-1] for p in err.value.problems if p.field}, err.value
+    assert builder.name == json.loads((re2math_release / MANIFEST).read_text())["builder"]

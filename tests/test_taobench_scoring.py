@@ -364,3 +364,39 @@ def test_cli_refuses_protocol_double_verdicts(releases, release, tmp_path, monke
         monkeypatch.setenv("LEMMATA_RELEASES", str(releases))
         assert main(["score", str(sub), "--quiet"]) == 1
     assert "protocol double" in capsys.readouterr().err
+
+
+# -- recorded Lean verdicts cannot be edited ---------------------------------------------------------------
+
+
+def _edit_lines(path: Path, edit) -> None:
+    lines = path.read_text("utf-8").splitlines(keepends=True)
+    path.write_text("".join(edit(lines)), "utf-8")
+
+
+def _flip_failed(lines):
+    i = next(i for i, line in enumerate(lines) if '"compiles": false' in line)
+    return [*lines[:i], lines[i].replace('"compiles": false', '"compiles": true', 1), *lines[i + 1:]]
+
+
+@pytest.mark.parametrize("edit, line_field", [
+    (_flip_failed, "entry_sha256"),
+    (lambda lines: lines[1:], "seq"),
+    (lambda lines: [lines[1], lines[0], *lines[2:]], "seq"),
+    (lambda lines: lines[:-1], "count"),
+])
+def test_an_edited_lean_verdict_cache_fails_scoring(handler, release, tmp_path, edit, line_field):
+    validated = _records(handler, release)
+    art = tmp_path / "art"
+    extra = {"lean_artifact": str(art), "allow_double": True}
+    with KiminaDouble() as server:
+        verifier = LeanVerifier(LeanConfig(url=server.url, mathlib_version="test", backoff_s=0))
+        first = handler.score(validated, received_at=RECEIVED, oracles=OracleConfig(lean=verifier, extra=extra))
+    assert first.metrics["attempts"]["failed"] == 1 and first.status == "complete"
+    _edit_lines(art / "verdicts.jsonl", edit)
+    with pytest.raises(InputError) as err:
+        handler.score(validated, received_at=RECEIVED, oracles=OracleConfig(extra=extra))
+    (problem,) = err.value.problems
+    assert problem.field == line_field
+    assert problem.file.endswith("verdicts.head.json" if line_field == "count" else "verdicts.jsonl")
+    assert (problem.line is None) == (line_field == "count")

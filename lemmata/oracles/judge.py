@@ -5,7 +5,7 @@ A judge answers one rubric question at a time with a verdict
 shipped as package data (``prompts/<name>.v<version>.md``); a template's
 sha256 is part of the scoring artifact, so an edited prompt without a version
 bump is refused instead of silently mixing verdicts. Verdicts are kept in an
-append-only :class:`~lemmata.oracles.cache.VerdictCache` inside the artifact
+append-only, hash-chained :class:`~lemmata.oracles.cache.VerdictCache` inside the artifact
 folder, keyed by content (judge id, rubric id, and the fields the question is
 about), so a rescore reads what was recorded and asks nothing. Only ``yes``
 counts as positive: ``uncertain`` and unparsable replies are negative, with
@@ -15,10 +15,7 @@ their reason kept. A question no judge could answer has no verdict: it is
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import tempfile
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -31,10 +28,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lemmata.core.errors import LemmataError
-from lemmata.core.hashing import sha256_bytes, sha256_json, write_json
-from lemmata.oracles.cache import VerdictCache
+from lemmata.core.hashing import sha256_bytes, sha256_json
+from lemmata.oracles.artifact import ARTIFACT_FILE, VerdictArtifact  # noqa: F401  (re-exported)
 
-ARTIFACT_FILE = "ARTIFACT.json"
 ARTIFACT_SCHEMA = "lemmata.judge-artifact/1"
 MAX_REASON_CHARS = 4000
 _PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
@@ -226,42 +222,29 @@ class JudgeStats:
             setattr(self, name, getattr(self, name) + 1)
 
 
-class JudgeArtifact:
+class JudgeArtifact(VerdictArtifact[ArtifactManifest]):
     """The frozen scoring artifact of one judge: ``ARTIFACT.json`` plus its verdict cache.
 
     Opening checks that the recorded judge id and rubric template hashes are
     the ones in use; the folder is created only when a verdict is written.
     """
 
+    kind = "judge"
+    manifest_model = ArtifactManifest
+
     def __init__(self, folder: str | Path, *, benchmark: str, judge_id: str, rubrics: Mapping[str, Rubric],
                  describe: Mapping[str, Any] | None = None) -> None:
-        self.folder = Path(folder)
         self.benchmark = benchmark
         self.judge_id = judge_id
         self.rubrics = dict(rubrics)
         self.artifact_id = artifact_id(benchmark, judge_id, self.rubrics)
-        self.manifest = ArtifactManifest(
+        self.stats = JudgeStats()
+        super().__init__(folder, ArtifactManifest(
             artifact_id=self.artifact_id, benchmark=benchmark, judge={**(describe or {}), "id": judge_id},
             rubrics={n: RubricPin(id=r.id, sha256=r.sha256) for n, r in sorted(self.rubrics.items())},
-        )
-        self.cache = VerdictCache(self.folder)
-        self.stats = JudgeStats()
-        self._manifest_lock = threading.Lock()
-        self._verify()
+        ))
 
-    @property
-    def manifest_path(self) -> Path:
-        return self.folder / ARTIFACT_FILE
-
-    def _verify(self) -> None:
-        if not self.manifest_path.exists():
-            if self.cache.path.exists():
-                raise LemmataError(f"{self.folder} holds verdicts but no {ARTIFACT_FILE}; it is not a judge artifact")
-            return
-        try:
-            found = ArtifactManifest.model_validate_json(self.manifest_path.read_text("utf-8"))
-        except ValidationError as exc:
-            raise LemmataError(f"{self.manifest_path} is not a valid judge artifact manifest ({exc.errors()[0]['msg']})") from None
+    def check_manifest(self, found: ArtifactManifest) -> None:
         if found.benchmark != self.benchmark:
             raise LemmataError(f"{self.folder} is a judge artifact of {found.benchmark!r}, not {self.benchmark!r}")
         if found.judge.get("id") != self.judge_id:
@@ -276,19 +259,10 @@ class JudgeArtifact:
             if have is None or have.id != pin.id:
                 raise LemmataError(f"{self.folder} was made with rubrics "
                                    f"{sorted(p.id for p in found.rubrics.values())}, not {pin.id}")
-        self.manifest = found
 
     def _ensure_manifest(self, judge: Judge) -> None:
-        """Write ``ARTIFACT.json`` once, before the first verdict (atomic; threads and processes may race here)."""
-        with self._manifest_lock:
-            if self.manifest_path.exists():
-                return
-            self.manifest = self.manifest.model_copy(update={"judge": {**judge.describe(), "id": self.judge_id}})
-            self.folder.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{ARTIFACT_FILE}.")
-            os.close(fd)
-            write_json(tmp, self.manifest.model_dump(mode="json", by_alias=True))
-            os.replace(tmp, self.manifest_path)
+        if not self.manifest_path.exists():
+            self.write_manifest(self.manifest.model_copy(update={"judge": {**judge.describe(), "id": self.judge_id}}))
 
     def key_fields(self, rubric: str, fields: Mapping[str, Any]) -> dict[str, Any]:
         return {"judge": self.judge_id, "rubric": self.rubrics[rubric].id, **fields}
@@ -328,10 +302,6 @@ class JudgeArtifact:
                   "reply_sha256": sha256_bytes(answer.raw.encode("utf-8"))}
         self._ensure_manifest(judge)
         return self.cache.put(self.key_fields(rubric, fields), verdict, oracle=oracle)
-
-    def describe(self) -> dict[str, Any]:
-        return json.loads(self.manifest.model_dump_json(by_alias=True))
-
 
 def is_positive(verdict: Mapping[str, Any] | None) -> bool | None:
     """``True`` only for a recorded ``yes``; None while pending.

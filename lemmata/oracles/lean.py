@@ -47,8 +47,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lemmata.core.errors import LemmataError
-from lemmata.core.hashing import write_json
-from lemmata.oracles.cache import VerdictCache
+from lemmata.oracles.artifact import ARTIFACT_FILE, VerdictArtifact, read_artifact_manifest  # noqa: F401
 from lemmata.oracles.http import OracleAuthError, OracleRequestError, Retryable, send, with_retries  # noqa: F401  (re-exported)
 from lemmata.oracles.judge import OracleUnavailable, slug
 
@@ -61,7 +60,6 @@ USER_AGENT = "lemmata-lean/1"
 VERSION_PROBE = "#eval Lean.versionString"
 #: the header of the probe: what servers preload (``LEAN_SERVER_INIT_REPLS``), so the probe hits a warm REPL
 PROBE_HEADER = "import Mathlib\nimport Aesop"
-ARTIFACT_FILE = "ARTIFACT.json"
 ARTIFACT_SCHEMA = "lemmata.lean-artifact/1"
 _COMMAND_TIMEOUT = re.compile(r"^Lean REPL command timed out", re.IGNORECASE)
 
@@ -413,7 +411,7 @@ class LeanArtifactManifest(BaseModel):
     cache_file: str = "verdicts.jsonl"
 
 
-class LeanArtifact:
+class LeanArtifact(VerdictArtifact[LeanArtifactManifest]):
     """The frozen scoring artifact of one Lean verifier: ``ARTIFACT.json`` and its append-only verdict cache.
 
     A verdict is keyed by ``sha256`` of the canonical JSON of the verifier identity (verifier id, Lean and
@@ -422,47 +420,34 @@ class LeanArtifact:
     verdicts of different Lean setups never mix.
     """
 
+    kind = "Lean verifier"
+    manifest_model = LeanArtifactManifest
+
     def __init__(self, folder: str | Path, *, benchmark: str, identity: VerifierIdentity,
                  checks: Mapping[str, str] | None = None) -> None:
-        self.folder = Path(folder)
         self.benchmark = benchmark
         self.identity = identity
         self.checks = dict(checks or {})
         self.artifact_id = identity.artifact_id(benchmark)
-        self.cache = VerdictCache(self.folder)
-        self._verify()
+        super().__init__(folder, LeanArtifactManifest(artifact_id=self.artifact_id, benchmark=benchmark,
+                                                      identity=identity, checks=self.checks))
 
     @classmethod
     def open(cls, folder: str | Path) -> "LeanArtifact":
         """An existing artifact, identity read from its ``ARTIFACT.json``."""
-        manifest = _read_manifest(Path(folder))
+        manifest = read_artifact_manifest(Path(folder), LeanArtifactManifest, cls.kind)
         return cls(folder, benchmark=manifest.benchmark, identity=manifest.identity, checks=manifest.checks)
 
-    @property
-    def manifest_path(self) -> Path:
-        return self.folder / ARTIFACT_FILE
-
-    def _verify(self) -> None:
-        if not self.manifest_path.exists():
-            if self.cache.path.exists():
-                raise LemmataError(f"{self.folder} holds verdicts but no {ARTIFACT_FILE}; it is not a Lean artifact")
-            return
-        found = _read_manifest(self.folder)
+    def check_manifest(self, found: LeanArtifactManifest) -> None:
         if found.benchmark != self.benchmark or found.identity != self.identity:
             raise LemmataError(f"{self.folder} is the Lean artifact {found.artifact_id}, not {self.artifact_id}")
         if found.checks != self.checks:
             raise LemmataError(f"{self.folder} was made with checks {found.checks}, not {self.checks}")
 
     def _ensure_manifest(self, verifier: LeanVerifier | None) -> None:
-        if self.manifest_path.exists():
-            return
-        manifest = LeanArtifactManifest(artifact_id=self.artifact_id, benchmark=self.benchmark,
-                                        identity=self.identity, checks=self.checks,
-                                        verifier=verifier.describe() if verifier else {})
-        self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = self.folder / f".{ARTIFACT_FILE}.tmp"
-        write_json(tmp, manifest.model_dump(mode="json", by_alias=True))
-        tmp.replace(self.manifest_path)
+        if not self.manifest_path.exists():
+            self.write_manifest(self.manifest.model_copy(
+                update={"verifier": verifier.describe() if verifier else {}}))
 
     def key_fields(self, **item: Any) -> dict[str, Any]:
         return {**self.identity.model_dump(), **self.checks, **item}
@@ -478,19 +463,6 @@ class LeanArtifact:
         self._ensure_manifest(verifier)
         oracle = verifier.describe() if verifier else {"kind": "recorded"}
         return self.cache.put(self.key_fields(**item), verdict, oracle=oracle)
-
-    def __len__(self) -> int:
-        return len(self.cache)
-
-
-def _read_manifest(folder: Path) -> LeanArtifactManifest:
-    path = folder / ARTIFACT_FILE
-    if not path.is_file():
-        raise LemmataError(f"{folder} has no {ARTIFACT_FILE}: not a Lean verifier artifact")
-    try:
-        return LeanArtifactManifest.model_validate_json(path.read_text("utf-8"))
-    except ValidationError as exc:
-        raise LemmataError(f"{path} is not a valid Lean artifact manifest ({exc.errors()[0]['msg']})") from None
 
 
 def default_artifact_dir(benchmark: str, identity: VerifierIdentity) -> Path:

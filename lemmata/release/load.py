@@ -9,7 +9,7 @@ from typing import Any
 
 from lemmata.core.errors import InputError
 from lemmata.release.card import CARD, parse_front_matter
-from lemmata.release.manifest import Manifest, verify_manifest
+from lemmata.release.manifest import Manifest, ManifestExpectation, verify_manifest
 from lemmata.release.parquet import read_rows
 
 
@@ -48,11 +48,22 @@ class Release:
         return read_rows(self.root / files[split])
 
 
-def open_release(path: str | Path, *, verify: bool = True) -> Release:
+def expectation(meta: Any) -> ManifestExpectation:
+    """What the registry pins for a release's MANIFEST.json: id, name, version and every raw source's hash.
+
+    ``meta`` is a :class:`lemmata.core.meta.BenchmarkMeta`. Hub-built releases list snapshot files that the
+    registry pins by revision, not by file, so their sources are compared only when ``meta`` lists files.
+    """
+    sources = {s.name: (s.url, s.sha256) for s in meta.sources} if meta.sources else None
+    return ManifestExpectation(release_id=meta.release_id, name=meta.name, version=meta.version, sources=sources)
+
+
+def open_release(path: str | Path, *, verify: bool = True, expect: ManifestExpectation | None = None) -> Release:
+    """The release at ``path``; ``verify`` checks its manifest (and, with ``expect``, the registry's pins)."""
     root = Path(path)
     if not root.is_dir():
         raise InputError.one(str(root), "release folder does not exist; build it with `lemmata build <family>`")
     from lemmata.release.manifest import read_manifest
 
-    manifest = verify_manifest(root) if verify else read_manifest(root)
+    manifest = verify_manifest(root, expect) if verify else read_manifest(root)
     return Release(root=root, manifest=manifest)

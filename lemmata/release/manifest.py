@@ -70,15 +70,74 @@ def read_manifest(root: Path) -> Manifest:
         raise InputError.one(str(path), f"unreadable manifest: {exc}") from None
 
 
-def verify_manifest(root: Path) -> Manifest:
-    """Check every listed file's hash and that no unlisted file was added."""
-    manifest = read_manifest(root)
+class ManifestExpectation(BaseModel):
+    """What a reader knows a manifest must say (from the registry): every given field is compared."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    release_id: str | None = None
+    name: str | None = None
+    version: str | None = None
+    builder: str | None = None
+    builder_version: str | None = None
+    sources: dict[str, tuple[str, str]] | None = Field(default=None, description="name -> (url, pinned sha256)")
+
+
+def field_problems(manifest: Manifest, path: Path, expect: ManifestExpectation | None = None) -> list[Problem]:
+    """Every MANIFEST.json field that disagrees with its form or with what the registry pins, by field."""
+    where = str(path)
     problems: list[Problem] = []
+    if manifest.schema_version != SCHEMA:
+        problems.append(Problem(where, f"schema {manifest.schema_version!r} is not {SCHEMA!r}", field="schema_version"))
+    for name in ("release_id", "name", "version", "builder", "builder_version"):
+        if not getattr(manifest, name).strip():
+            problems.append(Problem(where, "must not be empty", field=name))
+    seen: set[str] = set()
+    for i, f in enumerate(manifest.files):
+        parts = f.path.split("/")
+        if f.path in seen or f.path.startswith("/") or ".." in parts or "" in parts:
+            problems.append(Problem(where, f"file path {f.path!r} is repeated or not a plain relative path",
+                                    field=f"files[{i}].path"))
+        seen.add(f.path)
+        if f.bytes < 0:
+            problems.append(Problem(where, "must not be negative", field=f"files[{i}].bytes"))
+    if expect is None:
+        return problems
+    for name in ("release_id", "name", "version", "builder", "builder_version"):
+        want = getattr(expect, name)
+        if want is not None and getattr(manifest, name) != want:
+            problems.append(Problem(where, f"says {getattr(manifest, name)!r}, the registry says {want!r}",
+                                    field=name))
+    if expect.sources is not None:
+        for i, src in enumerate(manifest.sources):
+            pinned = expect.sources.get(src.name)
+            if pinned is None:
+                problems.append(Problem(where, f"source {src.name!r} is not pinned in the registry",
+                                        field=f"sources[{i}].name"))
+                continue
+            if src.url != pinned[0]:
+                problems.append(Problem(where, f"url of {src.name!r} is not the pinned {pinned[0]}",
+                                        field=f"sources[{i}].url"))
+            if src.sha256 != pinned[1]:
+                problems.append(Problem(where, f"sha256 of {src.name!r} is not the pinned {pinned[1]}",
+                                        field=f"sources[{i}].sha256"))
+    return problems
+
+
+def verify_manifest(root: Path, expect: ManifestExpectation | None = None) -> Manifest:
+    """Check every MANIFEST.json field: its form, what ``expect`` pins, and every listed file's size and hash.
+
+    No unlisted file may have been added either.
+    """
+    manifest = read_manifest(root)
+    problems: list[Problem] = field_problems(manifest, root / MANIFEST, expect)
     listed = {f.path for f in manifest.files}
     for f in manifest.files:
         path = root / f.path
         if not path.is_file():
             problems.append(Problem(str(path), "listed in MANIFEST.json but missing"))
+        elif path.stat().st_size != f.bytes:
+            problems.append(Problem(str(path), f"size differs from MANIFEST.json ({f.bytes} bytes recorded, "
+                                               f"{path.stat().st_size} found)", field="bytes"))
         elif sha256_file(path) != f.sha256:
             problems.append(Problem(str(path), f"sha256 differs from MANIFEST.json ({f.sha256[:12]}…): file was modified"))
     for p in _listing(root):
