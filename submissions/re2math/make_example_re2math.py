@@ -23,7 +23,9 @@ import sys
 from pathlib import Path
 
 from lemmata.benchmarks.re2math.meta import RE2MATH
-from lemmata.benchmarks.re2math.scoring import CANDIDATES_N, Resources, year_cutoff
+from lemmata.benchmarks.re2math.replay import CANDIDATES_N
+from lemmata.benchmarks.re2math.resources import Resources
+from lemmata.benchmarks.re2math.scholar.identity import year_cutoff
 from lemmata.benchmarks.re2math.submission import MAX_QUERY_CHARS
 from lemmata.benchmarks.re2math.scholar.artifact import artifact_id
 from lemmata.benchmarks.re2math.scholar.matcher import is_citing_paper

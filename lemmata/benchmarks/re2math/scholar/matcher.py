@@ -41,6 +41,7 @@ from lemmata.benchmarks.re2math.scholar.citations import (
     surname,
 )
 from lemmata.benchmarks.re2math.scholar.citations import words as _words
+from lemmata.benchmarks.re2math.scholar.querycache import Candidate
 
 
 @lru_cache(maxsize=1 << 16)
@@ -131,17 +132,21 @@ class SourceRef(BaseModel):
         return cls(title=title or None, authors=surnames, year=year, doi=doi, arxiv_id=arxiv_id, text=text)
 
 
-def _refs_of(obj: Any) -> list[SourceRef]:
+#: what the matcher compares: a search hit, an already built reference, or a release row's ``z`` mapping
+Comparable = Candidate | SourceRef | Mapping[str, Any]
+
+
+def _refs_of(obj: Comparable) -> list[SourceRef]:
     """A SourceRef, a release ``z`` mapping, or a candidate (its metadata plus each bibliographic variant)."""
     if isinstance(obj, SourceRef):
         return [obj]
     if isinstance(obj, Mapping):
         return [SourceRef.from_z(obj)]
-    refs = [SourceRef.from_fields(title=getattr(obj, "title", None), authors=getattr(obj, "authors", ()) or (),
-                                  year=getattr(obj, "year", None), doi=getattr(obj, "doi", None),
-                                  arxiv_id=getattr(obj, "arxiv_id", None), text=getattr(obj, "text", "") or "")]
-    for variant in getattr(obj, "variants", ()) or ():
-        refs.append(SourceRef.from_citation(variant))
+    if not isinstance(obj, Candidate):
+        raise TypeError(f"cannot compare a {type(obj).__name__}: expected a Candidate, a SourceRef or a z mapping")
+    refs = [SourceRef.from_fields(title=obj.title, authors=obj.authors, year=obj.year, doi=obj.doi,
+                                  arxiv_id=obj.arxiv_id, text=obj.text)]
+    refs += [SourceRef.from_citation(variant) for variant in obj.variants]
     return refs
 
 
@@ -255,7 +260,7 @@ def match_sources(a: SourceRef, b: SourceRef) -> Match:
     return Match(matched=True, rule="title_author", score=score, reason=f"{why}; shared author {shared[0]}")
 
 
-def match_candidate(candidate: Any, cited: Any) -> Match:
+def match_candidate(candidate: Comparable, cited: Comparable) -> Match:
     """Does a retrieved ``candidate`` match the cited source?
 
     ``candidate``: a :class:`~lemmata.benchmarks.re2math.scholar.querycache.Candidate` (its
@@ -275,7 +280,7 @@ def match_candidate(candidate: Any, cited: Any) -> Match:
     return best or Match(matched=False, reason="nothing to compare")
 
 
-def is_citing_paper(candidate: Any, paper: Mapping[str, Any]) -> Match:
+def is_citing_paper(candidate: Comparable, paper: Mapping[str, Any]) -> Match:
     """Is ``candidate`` the instance's citing paper (any arXiv version of it)? Such a source is inadmissible.
 
     ``paper`` is a release row (``paper_key`` / ``paper``) or its ``paper``
@@ -298,7 +303,7 @@ def is_citing_paper(candidate: Any, paper: Mapping[str, Any]) -> Match:
     info = paper.get("paper", paper)
     key = normalize_arxiv_id(paper.get("paper_key") or info.get("paper_id") or "")
     title = info.get("title") or ""
-    cand_id = getattr(candidate, "id", None)
+    cand_id = candidate.id if isinstance(candidate, Candidate) else None
     if key and cand_id == f"paper-{key}":
         return Match(matched=True, rule="arxiv", score=1.0, reason=f"the citing paper's own record ({cand_id})")
     refs = _refs_of(candidate)

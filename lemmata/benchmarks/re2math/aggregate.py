@@ -1,0 +1,184 @@
+"""Aggregation of settled verdicts into a Re²Math result: per-item records, metrics, notes and provenance.
+
+ToolAcc and the other metrics come from
+:func:`lemmata.metrics.tool_acc.tool_acc_report` (Wilson and paper-cluster
+bootstrap intervals, macros, per-domain, pending counts); a metric with a
+pending item is marked not final, and the main score stays empty until none
+is pending. Nothing here depends on when the result is computed except the
+evaluation date taken from ``received_at``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from lemmata import __version__
+from lemmata.core.errors import InputError
+from lemmata.formats.results import FrozenTuple, Result, Score, make_result
+from lemmata.oracles.judge import Judge, JudgeArtifact
+from lemmata.tracks.base import Validated
+from lemmata.benchmarks.re2math.assessment import Assessment
+from lemmata.benchmarks.re2math.judging import (
+    NO_JUDGE,
+    SOURCE_TEXT_LIMIT,
+    conj,
+    needs_suff,
+    rubrics,
+    scoring_artifact_id,
+    verdict,
+)
+from lemmata.benchmarks.re2math.replay import CANDIDATES_N
+from lemmata.benchmarks.re2math.resources import Context
+from lemmata.benchmarks.re2math.submission import BENCHMARK, Header
+
+SCORER_VERSION = "re2math-scorer/1"
+CITE_RECALL_N = 20
+
+
+def received_date(received_at: str) -> str:
+    """The evaluation date (YYYY-MM-DD) of an ISO date or timestamp.
+
+    >>> received_date("2026-11-21T19:40:17+00:00"), received_date("2026-11-21")
+    ('2026-11-21', '2026-11-21')
+    """
+    text = received_at.strip()
+    try:
+        return dt.date.fromisoformat(text[:10]).isoformat()
+    except ValueError:
+        raise InputError.one("received_at", f"not an ISO date or timestamp: {received_at!r}") from None
+
+
+def suff_verdict(a: Assessment, ground: str) -> tuple[str, str, str]:
+    """The Suff verdict of a record given its Ground verdict (not asked where Ground is negative)."""
+    if a.rec.statement is None or a.rec.selected_source is None:
+        return "abstain", "no statement", "rule"
+    if not needs_suff(ground):
+        return "not_evaluable", "not asked: Ground is negative, so ToolAcc is settled", "rule"
+    return verdict(a.suff_q, None)
+
+
+def finish(a: Assessment) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(item for the result, InstanceVerdicts fields for the metrics)."""
+    ground = verdict(a.ground_q, a.ground_rule)
+    suff = suff_verdict(a, ground[0])
+    anchor = verdict(a.anchor_q, a.anchor_rule) if (a.anchor_q or a.anchor_rule) else None
+    oracle = None
+    if a.oracle_evaluable:
+        og = verdict(a.oracle_ground_q, a.oracle_rule)
+        if a.oracle_rule is not None:
+            osf = ("abstain", "no statement", "rule")
+        elif not needs_suff(og[0]):
+            osf = ("not_evaluable", "not asked: oracle Ground is negative", "rule")
+        else:
+            osf = verdict(a.oracle_suff_q, None)
+        oracle = {"ground": as_verdict(og), "suff": as_verdict(osf), "tool_acc": conj(og[0], osf[0])}
+    row, rec = a.row, a.rec
+    tool = conj(ground[0], suff[0])
+    pending = "pending" in (ground[0], suff[0]) or (anchor is not None and anchor[0] == "pending") or (
+        oracle is not None and "pending" in (oracle["ground"]["verdict"], oracle["suff"]["verdict"]))
+    item = {
+        "instance_id": row["instance_id"], "paper_key": row["paper_key"], "domain": row["domain"],
+        "tool_family": row["strata"]["tool_family"],
+        "queries": len(rec.queries), "candidates": len(rec.candidate_ids()), "cite_rank": a.cite_rank,
+        "selected_source": rec.selected_source, "source_match": a.source_match,
+        "source_match_rule": a.source_match_rule, "citing_paper": a.citing_paper is not None,
+        "ground": as_verdict(ground), "suff": as_verdict(suff), "anchor_match": as_verdict(anchor) if anchor else None,
+        "tool_acc": tool, "oracle": oracle, "pending": pending,
+    }
+    verdicts = {
+        "instance_id": row["instance_id"], "paper_key": row["paper_key"], "domain": row["domain"],
+        "ground": ground[0], "suff": suff[0], "anchor_match": anchor[0] if anchor else None,
+        "cite_rank": a.cite_rank, "selected_source": a.source_match, "oracle_evaluable": a.oracle_evaluable,
+        "oracle_ground": oracle["ground"]["verdict"] if oracle else None,
+        "oracle_suff": oracle["suff"]["verdict"] if oracle else None,
+    }
+    return item, verdicts
+
+
+def as_verdict(triple: tuple[str, str, str]) -> dict[str, str]:
+    """A (verdict, reason, by) triple as stored in a result item.
+
+    >>> as_verdict(("yes", "states it", "judge"))
+    {'verdict': 'yes', 'reason': 'states it', 'by': 'judge'}
+    """
+    return {"verdict": triple[0], "reason": triple[1], "by": triple[2]}
+
+
+def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessment], *, received_at: str,
+              judge: Judge | None, judge_artifact: JudgeArtifact | None) -> Result:
+    """The immutable result of judged assessments (every verdict settled or pending)."""
+    from lemmata.metrics.tool_acc import tool_acc_report
+
+    header: Header = validated.header
+    finished = [finish(a) for a in assessments]
+    items = [i for i, _ in finished]
+    report = tool_acc_report([v for _, v in finished], cite_recall_n=CITE_RECALL_N)
+    metrics: dict[str, Any] = {}
+    for name, m in report.metrics().items():
+        if not header.oracle_run and name in ("OracleCoverage", "Oracle ToolAcc"):
+            continue
+        metrics[name] = {**m.model_dump(mode="json"), "final": m.pending == 0}
+    if header.oracle_run and report.delta_to_oracle is not None:
+        metrics["DeltaToOracle"] = report.delta_to_oracle
+    tool = report.tool_acc
+    n_pending = sum(1 for i in items if i["pending"])
+    complete = tool.pending == 0
+    notes = [header.notes.strip()] if header.notes.strip() else []
+    if n_pending:
+        notes.append(f"{n_pending} of {len(items)} items await the judge "
+                     + ("(no judge configured)." if judge is None else "(the judge did not answer)."))
+    if not complete:
+        notes.append(f"ToolAcc is not final: {tool.pending} item(s) pending; {tool.count} confirmed so far.")
+    if header.track == "assisted":
+        notes.append("AnchorAcc is not scored on the assisted track (the anchor hint is part of the input).")
+    if not header.oracle_run:
+        notes.append("No oracle-source run in this submission: OracleCoverage and Oracle ToolAcc are not reported.")
+    art = ctx.artifact
+    return make_result(
+        kind="scored", benchmark=BENCHMARK, track=validated.track,
+        frozen=FrozenTuple(dataset_release=header.release, split=header.split, retrieval_artifact=art.artifact_id,
+                           scoring_artifact=scoring_artifact_id(judge_artifact), date=received_date(received_at)),
+        submission_sha256=validated.sha256, model=header.model,
+        flags={**header.flags.model_dump(), "window": header.window, "input_track": header.track,
+               "oracle_run": header.oracle_run},
+        main=Score(metric="ToolAcc", value=tool.rate if complete else None,
+                   interval=tool.wilson95 if complete else None, interval_kind="wilson95" if complete else None,
+                   count=tool.count, total=tool.total),
+        metrics=metrics,
+        breakdowns={"failure_decomposition": report.failure_decomposition.model_dump(mode="json"),
+                    "by_tool_family": by_stratum(items, "tool_family")},
+        items=items, pending=n_pending, status="complete" if n_pending == 0 else "pending_oracle", notes=notes,
+        provenance={
+            "scorer": SCORER_VERSION, "lemmata": __version__,
+            "release_manifest_sha256": ctx.release_manifest_sha256,
+            "retrieval_artifact": {"id": art.artifact_id, "version": art.info.version,
+                                   "manifest_sha256": manifest_sha(art.root)},
+            "scoring_artifact": (judge_artifact.describe() if judge_artifact is not None else
+                                 {"artifact_id": scoring_artifact_id(None), "judge": {"id": NO_JUDGE},
+                                  "rubrics": {n: {"id": r.id, "sha256": r.sha256} for n, r in rubrics().items()}}),
+            "candidates_per_query": CANDIDATES_N, "source_text_limit": SOURCE_TEXT_LIMIT,
+            "bootstrap": {"resamples": report.n_resamples, "seed": report.seed, "cluster": "paper_key"},
+        },
+    )
+
+
+def manifest_sha(root: Path) -> str:
+    from lemmata.core.hashing import sha256_file
+    from lemmata.release.manifest import MANIFEST
+
+    return sha256_file(Path(root) / MANIFEST)
+
+
+def by_stratum(items: Sequence[Mapping[str, Any]], key: str) -> dict[str, dict[str, Any]]:
+    """ToolAcc and Ground counts per stratum (pending shown, never counted as success)."""
+    out: dict[str, dict[str, Any]] = {}
+    for item in items:
+        g = out.setdefault(item[key], {"gaps": 0, "tool_acc": 0, "ground": 0, "pending": 0})
+        g["gaps"] += 1
+        g["tool_acc"] += item["tool_acc"] == "yes"
+        g["ground"] += item["ground"]["verdict"] == "yes"
+        g["pending"] += item["tool_acc"] == "pending"
+    return dict(sorted(out.items()))

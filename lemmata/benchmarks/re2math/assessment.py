@@ -1,0 +1,112 @@
+"""The judge-free part of scoring one record: CiteRecall rank, source identity, citing-paper exclusion, abstentions.
+
+Whatever can be settled by rule is settled here (an abstention, or selecting
+the citing paper, which settles Ground = no); everything else becomes a
+rubric question for :mod:`judging`. Suff is planned only after Ground is
+known, because a negative Ground already settles ToolAcc.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lemmata.benchmarks.re2math.judging import (
+    Question,
+    anchor_question,
+    ground_question,
+    needs_suff,
+    suff_question,
+    verdict,
+)
+from lemmata.benchmarks.re2math.scholar.identity import SourceIdentity
+from lemmata.benchmarks.re2math.scholar.protocol import ScholarlyArtifact
+from lemmata.benchmarks.re2math.submission import Header, Record
+
+
+@dataclass
+class Assessment:
+    """Everything the scorer settles about one record before and after judging."""
+
+    row: dict[str, Any]
+    rec: Record
+    cite_rank: int | None = None
+    source_match: str = "none"
+    source_match_rule: str | None = None
+    citing_paper: str | None = None
+    ground_rule: tuple[str, str] | None = None  # (verdict, reason) settled without a judge
+    ground_q: Question | None = None
+    suff_q: Question | None = None
+    anchor_q: Question | None = None
+    anchor_rule: tuple[str, str] | None = None
+    oracle_evaluable: bool = False
+    oracle_ground_q: Question | None = None
+    oracle_suff_q: Question | None = None
+    oracle_rule: tuple[str, str] | None = None
+
+
+def assess(row: dict[str, Any], rec: Record, header: Header, artifact: ScholarlyArtifact, log: Any,
+           identity: SourceIdentity | None = None) -> Assessment:
+    """Judge-free part: cite rank, source match, citing-paper exclusion, abstentions, questions to ask."""
+    from lemmata.benchmarks.re2math.scholar.matcher import is_citing_paper
+
+    identity = identity or SourceIdentity(artifact)
+    a = Assessment(row=row, rec=rec)
+    iid = row["instance_id"]
+    cited_id = identity.cited_record(iid)
+    matches: dict[str, tuple[str, str | None] | None] = {}
+
+    def cited(cid: str) -> tuple[str, str | None] | None:
+        if cid not in matches:
+            matches[cid] = identity.is_cited(cid, row)
+        return matches[cid]
+
+    ranks = [rank for q in rec.queries for rank, cid in enumerate(q.candidates, start=1) if cited(cid)]
+    a.cite_rank = min(ranks) if ranks else None
+
+    source, statement = rec.selected_source, rec.statement
+    if source is not None:
+        hit = cited(source)
+        a.source_match = "cited" if hit else "alternative"
+        a.source_match_rule = (hit[1] or hit[0]) if hit else None
+        citing = is_citing_paper(artifact.record(source).candidate(1, None), row)
+        if citing:
+            a.citing_paper = citing.reason
+    if source is None or statement is None:
+        a.ground_rule = ("abstain", "no source selected" if source is None else "no statement extracted")
+    elif a.citing_paper:
+        a.ground_rule = ("no", f"the selected source is the instance's citing paper ({a.citing_paper}); "
+                               "a gap cannot be closed by the paper it comes from")
+    else:
+        a.ground_q = ground_question(row, source, artifact.materialise(source, instance_id=iid, log=log), statement)
+
+    if header.track == "raw" and (row["x"].get("anchor_hint") or "").strip():
+        if rec.anchor is None:
+            a.anchor_rule = ("abstain", "no planning anchor given")
+        else:
+            a.anchor_q = anchor_question(row, rec.anchor)
+
+    if header.oracle_run and cited_id is not None:
+        a.oracle_evaluable = True
+        if rec.oracle_statement is None:
+            a.oracle_rule = ("abstain", "no statement extracted from the cited source")
+        else:
+            m = artifact.materialise(cited_id, instance_id=iid, log=log)
+            a.oracle_ground_q = ground_question(row, cited_id, m, rec.oracle_statement)
+    return a
+
+
+def plan_suff(assessments: Sequence[Assessment]) -> list[Question]:
+    """Suff questions where Ground is yes or pending (elsewhere ToolAcc is already settled)."""
+    out = []
+    for a in assessments:
+        g = verdict(a.ground_q, a.ground_rule)[0]
+        if a.rec.statement is not None and a.rec.selected_source is not None and needs_suff(g):
+            a.suff_q = suff_question(a.row, a.rec.selected_source, a.rec.statement)
+            out.append(a.suff_q)
+        if a.oracle_ground_q is not None and needs_suff(verdict(a.oracle_ground_q, None)[0]):
+            a.oracle_suff_q = suff_question(a.row, a.oracle_ground_q.fields["source_id"], a.rec.oracle_statement)
+            out.append(a.oracle_suff_q)
+    return out
+

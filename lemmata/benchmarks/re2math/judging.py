@@ -1,0 +1,177 @@
+"""Re²Math verdicts: Ground, Suff and AnchorMatch through the judge's scoring artifact.
+
+Each verdict is a rubric question keyed by what is asked (instance, source,
+statement) and the sha256 of the exact prompt, so a cached verdict is only
+reused for the same question. Without a judge (or without its answer) a
+question stays *pending*: shown, never counted as a success.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lemmata.core.errors import LemmataError
+from lemmata.core.hashing import sha256_json
+from lemmata.oracles.judge import Judge, JudgeArtifact, default_artifact_dir, load_rubric
+from lemmata.benchmarks.re2math.scholar.protocol import OpenedSource
+from lemmata.benchmarks.re2math.submission import BENCHMARK
+
+#: characters of a source's frozen text shown to the Ground judge
+SOURCE_TEXT_LIMIT = 60_000
+RUBRIC_VERSIONS = {"ground": 1, "suff": 1, "anchor": 1}
+NO_JUDGE = "none"
+ENV_JUDGE_ARTIFACT = "LEMMATA_JUDGE_ARTIFACT"
+ENV_CONCURRENCY = "LEMMATA_JUDGE_CONCURRENCY"
+
+
+def rubrics() -> dict[str, Any]:
+    return {name: load_rubric(name, version) for name, version in RUBRIC_VERSIONS.items()}
+
+
+def judge_artifact_for(judge: Judge | None, folder: str | Path | None = None) -> JudgeArtifact | None:
+    """The judge artifact to read (and, with a live judge, write) verdicts in.
+
+    ``folder`` (or ``$LEMMATA_JUDGE_ARTIFACT``) names an existing artifact;
+    otherwise the default folder of the live judge, or of ``$LEMMATA_JUDGE_ID``.
+    None when no judge is known at all: every judged item is then pending.
+    """
+    from lemmata.oracles.judge import ARTIFACT_FILE, ArtifactManifest
+
+    rubric_set = rubrics()
+    folder = folder or os.environ.get(ENV_JUDGE_ARTIFACT) or None
+    judge_id = judge.judge_id if judge is not None else None
+    describe = judge.describe() if judge is not None else None
+    if folder is not None:
+        manifest_path = Path(folder) / ARTIFACT_FILE
+        if judge_id is None:
+            if not manifest_path.is_file():
+                raise LemmataError(f"{folder} is not a judge artifact (no {ARTIFACT_FILE}); configure a judge to "
+                                   "create one")
+            judge_id = ArtifactManifest.model_validate_json(manifest_path.read_text("utf-8")).judge["id"]
+        return JudgeArtifact(folder, benchmark=BENCHMARK, judge_id=judge_id, rubrics=rubric_set, describe=describe)
+    judge_id = judge_id or os.environ.get("LEMMATA_JUDGE_ID", "").strip() or None
+    if judge_id is None:
+        return None
+    return JudgeArtifact(default_artifact_dir(BENCHMARK, judge_id, rubric_set), benchmark=BENCHMARK,
+                         judge_id=judge_id, rubrics=rubric_set, describe=describe)
+
+
+def scoring_artifact_id(artifact: JudgeArtifact | None) -> str:
+    from lemmata.oracles.judge import artifact_id
+
+    return artifact.artifact_id if artifact is not None else artifact_id(BENCHMARK, NO_JUDGE, rubrics())
+
+
+@dataclass
+class Question:
+    """One rubric question about one instance (its cache key fields and the template values)."""
+
+    rubric: str
+    fields: dict[str, Any]
+    values: dict[str, str]
+    verdict: dict[str, Any] | None = None
+
+
+def proof_blocks(row: Mapping[str, Any]) -> str:
+    blocks = list(row["x"].get("local_context") or [])
+    if not blocks:
+        return "(no local proof blocks)"
+    return "\n\n".join(f"[block {i}]\n{b.strip()}" for i, b in enumerate(blocks, start=1))
+
+
+def question(rubric: str, iid: str, values: dict[str, str], **fields: Any) -> Question:
+    """Key fields name what is asked; ``prompt_sha256`` pins everything the judge is shown."""
+    rendered = rubrics()[rubric].render(values)
+    return Question(rubric=rubric, values=values,
+                    fields={"instance_id": iid, **fields, "prompt_sha256": sha256_json(rendered)})
+
+
+def ground_question(row, source_id: str, materialised: OpenedSource, statement: str) -> Question:
+    text = materialised.text
+    if len(text) > SOURCE_TEXT_LIMIT:
+        text = text[:SOURCE_TEXT_LIMIT] + f"\n[… frozen text truncated at {SOURCE_TEXT_LIMIT:,} characters]"
+    values = {"source_id": source_id, "source_title": materialised.record.title, "source_text": text,
+              "statement": statement}
+    return question("ground", row["instance_id"], values, source_id=source_id, statement=statement)
+
+
+def suff_question(row, source_id: str, statement: str) -> Question:
+    x = row["x"]
+    values = {"setup": x["global_context"]["setup"].strip(), "target_theorem": x["global_context"]["target_theorem"].strip(),
+              "local_context": proof_blocks(row), "anchor_hint": (x.get("anchor_hint") or "").strip() or "(none)",
+              "reference_statement": row["y"]["reference_tool_latex"].strip(), "statement": statement}
+    return question("suff", row["instance_id"], values, source_id=source_id, statement=statement)
+
+
+def anchor_question(row, anchor: str) -> Question:
+    x = row["x"]
+    values = {"target_theorem": x["global_context"]["target_theorem"].strip(), "local_context": proof_blocks(row),
+              "reference_anchor": (x.get("anchor_hint") or "").strip(), "anchor": anchor}
+    return question("anchor", row["instance_id"], values, anchor=anchor)
+
+
+def resolve(questions: Sequence[Question], artifact: JudgeArtifact | None, judge: Judge | None, *,
+            quiet: bool = True, desc: str = "judging") -> None:
+    """Fill ``verdict`` of each question from the cache or the live judge (None stays pending)."""
+    if artifact is None or not questions:
+        return
+    from lemmata.core.progress import track
+
+    for q in questions:
+        q.verdict = artifact.lookup(q.rubric, q.fields)
+        if q.verdict is not None:
+            artifact.stats.add("cached")
+    missing = [q for q in questions if q.verdict is None]
+    if judge is None:
+        for _ in missing:
+            artifact.stats.add("pending")
+        return
+    if not missing:
+        return
+    workers = max(1, int(os.environ.get(ENV_CONCURRENCY, "4") or 4))
+
+    def ask(q: Question) -> None:
+        q.verdict = artifact.obtain(q.rubric, q.fields, q.values, judge)
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for _ in track(pool.map(ask, missing), total=len(missing), desc=desc, quiet=quiet):
+            pass
+
+
+
+def verdict(q: Question | None, rule: tuple[str, str] | None) -> tuple[str, str, str]:
+    """(verdict, reason, by) where by is 'rule', 'judge' or 'pending'.
+
+    >>> verdict(None, ("abstain", "no statement")), verdict(None, None)[0]
+    (('abstain', 'no statement', 'rule'), 'pending')
+    """
+    if rule is not None:
+        return rule[0], rule[1], "rule"
+    if q is None or q.verdict is None:
+        return "pending", "awaiting the judge", "pending"
+    return q.verdict["verdict"], q.verdict.get("reason", ""), "judge"
+
+
+def needs_suff(ground: str) -> bool:
+    """Suff is asked only where Ground is yes or pending: elsewhere ToolAcc is already settled."""
+    return ground in ("yes", "pending")
+
+
+def conj(a: str, b: str) -> str:
+    """Ground ∧ Suff in the metrics' three-valued reading: a final negative settles it, else pending waits.
+
+    >>> conj("yes", "yes"), conj("no", "pending"), conj("pending", "yes"), conj("uncertain", "yes")
+    ('yes', 'no', 'pending', 'no')
+    """
+    from lemmata.metrics.tool_acc import FINAL_NEGATIVES
+
+    if a == "yes" and b == "yes":
+        return "yes"
+    if a in FINAL_NEGATIVES or b in FINAL_NEGATIVES:
+        return "no"
+    return "pending"

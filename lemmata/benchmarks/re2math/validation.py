@@ -1,0 +1,94 @@
+"""Complete validation of a Re²Math submission: release, split, artifact, instance ids and every trajectory.
+
+Every problem is reported at once, with line and field, so a submitter fixes
+the file in one pass; the trajectory itself is checked by :mod:`replay`.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from lemmata.core.errors import InputError, Problem
+from lemmata.core.registry import suggest
+from lemmata.formats.envelope import Envelope
+from lemmata.tracks.base import Validated
+from lemmata.benchmarks.re2math.replay import replay_problems
+from lemmata.benchmarks.re2math.resources import Resources
+from lemmata.benchmarks.re2math.submission import BENCHMARK, parse_submission
+
+#: the canonical window; other windows are ranked as their own tracks (``raw-m1``, ``assisted-m3``, …)
+CANONICAL_WINDOW = 5
+MAX_LISTED_MISSING = 25
+
+
+def result_track(track: str, window: int) -> str:
+    """The leaderboard track of a submission: windows other than the canonical one never rank with it.
+
+    >>> result_track("raw", 5), result_track("assisted", 1)
+    ('raw', 'assisted-m1')
+    """
+    return track if window == CANONICAL_WINDOW else f"{track}-m{window}"
+
+
+def unknown_release(release_id: str) -> str | None:
+    """None for a known Re²Math release, else the message (with the closest known id) to report."""
+    from lemmata.benchmarks.re2math.meta import RELEASES
+
+    known = sorted(m.release_id for m in RELEASES if m.name == BENCHMARK)
+    return None if release_id in known else suggest("release", release_id, known)
+
+
+def validate_envelope(envelope: Envelope, sha256: str, resources: Resources) -> Validated:
+    """Complete validation of a Re²Math submission; raises one InputError listing every problem."""
+    header, records = parse_submission(envelope)
+    name = envelope.filename
+    hl = envelope.header_line
+    problems: list[Problem] = []
+    msg = unknown_release(header.release)
+    if msg:
+        raise InputError([Problem(name, msg, hl, "header.release")])
+    rows = resources.rows(header.release, header.split)
+    available = resources.available_artifacts()
+    if header.retrieval_artifact not in available:
+        raise InputError([Problem(name, suggest("retrieval artifact", header.retrieval_artifact, available), hl,
+                                  "header.retrieval_artifact")])
+    artifact = resources.artifact(header.retrieval_artifact)
+    if artifact.info.release_id != header.release:
+        problems.append(Problem(name, f"retrieval artifact {artifact.artifact_id} was built from "
+                                      f"{artifact.info.release_id}, not {header.release}", hl,
+                                "header.retrieval_artifact"))
+    first_line: dict[str, int] = {}
+    searched: dict[tuple[str, int | None], list[str]] = {}
+    for line, rec in records:
+        iid = rec.instance_id
+        if iid in first_line:
+            problems.append(Problem(name, f"duplicate instance_id (first on line {first_line[iid]})", line,
+                                    "instance_id"))
+            continue
+        first_line[iid] = line
+        row = rows.get(iid)
+        if row is None:
+            close = difflib.get_close_matches(iid, list(rows), n=1, cutoff=0.8)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            problems.append(Problem(name, f"unknown instance_id {iid!r}: not an instance of {header.release} "
+                                          f"{header.split}{hint}", line, "instance_id"))
+            continue
+        problems += replay_problems(name, line, rec, row, artifact, searched)
+    missing = [iid for iid in rows if iid not in first_line]
+    if missing:
+        shown = ", ".join(missing[:MAX_LISTED_MISSING]) + (f", … ({len(missing) - MAX_LISTED_MISSING} more)"
+                                                           if len(missing) > MAX_LISTED_MISSING else "")
+        problems.append(Problem(name, f"{len(missing)} instance(s) of {header.split} have no record: {shown}",
+                                field="instance_id"))
+    if problems:
+        raise InputError(problems)
+    n_queries = sum(len(r.queries) for _, r in records)
+    abstained = sum(r.selected_source is None or r.statement is None for _, r in records)
+    return Validated(
+        benchmark=BENCHMARK, track=result_track(header.track, header.window), model=header.model, header=header,
+        records=records, sha256=sha256, filename=name,
+        summary=(f"{len(records)} instances of {header.release} {header.split}, {header.track} track, "
+                 f"m={header.window}; {n_queries} queries replayed against {artifact.artifact_id}; "
+                 f"{abstained} abstentions"),
+        needs_oracle=True,
+    )
