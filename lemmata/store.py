@@ -388,14 +388,14 @@ class Store:
         alone would otherwise be restored as an entry by :meth:`reindex`).
         """
         sha = sha256_bytes(data)
-        existing = self.get_submission(sha)
-        if existing is not None:
-            return existing, False
         now = received_at or now_iso()
         meta = SubmissionMeta(sha256=sha, benchmark=benchmark, track=track, filename=filename, model_name=model_name,
                               submitter=submitter, received_at=now, header=header, contact=contact, notes=notes)
         written: list[Path] = []
         try:
+            existing = self.get_submission(sha)
+            if existing is not None:
+                return existing, False
             with self._write() as conn:
                 if conn.execute("SELECT 1 FROM submissions WHERE sha256 = ?", (sha,)).fetchone() is None:
                     if rate_limit is not None:
@@ -414,6 +414,7 @@ class Store:
                                          [(k, stamp) for k in rate_keys])
                 else:
                     created = False
+            record = self.get_submission(sha)
         except (OSError, sqlite3.Error) as exc:
             for path in written:
                 try:
@@ -425,7 +426,6 @@ class Store:
                 raise StorageError(f"The server could not store the upload because {describe_fault(exc)}; "
                                    "nothing was stored, please try again later.") from exc
             raise
-        record = self.get_submission(sha)
         assert record is not None
         return record, created
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import sqlite3
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -19,7 +20,7 @@ from lemmata.core.hashing import sha256_bytes
 from lemmata.space.config import SpaceConfig
 from lemmata.space.safety import clean_text, esc
 from lemmata.store import RateLimited, Store, SubmissionRecord
-from lemmata.store_faults import StorageError
+from lemmata.store_faults import StorageError, describe_fault, is_storage_fault
 
 OutcomeKind = Literal["created", "duplicate", "invalid", "rate_limited", "unavailable"]
 log = logging.getLogger("lemmata.space.submit")
@@ -110,10 +111,18 @@ def submit_upload(store: Store, config: SpaceConfig, data: bytes | None, filenam
     except InputError as exc:
         return SubmitOutcome("invalid", "Nothing was stored: fix the problems below and upload again.",
                              list(exc.problems) + problems)
-    existing = store.get_submission(sha256_bytes(data))
+    try:
+        existing = store.get_submission(sha256_bytes(data))
+        result_ids = store.result_ids_for_submission(existing.sha256) if existing is not None else []
+    except (OSError, sqlite3.Error) as exc:  # a full disk can stop SQLite from opening the index at all
+        if not is_storage_fault(exc):
+            raise
+        log.error("reading the store for an upload failed: %s", exc)
+        return SubmitOutcome("unavailable", f"The server could not check the upload because {describe_fault(exc)}; "
+                                            "nothing was stored, please try again later.")
     if existing is not None:
         return SubmitOutcome("duplicate", "This exact file was already submitted; nothing new was stored.",
-                             record=existing, result_ids=store.result_ids_for_submission(existing.sha256))
+                             record=existing, result_ids=result_ids)
     if problems:
         return SubmitOutcome("invalid", "The file is valid, but nothing was stored: fix the form below.", problems)
     keys = [f"submitter:{form.submitter.casefold()}"]
