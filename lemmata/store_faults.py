@@ -114,7 +114,7 @@ def check_index(db_path: Path) -> str | None:
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
-        return f"cannot be read by SQLite ({exc})"
+        return f"is not a readable SQLite database ({exc})"
     return None
 
 
@@ -131,7 +131,10 @@ def move_aside(db_path: Path) -> Path | None:
         if not path.exists():
             continue
         target = path.with_name(f"{path.name}.damaged-{stamp}")
-        path.rename(target)
+        try:
+            path.rename(target)
+        except FileNotFoundError:  # another process opening the same store moved it first
+            continue
         if suffix == "":
             moved = target
     return moved
