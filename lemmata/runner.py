@@ -4,25 +4,29 @@ Baselines are leaderboard rows like any other, so they take the uploaded
 path: the envelope is parsed and validated by the benchmark's handler, the
 bytes are stored as a submission, and the same function the space's worker uses scores the
 stored bytes (not the in-memory objects) into an immutable result. Scoring
-the same file twice stores nothing new.
+the same file twice stores nothing new. A full disk or I/O error raises
+:class:`~lemmata.core.errors.LemmataError` with one sentence, never a bare
+``OSError``; nothing half-written is left behind.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from pathlib import Path
 
 from lemmata.core.errors import InputError, LemmataError
 from lemmata.formats.results import Result
 from lemmata.store import Store, SubmissionRecord
 from lemmata.tracks.base import OracleConfig
+from lemmata.store_faults import describe_fault, is_storage_fault
 
-__all__ = ["SUBMITTER", "chain_version", "failure_reason", "score_file", "score_record"]
+__all__ = ["FAULT_RETRIES", "SUBMITTER", "chain_version", "failure_reason", "score_file", "score_stored", "settled_status"]
 
 log = logging.getLogger("lemmata.space.worker")
 #: the longest failure reason recorded on a submission
 MAX_REASON = 2000
+#: how often a submission whose scoring hit a storage fault is queued again before it is marked failed
+FAULT_RETRIES = 3
 
 SUBMITTER = "lemmata-baselines"
 
@@ -40,10 +44,18 @@ def score_file(path: str | Path, store: Store, *, submitter: str = SUBMITTER,
         model_name=validated.model.name, submitter=submitter, header=validated.header.model_dump(mode="json"),
         status="scoring",  # scored right here; a running space worker must not claim it too
     )
-    result = score_record(store, record, oracles or OracleConfig())
-    if result is None:
-        reason = store.get_submission(record.sha256).status_reason  # type: ignore[union-attr]
-        raise LemmataError(f"scoring {path.name} failed: {reason}")
+    try:
+        result = score_stored(store, record, oracles or OracleConfig())
+    except Exception as cause:
+        if is_storage_fault(cause):
+            store.requeue_after_fault(record.sha256, f"storage fault while scoring: {describe_fault(cause)}",
+                                      max_retries=FAULT_RETRIES)
+            raise LemmataError(f"scoring {path.name} could not be stored because {describe_fault(cause)}; "
+                               "the submission is queued to be scored again") from cause
+        store.set_status(record.sha256, "failed", failure_reason(cause))
+        raise LemmataError(f"scoring {path.name} failed: {failure_reason(cause)}") from cause
+    status, reason = settled_status(result)
+    store.set_status(record.sha256, status, reason)  # type: ignore[arg-type]
     return result
 
 
@@ -71,27 +83,25 @@ def failure_reason(exc: BaseException) -> str:
     return text[:MAX_REASON]
 
 
-def score_record(store: Store, record: SubmissionRecord, oracles: OracleConfig) -> Result | None:
-    """Score one stored submission from its stored bytes into the next result version; None when it failed
-    (the reason is recorded on the submission)."""
+def score_stored(store: Store, record: SubmissionRecord, oracles: OracleConfig) -> Result:
+    """Score one stored submission from its stored bytes and store the next result version.
+
+    Raises whatever went wrong (the caller records the submission's status: the space's worker retries
+    storage faults, :func:`score_file` reports them in one sentence).
+    """
     from lemmata.registry import handler_for, validate_upload
 
-    started = time.perf_counter()
-    try:
-        data = store.submission_bytes(record.sha256)
-        validated = validate_upload(data, record.filename, max_bytes=max(len(data), 1))
-        result = handler_for(validated.benchmark).score(validated, received_at=record.received_at,
-                                                         oracles=oracles)
-        if result.submission_sha256 != record.sha256:
-            raise ValueError("the handler returned a result for a different submission")
-        stored, _ = store.add_result(chain_version(store, result))
-    except Exception as exc:
-        log.warning("scoring %s failed: %s", record.sha256[:12], exc)
-        store.set_status(record.sha256, "failed", failure_reason(exc))
-        return None
-    pending = stored.pending > 0 or stored.status == "pending_oracle"
-    reason = (f"{stored.pending} item(s) wait for an oracle verdict" if pending else None)
-    store.set_status(record.sha256, "pending_oracle" if pending else "scored", reason)
-    log.info("scored %s (%s/%s) in %.2fs", record.sha256[:12], stored.benchmark, stored.track,
-             time.perf_counter() - started)
+    data = store.submission_bytes(record.sha256)
+    validated = validate_upload(data, record.filename, max_bytes=max(len(data), 1))
+    result = handler_for(validated.benchmark).score(validated, received_at=record.received_at, oracles=oracles)
+    if result.submission_sha256 != record.sha256:
+        raise ValueError("the handler returned a result for a different submission")
+    stored, _ = store.add_result(chain_version(store, result))
     return stored
+
+
+def settled_status(stored: Result) -> tuple[str, str | None]:
+    """The submission status a stored result settles: waiting for an oracle, or scored."""
+    if stored.pending > 0 or stored.status == "pending_oracle":
+        return "pending_oracle", f"{stored.pending} item(s) wait for an oracle verdict"
+    return "scored", None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import os
 import sqlite3
 import tempfile
@@ -32,6 +33,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from lemmata.core.errors import LemmataError, Problem
 from lemmata.core.hashing import sha256_bytes, sha256_json
 from lemmata.formats.results import Result, now_iso
+from lemmata.store_faults import EMPTY, MISSING, StorageError, check_index, describe_fault, is_storage_fault, move_aside
+
+log = logging.getLogger("lemmata.store")
 
 SubmissionStatus = Literal["validated", "queued", "scoring", "scored", "pending_oracle", "failed"]
 STORE_SCHEMA = 2
@@ -275,7 +279,12 @@ class Store:
         self.moderation_dir = self.root / "moderation"
         self.db_path = self.root / "leaderboard.sqlite3"
         self.reindex_problems: list[Problem] = []
+        #: one line when the index was found damaged or missing at open and rebuilt from the durable files
+        self.recovery_notice: str | None = None
         self.root.mkdir(parents=True, exist_ok=True)
+        damage = check_index(self.db_path)
+        rebuild = damage is not None and (damage not in (MISSING, EMPTY) or self._has_durable_files())
+        moved = move_aside(self.db_path) if rebuild else None
         with self._conn() as conn:
             conn.executescript(_DDL)
             for table, columns in _ADDED_COLUMNS.items():
@@ -296,6 +305,21 @@ class Store:
             with self._write() as conn:
                 conn.execute("UPDATE results SET summary_json = ? WHERE result_id = ?",
                              (json.dumps(result_summary(result), default=str), row["result_id"]))
+        if rebuild:
+            added = self.reindex()
+            aside = f"moved it aside to {moved.name} and " if moved is not None else ""
+            self.recovery_notice = (
+                f"The SQLite index {damage}: {aside}rebuilt it from the durable files ({added} result(s), "
+                f"{sum(self.status_counts().values())} submission(s), "
+                f"{len(self.reindex_problems)} unreadable file(s) skipped).")
+            log.warning(self.recovery_notice)
+
+    def _has_durable_files(self) -> bool:
+        """Whether any durable file exists, i.e. whether a missing index means lost entries."""
+        for folder in (self.results_dir, self.submissions_dir, self.moderation_dir):
+            if folder.is_dir() and any(p.is_file() for p in folder.rglob("*.json*")):
+                return True
+        return False
 
     # -- plumbing ------------------------------------------------------------
     @contextmanager
@@ -317,8 +341,15 @@ class Store:
             try:
                 yield conn
                 conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
+            except BaseException as exc:
+                # SQLite may already have rolled back (a full disk does that): a failing ROLLBACK must
+                # never replace the error that caused it, so it is logged and attached, and the cause raised
+                if conn.in_transaction:
+                    try:
+                        conn.execute("ROLLBACK")
+                    except sqlite3.Error as rollback_exc:
+                        log.error("rollback after %s failed too: %s", type(exc).__name__, rollback_exc)
+                        exc.add_note(f"the rollback that followed failed too: {rollback_exc}")
                 raise
 
     def _log(self, conn: sqlite3.Connection, actor: str, action: str, target: str, detail: str | None = None) -> None:
@@ -351,29 +382,50 @@ class Store:
         key in ``rate_keys`` inside the same write transaction, so parallel
         uploads cannot overrun it; over the limit raises :class:`RateLimited`.
         The upload and its sidecar are written under the write lock, only for
-        the upload that actually creates the entry.
+        the upload that actually creates the entry. A disk fault raises
+        :class:`StorageError` and leaves nothing behind: the transaction rolls
+        back and every file this call created is removed again (a sidecar
+        alone would otherwise be restored as an entry by :meth:`reindex`).
         """
         sha = sha256_bytes(data)
-        existing = self.get_submission(sha)
-        if existing is not None:
-            return existing, False
         now = received_at or now_iso()
         meta = SubmissionMeta(sha256=sha, benchmark=benchmark, track=track, filename=filename, model_name=model_name,
                               submitter=submitter, received_at=now, header=header, contact=contact, notes=notes)
-        with self._write() as conn:
-            if conn.execute("SELECT 1 FROM submissions WHERE sha256 = ?", (sha,)).fetchone() is None:
-                if rate_limit is not None:
-                    self._check_rate(conn, rate_limit, rate_keys)
-                created = self._insert_submission(conn, meta, status)
-                if not self.submission_path(sha).exists():
-                    _atomic_write(self.submission_path(sha), data)
-                _atomic_write(self.submission_meta_path(sha), meta.model_dump_json(indent=2).encode("utf-8"))
-                if rate_limit is not None:
-                    stamp = dt.datetime.now(dt.timezone.utc).timestamp()
-                    conn.executemany("INSERT INTO rate_events(key, at) VALUES (?, ?)", [(k, stamp) for k in rate_keys])
-            else:
-                created = False
-        record = self.get_submission(sha)
+        written: list[Path] = []
+        try:
+            existing = self.get_submission(sha)
+            if existing is not None:
+                return existing, False
+            with self._write() as conn:
+                if conn.execute("SELECT 1 FROM submissions WHERE sha256 = ?", (sha,)).fetchone() is None:
+                    if rate_limit is not None:
+                        self._check_rate(conn, rate_limit, rate_keys)
+                    created = self._insert_submission(conn, meta, status)
+                    for path, body in ((self.submission_path(sha), data),
+                                       (self.submission_meta_path(sha), meta.model_dump_json(indent=2).encode())):
+                        if not path.exists():
+                            _atomic_write(path, body)
+                            written.append(path)
+                        elif path == self.submission_meta_path(sha):
+                            _atomic_write(path, body)
+                    if rate_limit is not None:
+                        stamp = dt.datetime.now(dt.timezone.utc).timestamp()
+                        conn.executemany("INSERT INTO rate_events(key, at) VALUES (?, ?)",
+                                         [(k, stamp) for k in rate_keys])
+                else:
+                    created = False
+            record = self.get_submission(sha)
+        except (OSError, sqlite3.Error) as exc:
+            for path in written:
+                try:
+                    path.unlink(missing_ok=True)
+                except OSError as cleanup_exc:
+                    log.error("could not remove %s after a failed upload: %s", path, cleanup_exc)
+                    exc.add_note(f"removing {path.name} failed too: {cleanup_exc}")
+            if is_storage_fault(exc):
+                raise StorageError(f"The server could not store the upload because {describe_fault(exc)}; "
+                                   "nothing was stored, please try again later.") from exc
+            raise
         assert record is not None
         return record, created
 
@@ -470,6 +522,27 @@ class Store:
             if cur.rowcount:
                 self._log(conn, "system", "requeue_interrupted", "*", str(cur.rowcount))
             return cur.rowcount
+
+    def requeue_after_fault(self, sha256: str, reason: str, *, max_retries: int) -> SubmissionStatus:
+        """Put a submission whose scoring hit a storage fault back in the queue, at most ``max_retries`` times.
+
+        Retries are counted from the ``fault_retry`` events since the entry was
+        submitted, restored or rescored; past the bound it is ``failed`` with
+        the reason, so a disk that stays full cannot keep it cycling. Only a
+        submission still in ``scoring`` is moved. Returns the new status.
+        """
+        with self._write() as conn:
+            since = conn.execute("SELECT COALESCE(MAX(id), 0) FROM events WHERE target = ? AND action IN "
+                                 "('submit', 'restore', 'rescore')", (sha256,)).fetchone()[0]
+            done = conn.execute("SELECT COUNT(*) FROM events WHERE target = ? AND action = 'fault_retry' AND id > ?",
+                                (sha256, since)).fetchone()[0]
+            status: SubmissionStatus = "queued" if done < max_retries else "failed"
+            detail = (f"{reason}; retry {done + 1} of {max_retries}" if status == "queued"
+                      else f"{reason}; gave up after {done} retries")
+            conn.execute("UPDATE submissions SET status = ?, status_reason = ?, updated_at = ? "
+                         "WHERE sha256 = ? AND status = 'scoring'", (status, detail, now_iso(), sha256))
+            self._log(conn, "system", "fault_retry" if status == "queued" else "status:failed", sha256, detail)
+        return status
 
     def requeue(self, sha256: str, *, actor: str, reason: str | None = None) -> None:
         """Queue a stored submission for scoring again (an admin's rescore)."""

@@ -126,8 +126,9 @@ def default_steps(ctx: SpaceContext) -> list[Step]:
     def index_run(report):
         added = store.reindex()
         skipped = f"; {len(store.reindex_problems)} unreadable file(s) skipped" if store.reindex_problems else ""
+        notice = f" ({store.recovery_notice})" if store.recovery_notice else ""
         return f"{added} result file(s) newly indexed; {sum(store.status_counts().values())} submission(s) " \
-               f"on record{skipped}"
+               f"on record{skipped}{notice}"
 
     def optional(run):
         def wrapped(report):

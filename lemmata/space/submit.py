@@ -3,12 +3,15 @@
 Nothing is stored until the file and the form both pass. A file whose bytes
 are already stored points to the existing entry. A new entry counts against
 the submitter's rate limit inside the store's write transaction, so parallel
-uploads cannot overrun it.
+uploads cannot overrun it. A full disk or I/O error while storing is one
+sentence to the visitor (outcome ``unavailable``) with nothing half-written.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
+import sqlite3
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -17,8 +20,10 @@ from lemmata.core.hashing import sha256_bytes
 from lemmata.space.config import SpaceConfig
 from lemmata.space.safety import clean_text, esc
 from lemmata.store import RateLimited, Store, SubmissionRecord
+from lemmata.store_faults import StorageError, describe_fault, is_storage_fault
 
-OutcomeKind = Literal["created", "duplicate", "invalid", "rate_limited"]
+OutcomeKind = Literal["created", "duplicate", "invalid", "rate_limited", "unavailable"]
+log = logging.getLogger("lemmata.space.submit")
 FORM = "form"
 MAX_SUBMITTER = 100
 MAX_CONTACT = 200
@@ -106,10 +111,18 @@ def submit_upload(store: Store, config: SpaceConfig, data: bytes | None, filenam
     except InputError as exc:
         return SubmitOutcome("invalid", "Nothing was stored: fix the problems below and upload again.",
                              list(exc.problems) + problems)
-    existing = store.get_submission(sha256_bytes(data))
+    try:
+        existing = store.get_submission(sha256_bytes(data))
+        result_ids = store.result_ids_for_submission(existing.sha256) if existing is not None else []
+    except (OSError, sqlite3.Error) as exc:  # a full disk can stop SQLite from opening the index at all
+        if not is_storage_fault(exc):
+            raise
+        log.error("reading the store for an upload failed: %s", exc)
+        return SubmitOutcome("unavailable", f"The server could not check the upload because {describe_fault(exc)}; "
+                                            "nothing was stored, please try again later.")
     if existing is not None:
         return SubmitOutcome("duplicate", "This exact file was already submitted; nothing new was stored.",
-                             record=existing, result_ids=store.result_ids_for_submission(existing.sha256))
+                             record=existing, result_ids=result_ids)
     if problems:
         return SubmitOutcome("invalid", "The file is valid, but nothing was stored: fix the form below.", problems)
     keys = [f"submitter:{form.submitter.casefold()}"]
@@ -125,6 +138,9 @@ def submit_upload(store: Store, config: SpaceConfig, data: bytes | None, filenam
             rate_limit=config.rate_limit, rate_keys=keys)
     except RateLimited as exc:
         return SubmitOutcome("rate_limited", str(exc).capitalize() + ". Nothing was stored.")
+    except StorageError as exc:  # full disk, I/O error: the store already removed what it had written
+        log.error("storing an upload failed: %s", exc.__cause__ or exc)
+        return SubmitOutcome("unavailable", str(exc))
     if not created:  # another upload of the same bytes won the race
         return SubmitOutcome("duplicate", "This exact file was already submitted; nothing new was stored.",
                              record=record, result_ids=store.result_ids_for_submission(record.sha256))
@@ -145,7 +161,7 @@ def render_outcome(outcome: SubmitOutcome) -> str:
         return (f'<div class="lm-errors" role="alert"><b>{n} problem{"s" if n != 1 else ""} found.</b> '
                 f"{esc(outcome.message)}<table><thead><tr><th>File</th><th>Line</th><th>Field</th><th>Reason</th>"
                 f"</tr></thead><tbody>{rows}</tbody></table></div>")
-    if outcome.kind == "rate_limited":
+    if outcome.kind in ("rate_limited", "unavailable"):
         return f'<div class="lm-errors" role="alert">{esc(outcome.message)}</div>'
     rec = outcome.record
     assert rec is not None

@@ -5,7 +5,12 @@ puts back anything a stopped process left in ``scoring`` and resumes. Each
 submission is re-validated from its stored bytes (never from memory), scored
 by its benchmark's handler, stored as an immutable result, and its status set
 to ``scored``, ``pending_oracle`` (some verdicts await an oracle) or
-``failed`` with the reason. Rescoring a submission whose result changed stores
+``failed`` with the reason. A storage fault (full disk, I/O error) is no
+verdict: the submission goes back to ``queued`` with the reason, at most
+``fault_retries`` times, and the worker waits ``fault_backoff_s`` before
+claiming again. When even recording a status fails, the original error is
+what is logged and reported, and the status change is retried on the next
+iteration instead of leaving the entry in ``scoring`` until a restart. Rescoring a submission whose result changed stores
 a new version that supersedes the old one; an unchanged result stores nothing.
 """
 
@@ -13,22 +18,34 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 from lemmata.formats.results import Result
 from lemmata.tracks.base import OracleConfig
-from lemmata.runner import score_record
+from lemmata.runner import FAULT_RETRIES, failure_reason, score_stored, settled_status
 from lemmata.store import Store, SubmissionRecord
+from lemmata.store_faults import describe_fault, is_storage_fault
 
 log = logging.getLogger("lemmata.space.worker")
+MAX_REASON = 2000
+FAULT_BACKOFF_S = 30.0
 
 
 class ScoringWorker:
     """Scores queued submissions one at a time in a daemon thread."""
 
     def __init__(self, store: Store, *, oracles: Callable[[], OracleConfig] = OracleConfig,
-                 poll_seconds: float = 2.0, on_change: Callable[[], None] | None = None) -> None:
+                 poll_seconds: float = 2.0, on_change: Callable[[], None] | None = None,
+                 fault_retries: int = FAULT_RETRIES, fault_backoff_s: float = FAULT_BACKOFF_S) -> None:
         self.store = store
+        self.fault_retries = fault_retries
+        self.fault_backoff_s = fault_backoff_s
+        #: the error that stopped the last :meth:`process` call (None after a success)
+        self.last_error: BaseException | None = None
+        #: status changes that could not be written yet: sha256 -> (status or "fault", reason)
+        self.unsettled: dict[str, tuple[str, str | None]] = {}
+        self._resume_at = 0.0
         self.oracles = oracles
         self.poll_seconds = poll_seconds
         self.on_change = on_change
@@ -77,7 +94,10 @@ class ScoringWorker:
 
     # -- work --------------------------------------------------------------------
     def run_once(self) -> bool:
-        """Claim and score one submission; False when the queue is empty."""
+        """Claim and score one submission; False when the queue is empty, or while a storage fault is
+        being waited out (unwritten status changes pending, or within the back-off)."""
+        if not self._settle_pending() or time.monotonic() < self._resume_at:
+            return False
         record = self.store.claim_next()
         if record is None:
             return False
@@ -92,4 +112,52 @@ class ScoringWorker:
         return True
 
     def process(self, record: SubmissionRecord) -> Result | None:
-        return score_record(self.store, record, self.oracles())
+        started = time.perf_counter()
+        self.last_error = None
+        try:
+            stored = score_stored(self.store, record, self.oracles())
+        except Exception as exc:
+            self.last_error = exc
+            if is_storage_fault(exc):
+                log.error("scoring %s hit a storage fault: %s", record.sha256[:12], exc)
+                self._resume_at = time.monotonic() + self.fault_backoff_s
+                self._settle(record.sha256, "fault", f"storage fault while scoring: {describe_fault(exc)}", exc)
+            else:
+                log.warning("scoring %s failed: %s", record.sha256[:12], exc)
+                self._settle(record.sha256, "failed", failure_reason(exc), exc)
+            return None
+        status, reason = settled_status(stored)
+        self._settle(record.sha256, status, reason)
+        log.info("scored %s (%s/%s) in %.2fs", record.sha256[:12], stored.benchmark, stored.track,
+                 time.perf_counter() - started)
+        return stored
+
+    # -- status changes that survive a failing store ---------------------------------------------------
+    def _settle(self, sha256: str, status: str, reason: str | None, cause: BaseException | None = None) -> bool:
+        """Record ``status`` (``"fault"``: requeue within the retry bound); on failure keep it for later.
+
+        A failure here never replaces ``cause``: both are logged, the cause
+        stays :attr:`last_error`, and the change waits in :attr:`unsettled`.
+        """
+        try:
+            if status == "fault":
+                self.store.requeue_after_fault(sha256, reason or "storage fault", max_retries=self.fault_retries)
+            else:
+                self.store.set_status(sha256, status, reason)  # type: ignore[arg-type]
+        except Exception as exc:
+            self.unsettled[sha256] = (status, reason)
+            self._resume_at = time.monotonic() + self.fault_backoff_s
+            if cause is not None:
+                log.error("could not record status %r for %s (%s) after: %s", status, sha256[:12], exc, cause)
+            else:
+                log.error("could not record status %r for %s: %s", status, sha256[:12], exc)
+            return False
+        self.unsettled.pop(sha256, None)
+        return True
+
+    def _settle_pending(self) -> bool:
+        """Retry the status changes a failing store refused; True when none is left."""
+        for sha256, (status, reason) in list(self.unsettled.items()):
+            if not self._settle(sha256, status, reason):
+                return False
+        return True
