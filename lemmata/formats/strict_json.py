@@ -1,0 +1,154 @@
+"""Strict, bounded parsing of one JSONL line of an upload: the JSON every benchmark can trust.
+
+Python's :func:`json.loads` accepts things no submission may contain and fails
+in ways that are not input errors: ``NaN``/``Infinity`` (and ``1e999``, which
+reads as infinity), integers with thousands of digits (a plain ``ValueError``
+from the int-string limit), ``"\\ud800"`` escapes that decode to lone
+surrogates (strings that cannot be written back as UTF-8), and nesting deep
+enough to raise ``RecursionError``. :func:`parse_line` refuses all of them and
+turns every failure into one :class:`LineProblem` (reason, column, field), so a
+hostile line costs bounded time and memory and never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+MAX_DEPTH = 32
+MAX_INT_DIGITS = 64
+MAX_NUMBER_CHARS = 400
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_INNERMOST = re.compile(r"\[\]|\{\}")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    """Why one line is not acceptable JSON; ``column`` is 1-based when known."""
+
+    reason: str
+    column: int | None = None
+    field: str | None = None
+
+
+class _Refused(ValueError):
+    """Raised from inside the JSON parser's hooks; carries the reason."""
+
+
+def bracket_depth(text: str, limit: int = MAX_DEPTH) -> int | None:
+    """Nesting depth of brackets outside strings, capped at ``limit + 1``; None when brackets do not pair up.
+
+    Runs in C-speed passes (strings removed by a regex, then innermost pairs
+    removed ``limit + 1`` times at most), so a 32 MiB line costs milliseconds.
+
+    >>> bracket_depth('{"a": [1, {"b": "[[["}]}')
+    3
+    >>> bracket_depth("[" * 40 + "]" * 40)
+    33
+    >>> bracket_depth("[}") is None, bracket_depth("7")
+    (True, 0)
+    """
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    depth = 0
+    while brackets and depth <= limit:
+        shorter = _INNERMOST.sub("", brackets)
+        if shorter == brackets:
+            return None
+        brackets = shorter
+        depth += 1
+    return depth
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _Refused(f"{name} is not allowed: every number must be finite")
+
+
+def _finite_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise _Refused(f"a number has {len(text):,} characters; the limit is {MAX_NUMBER_CHARS}")
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused(f"number {text[:40]} is out of range (it would read as infinity)")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise _Refused(f"an integer has {digits:,} digits; the limit is {MAX_INT_DIGITS}")
+    return int(text)
+
+
+def surrogate_field(obj: Any) -> str | None:
+    """Dotted path of the first string (key or value) holding a lone surrogate, or None.
+
+    Iterative, so depth costs no stack.
+
+    >>> surrogate_field({"a": [{"b": "ok"}, {"c": "x\\ud800"}]})
+    'a.1.c'
+    >>> surrogate_field({"ok": ["fine", 1, None]}) is None
+    True
+    """
+    stack: list[tuple[str, Any]] = [("", obj)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            if not _encodable(value):
+                return path or None
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                sub = f"{path}.{key}" if path else str(key)
+                if not _encodable(key):
+                    return (path + "." if path else "") + key.encode("utf-8", "backslashreplace").decode("ascii")
+                stack.append((sub, item))
+        elif isinstance(value, list):
+            stack.extend((f"{path}.{i}" if path else str(i), item) for i, item in reversed(list(enumerate(value))))
+    return None
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def parse_line(text: str, *, max_depth: int = MAX_DEPTH) -> tuple[Any, LineProblem | None]:
+    """``(value, None)`` for acceptable JSON, else ``(None, problem)``; never raises for any input text.
+
+    >>> parse_line('{"a": 1}')
+    ({'a': 1}, None)
+    >>> parse_line('{"a": NaN}')[1].reason
+    'NaN is not allowed: every number must be finite'
+    >>> parse_line('{"a": 1e999}')[1].reason
+    'number 1e999 is out of range (it would read as infinity)'
+    >>> parse_line('{"a": "\\\\udc80"}')[1]
+    LineProblem(reason='string holds a lone surrogate (\\\\ud800-\\\\udfff escape); use a valid Unicode character', column=None, field='a')
+    >>> parse_line('{"a": 1,}')[1]
+    LineProblem(reason='malformed JSON: Expecting property name enclosed in double quotes', column=9, field=None)
+    """
+    depth = bracket_depth(text, max_depth)
+    if depth is not None and depth > max_depth:
+        return None, LineProblem(f"JSON nested deeper than {max_depth} levels")
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float, parse_int=_bounded_int)
+    except json.JSONDecodeError as exc:
+        return None, LineProblem(f"malformed JSON: {exc.msg}", exc.colno)
+    except _Refused as exc:
+        return None, LineProblem(str(exc))
+    except (ValueError, RecursionError) as exc:  # int-string limit, or brackets too deep to pair up
+        reason = "JSON nested too deeply" if isinstance(exc, RecursionError) else f"unreadable number ({exc})"
+        return None, LineProblem(reason[:300])
+    if _SURROGATE_ESCAPE.search(text):
+        field = surrogate_field(value)
+        if field is not None or (isinstance(value, str) and not _encodable(value)):
+            return None, LineProblem("string holds a lone surrogate (\\ud800-\\udfff escape); use a valid Unicode "
+                                     "character", field=field)
+    return value, None
