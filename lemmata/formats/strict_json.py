@@ -37,8 +37,13 @@ class LineProblem:
     field: str | None = None
 
 
-class _Refused(ValueError):
-    """Raised from inside the JSON parser's hooks; carries the reason."""
+class _Refused:
+    """Stands in for a refused value while parsing, so the walk afterwards can name its field."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
 
 
 def bracket_depth(text: str, limit: int = MAX_DEPTH) -> int | None:
@@ -65,51 +70,61 @@ def bracket_depth(text: str, limit: int = MAX_DEPTH) -> int | None:
     return depth
 
 
-def _refuse_constant(name: str) -> Any:
-    raise _Refused(f"{name} is not allowed: every number must be finite")
+def _hooks(refused: list[_Refused]) -> dict[str, Any]:
+    """``json.loads`` hooks that record each refused number instead of building it."""
+
+    def refuse(reason: str) -> _Refused:
+        marker = _Refused(reason)
+        refused.append(marker)
+        return marker
+
+    def constant(name: str) -> Any:
+        return refuse(f"{name} is not allowed: every number must be finite")
+
+    def real(text: str) -> Any:
+        if len(text) > MAX_NUMBER_CHARS:
+            return refuse(f"a number has {len(text):,} characters; the limit is {MAX_NUMBER_CHARS}")
+        value = float(text)
+        if not math.isfinite(value):
+            return refuse(f"number {text[:40]} is out of range (it would read as infinity)")
+        return value
+
+    def integer(text: str) -> Any:
+        digits = len(text.lstrip("-"))
+        if digits > MAX_INT_DIGITS:
+            return refuse(f"an integer has {digits:,} digits; the limit is {MAX_INT_DIGITS}")
+        return int(text)
+
+    return {"parse_constant": constant, "parse_float": real, "parse_int": integer}
 
 
-def _finite_float(text: str) -> float:
-    if len(text) > MAX_NUMBER_CHARS:
-        raise _Refused(f"a number has {len(text):,} characters; the limit is {MAX_NUMBER_CHARS}")
-    value = float(text)
-    if not math.isfinite(value):
-        raise _Refused(f"number {text[:40]} is out of range (it would read as infinity)")
-    return value
-
-
-def _bounded_int(text: str) -> int:
-    digits = len(text.lstrip("-"))
-    if digits > MAX_INT_DIGITS:
-        raise _Refused(f"an integer has {digits:,} digits; the limit is {MAX_INT_DIGITS}")
-    return int(text)
-
-
-def surrogate_field(obj: Any) -> str | None:
-    """Dotted path of the first string (key or value) holding a lone surrogate, or None.
-
-    Iterative, so depth costs no stack.
-
-    >>> surrogate_field({"a": [{"b": "ok"}, {"c": "x\\ud800"}]})
-    'a.1.c'
-    >>> surrogate_field({"ok": ["fine", 1, None]}) is None
-    True
-    """
+def _first(obj: Any, bad) -> tuple[bool, str | None]:
+    """``(found, dotted path)`` of the first value (or key) for which ``bad`` holds; iterative, so depth costs no stack."""
     stack: list[tuple[str, Any]] = [("", obj)]
     while stack:
         path, value = stack.pop()
-        if isinstance(value, str):
-            if not _encodable(value):
-                return path or None
-        elif isinstance(value, dict):
+        if bad(value):
+            return True, path or None
+        if isinstance(value, dict):
             for key, item in value.items():
                 sub = f"{path}.{key}" if path else str(key)
-                if not _encodable(key):
-                    return (path + "." if path else "") + key.encode("utf-8", "backslashreplace").decode("ascii")
+                if bad(key):
+                    return True, (path + "." if path else "") + key.encode("utf-8", "backslashreplace").decode("ascii")
                 stack.append((sub, item))
         elif isinstance(value, list):
-            stack.extend((f"{path}.{i}" if path else str(i), item) for i, item in reversed(list(enumerate(value))))
-    return None
+            stack.extend((f"{path}[{i}]" if path else f"[{i}]", item) for i, item in reversed(list(enumerate(value))))
+    return False, None
+
+
+def surrogate_field(obj: Any) -> str | None:
+    """Field path of the first string (key or value) holding a lone surrogate, or None.
+
+    >>> surrogate_field({"a": [{"b": "ok"}, {"c": "x\\ud800"}]})
+    'a[1].c'
+    >>> surrogate_field({"ok": ["fine", 1, None]}) is None
+    True
+    """
+    return _first(obj, lambda v: isinstance(v, str) and not _encodable(v))[1]
 
 
 def _encodable(text: str) -> bool:
@@ -125,8 +140,8 @@ def parse_line(text: str, *, max_depth: int = MAX_DEPTH) -> tuple[Any, LineProbl
 
     >>> parse_line('{"a": 1}')
     ({'a': 1}, None)
-    >>> parse_line('{"a": NaN}')[1].reason
-    'NaN is not allowed: every number must be finite'
+    >>> parse_line('{"r": [{"score": NaN}]}')[1]
+    LineProblem(reason='NaN is not allowed: every number must be finite', column=None, field='r[0].score')
     >>> parse_line('{"a": 1e999}')[1].reason
     'number 1e999 is out of range (it would read as infinity)'
     >>> parse_line('{"a": "\\\\udc80"}')[1]
@@ -137,15 +152,17 @@ def parse_line(text: str, *, max_depth: int = MAX_DEPTH) -> tuple[Any, LineProbl
     depth = bracket_depth(text, max_depth)
     if depth is not None and depth > max_depth:
         return None, LineProblem(f"JSON nested deeper than {max_depth} levels")
+    refused: list[_Refused] = []
     try:
-        value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float, parse_int=_bounded_int)
+        value = json.loads(text, **_hooks(refused))
     except json.JSONDecodeError as exc:
         return None, LineProblem(f"malformed JSON: {exc.msg}", exc.colno)
-    except _Refused as exc:
-        return None, LineProblem(str(exc))
-    except (ValueError, RecursionError) as exc:  # int-string limit, or brackets too deep to pair up
-        reason = "JSON nested too deeply" if isinstance(exc, RecursionError) else f"unreadable number ({exc})"
+    except (ValueError, RecursionError) as exc:  # brackets too deep to pair up, or any other refusal by the parser
+        reason = "JSON nested too deeply" if isinstance(exc, RecursionError) else f"unreadable JSON ({exc})"
         return None, LineProblem(reason[:300])
+    if refused:
+        _, field = _first(value, lambda v: isinstance(v, _Refused))
+        return None, LineProblem(refused[0].reason, field=field)
     if _SURROGATE_ESCAPE.search(text):
         field = surrogate_field(value)
         if field is not None or (isinstance(value, str) and not _encodable(value)):
