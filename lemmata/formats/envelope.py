@@ -24,6 +24,9 @@ MAX_PROBLEMS = 200
 MAX_LINE_BYTES = 8 * 1024 * 1024
 #: lines per file: bounds per-line work (the largest shipped split has far fewer records)
 MAX_LINES = 200_000
+#: arrays and objects per file: bounds memory (a ranking entry takes 25+ bytes, so 32 MiB of real rankings stays
+#: under it, while 32 MiB of ``{}`` would be eleven million dicts)
+MAX_CONTAINERS = 2_000_000
 
 
 def max_submission_bytes() -> int:
@@ -68,6 +71,7 @@ def parse_envelope(data: bytes, filename: str, *, max_bytes: int | None = None) 
         raise InputError.one(filename, f"file has {lines:,} lines; the limit is {MAX_LINES:,}")
     problems: list[Problem] = []
     objects: list[tuple[int, dict[str, Any]]] = []
+    budget = MAX_CONTAINERS
     for lineno, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
@@ -79,7 +83,8 @@ def parse_envelope(data: bytes, filename: str, *, max_bytes: int | None = None) 
         except UnicodeDecodeError as exc:
             problems.append(Problem(filename, f"not valid UTF-8 (byte {exc.start + 1} of the line)", lineno))
             continue
-        obj, bad = parse_line(text, max_depth=MAX_DEPTH)
+        obj, bad, containers = parse_line(text, max_depth=MAX_DEPTH, max_containers=budget)
+        budget -= containers
         if bad is not None:
             where = f" (column {bad.column})" if bad.column is not None else ""
             problems.append(Problem(filename, bad.reason + where, lineno, bad.field))

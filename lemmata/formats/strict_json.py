@@ -59,7 +59,19 @@ def bracket_depth(text: str, limit: int = MAX_DEPTH) -> int | None:
     >>> bracket_depth("[}") is None, bracket_depth("7")
     (True, 0)
     """
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return _depth_of(brackets_of(text), limit)
+
+
+def brackets_of(text: str) -> str:
+    """The brackets of ``text`` outside strings, in order (their count bounds the containers a parse builds).
+
+    >>> brackets_of('{"a": [1, "]"], "b": {}}')
+    '{[]{}}'
+    """
+    return _NOT_BRACKET.sub("", _STRING.sub("", text))
+
+
+def _depth_of(brackets: str, limit: int) -> int | None:
     depth = 0
     while brackets and depth <= limit:
         shorter = _INNERMOST.sub("", brackets)
@@ -135,11 +147,19 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def parse_line(text: str, *, max_depth: int = MAX_DEPTH) -> tuple[Any, LineProblem | None]:
-    """``(value, None)`` for acceptable JSON, else ``(None, problem)``; never raises for any input text.
+def parse_line(text: str, *, max_depth: int = MAX_DEPTH,
+               max_containers: int | None = None) -> tuple[Any, LineProblem | None, int]:
+    """``(value, None, containers)`` for acceptable JSON, else ``(None, problem, containers)``; never raises.
 
-    >>> parse_line('{"a": 1}')
-    ({'a': 1}, None)
+    ``containers`` is how many arrays and objects the line holds (counted before
+    parsing); a line holding more than ``max_containers`` is refused unparsed,
+    which bounds the memory a file of tiny objects (``[{},{},…]``) can take.
+
+    >>> parse_line('{"a": [1]}')
+    ({'a': [1]}, None, 2)
+    >>> parse_line('[{}, {}, {}]', max_containers=3)[1].reason
+    'line holds 4 arrays and objects; 3 more are allowed in this file'
+
     >>> parse_line('{"r": [{"score": NaN}]}')[1]
     LineProblem(reason='NaN is not allowed: every number must be finite', column=None, field='r[0].score')
     >>> parse_line('{"a": 1e999}')[1].reason
@@ -149,23 +169,28 @@ def parse_line(text: str, *, max_depth: int = MAX_DEPTH) -> tuple[Any, LineProbl
     >>> parse_line('{"a": 1,}')[1]
     LineProblem(reason='malformed JSON: Expecting property name enclosed in double quotes', column=9, field=None)
     """
-    depth = bracket_depth(text, max_depth)
+    brackets = brackets_of(text)
+    containers = brackets.count("[") + brackets.count("{")
+    if max_containers is not None and containers > max_containers:
+        return None, LineProblem(f"line holds {containers:,} arrays and objects; {max(max_containers, 0):,} more "
+                                 "are allowed in this file"), containers
+    depth = _depth_of(brackets, max_depth)
     if depth is not None and depth > max_depth:
-        return None, LineProblem(f"JSON nested deeper than {max_depth} levels")
+        return None, LineProblem(f"JSON nested deeper than {max_depth} levels"), containers
     refused: list[_Refused] = []
     try:
         value = json.loads(text, **_hooks(refused))
     except json.JSONDecodeError as exc:
-        return None, LineProblem(f"malformed JSON: {exc.msg}", exc.colno)
+        return None, LineProblem(f"malformed JSON: {exc.msg}", exc.colno), containers
     except (ValueError, RecursionError) as exc:  # brackets too deep to pair up, or any other refusal by the parser
         reason = "JSON nested too deeply" if isinstance(exc, RecursionError) else f"unreadable JSON ({exc})"
-        return None, LineProblem(reason[:300])
+        return None, LineProblem(reason[:300]), containers
     if refused:
         _, field = _first(value, lambda v: isinstance(v, _Refused))
-        return None, LineProblem(refused[0].reason, field=field)
+        return None, LineProblem(refused[0].reason, field=field), containers
     if _SURROGATE_ESCAPE.search(text):
         field = surrogate_field(value)
         if field is not None or (isinstance(value, str) and not _encodable(value)):
             return None, LineProblem("string holds a lone surrogate (\\ud800-\\udfff escape); use a valid Unicode "
-                                     "character", field=field)
-    return value, None
+                                     "character", field=field), containers
+    return value, None, containers
