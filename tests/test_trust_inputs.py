@@ -46,7 +46,7 @@ def test_refused_values_name_line_and_field(value, reason, field):
 
 def test_malformed_json_names_the_column_once():
     [p] = _problems(HEADER + b'{"a": 1,}\n')
-    assert p.line == 2 and p.reason == "malformed JSON: Expecting property name enclosed in double quotes (column 9)"
+    assert p.line == 2 and p.reason == "malformed JSON: Expecting property name enclosed in double quotes at column 9"
     assert "at at" not in p.reason
 
 

@@ -86,7 +86,7 @@ def parse_envelope(data: bytes, filename: str, *, max_bytes: int | None = None) 
         obj, bad, containers = parse_line(text, max_depth=MAX_DEPTH, max_containers=budget)
         budget -= containers
         if bad is not None:
-            where = f" (column {bad.column})" if bad.column is not None else ""
+            where = f" at column {bad.column}" if bad.column is not None else ""
             problems.append(Problem(filename, bad.reason + where, lineno, bad.field))
             continue
         if not isinstance(obj, dict):
