@@ -166,6 +166,8 @@ def parse_line(text: str, *, max_depth: int = MAX_DEPTH,
     'number 1e999 is out of range (it would read as infinity)'
     >>> parse_line('{"a": "\\\\udc80"}')[1]
     LineProblem(reason='string holds a lone surrogate (\\\\ud800-\\\\udfff escape); use a valid Unicode character', column=None, field='a')
+    >>> parse_line('{"a": "x}')[1].reason
+    'malformed JSON: Unterminated string starting'
     >>> parse_line('{"a": 1,}')[1]
     LineProblem(reason='malformed JSON: Expecting property name enclosed in double quotes', column=9, field=None)
     """
@@ -181,7 +183,8 @@ def parse_line(text: str, *, max_depth: int = MAX_DEPTH,
     try:
         value = json.loads(text, **_hooks(refused))
     except json.JSONDecodeError as exc:
-        return None, LineProblem(f"malformed JSON: {exc.msg}", exc.colno), containers
+        # "Unterminated string starting at" already ends with "at": the column follows it once, not "at at"
+        return None, LineProblem(f"malformed JSON: {exc.msg.removesuffix(' at')}", exc.colno), containers
     except (ValueError, RecursionError) as exc:  # brackets too deep to pair up, or any other refusal by the parser
         reason = "JSON nested too deeply" if isinstance(exc, RecursionError) else f"unreadable JSON ({exc})"
         return None, LineProblem(reason[:300]), containers
