@@ -97,7 +97,7 @@ def known_benchmarks() -> list[str]:
 
 def validate_upload(data: bytes, filename: str, *, max_bytes: int | None = None) -> "Validated":
     """Parse the envelope, dispatch on ``benchmark`` and validate completely."""
-    from lemmata.formats.envelope import parse_envelope
+    from lemmata.formats.envelope import cap_problems, parse_envelope
 
     envelope = parse_envelope(data, filename, max_bytes=max_bytes)
     benchmark = envelope.header.get("benchmark")
@@ -106,7 +106,10 @@ def validate_upload(data: bytes, filename: str, *, max_bytes: int | None = None)
     if benchmark not in handlers():
         raise InputError.one(filename, suggest("benchmark", benchmark, handlers()), envelope.header_line,
                              "benchmark")
-    return handler_for(benchmark).validate(envelope, sha256_bytes(data))
+    try:
+        return handler_for(benchmark).validate(envelope, sha256_bytes(data))
+    except InputError as exc:  # the list a person reads stays bounded; the total stays stated
+        raise InputError(cap_problems(list(exc.problems), filename)) from None
 
 
 def schema_files() -> list["SchemaFile"]:

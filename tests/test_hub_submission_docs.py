@@ -279,8 +279,13 @@ def mathnet_records(lines: list[dict]) -> bytes:
     r[2]["ranking"][2]["score"] = str(r[2]["ranking"][2]["score"])       # line 4: score as a string
     r[3]["query_id"] = r[0]["query_id"]                                  # line 5: a second ranking for a query
     r[4]["ranking"][1]["doc_id"] = r[4]["ranking"][0]["doc_id"]          # line 6: one document listed twice
-    r[4]["ranking"][2]["score"] = float("nan")                           # line 6: NaN (json writes a bare NaN)
     return _dump([h, *r])
+
+
+def envelope_nan(lines: list[dict]) -> bytes:
+    r = copy.deepcopy(lines)
+    r[5]["ranking"][2]["score"] = float("nan")                           # line 6: NaN (json writes a bare NaN)
+    return _dump(r)
 
 
 def mathnet_header(lines: list[dict]) -> bytes:
@@ -355,6 +360,7 @@ BROKEN = {
     "mathnet-records": ("mathnet/README.md", "mathnet/example-mathnet-retrieve-hard.jsonl", mathnet_records),
     "mathnet-header": ("mathnet/README.md", "mathnet/example-mathnet-retrieve-hard.jsonl", mathnet_header),
     "mathnet-json": ("mathnet/README.md", "mathnet/example-mathnet-retrieve-hard.jsonl", envelope_json),
+    "mathnet-nan": ("mathnet/README.md", "mathnet/example-mathnet-retrieve-hard.jsonl", envelope_nan),
     "mathnet-format": ("mathnet/README.md", "mathnet/example-mathnet-retrieve-hard.jsonl", envelope_format),
     "mirb-records": ("mirb/README.md", "mirb/example-mirb.jsonl", mirb_records),
     "mirb-header": ("mirb/README.md", "mirb/example-mirb.jsonl", mirb_header),

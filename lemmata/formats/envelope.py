@@ -15,11 +15,18 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from lemmata.core.errors import InputError, Problem
+from lemmata.formats.strict_json import MAX_DEPTH, parse_line
 
 SUBMISSION_FORMAT = "lemmata-submission/1"
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
-MAX_DEPTH = 32
 MAX_PROBLEMS = 200
+#: one line (a record) may not exceed this: bounds the memory one json.loads call can take
+MAX_LINE_BYTES = 8 * 1024 * 1024
+#: lines per file: bounds per-line work (the largest shipped split has far fewer records)
+MAX_LINES = 200_000
+#: arrays and objects per file: bounds memory (a ranking entry takes 25+ bytes, so 32 MiB of real rankings stays
+#: under it, while 32 MiB of ``{}`` would be eleven million dicts)
+MAX_CONTAINERS = 2_000_000
 
 
 def max_submission_bytes() -> int:
@@ -35,30 +42,21 @@ class Envelope:
     records: list[tuple[int, dict[str, Any]]]
 
 
-def _depth(text: str) -> int:
-    """Maximum bracket nesting outside strings, without recursion.
+def cap_problems(problems: list[Problem], filename: str, limit: int = MAX_PROBLEMS) -> list[Problem]:
+    """At most ``limit`` problems, the last one stating how many more were found.
 
-    >>> _depth('{"a": [1, {"b": "[[["}]}')
-    3
+    A hostile file can hold millions of defects; the list a person reads (and
+    the HTML the space renders) stays bounded while the total stays honest.
+
+    >>> capped = cap_problems([Problem("f", "bad", i) for i in range(1, 6)], "f", limit=2)
+    >>> [str(p) for p in capped]
+    ['f, line 1: bad', 'f, line 2: bad', 'f: … and 3 more problems (5 in all); fix these and upload again']
     """
-    depth = best = 0
-    in_str = escape = False
-    for ch in text:
-        if in_str:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "[{":
-            depth += 1
-            best = max(best, depth)
-        elif ch in "]}":
-            depth -= 1
-    return best
+    if len(problems) <= limit:
+        return problems
+    more = len(problems) - limit
+    return problems[:limit] + [Problem(filename, f"… and {more:,} more problem{'s' if more != 1 else ''} "
+                                                 f"({len(problems):,} in all); fix these and upload again")]
 
 
 def parse_envelope(data: bytes, filename: str, *, max_bytes: int | None = None) -> Envelope:
@@ -68,33 +66,35 @@ def parse_envelope(data: bytes, filename: str, *, max_bytes: int | None = None) 
         raise InputError.one(filename, f"file is {len(data):,} bytes; the limit is {limit:,} bytes")
     if not data.strip():
         raise InputError.one(filename, "file is empty; expected a JSONL header line followed by one record per line")
+    lines = data.count(b"\n") + 1
+    if lines > MAX_LINES:
+        raise InputError.one(filename, f"file has {lines:,} lines; the limit is {MAX_LINES:,}")
     problems: list[Problem] = []
     objects: list[tuple[int, dict[str, Any]]] = []
+    budget = MAX_CONTAINERS
     for lineno, raw in enumerate(data.split(b"\n"), start=1):
-        if len(problems) >= MAX_PROBLEMS:
-            problems.append(Problem(filename, f"stopped after {MAX_PROBLEMS} problems"))
-            break
         if not raw.strip():
+            continue
+        if len(raw) > MAX_LINE_BYTES:
+            problems.append(Problem(filename, f"line is {len(raw):,} bytes; the limit is {MAX_LINE_BYTES:,}", lineno))
             continue
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             problems.append(Problem(filename, f"not valid UTF-8 (byte {exc.start + 1} of the line)", lineno))
             continue
-        if _depth(text) > MAX_DEPTH:
-            problems.append(Problem(filename, f"JSON nested deeper than {MAX_DEPTH} levels", lineno))
-            continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(filename, f"malformed JSON: {exc.msg} at column {exc.colno}", lineno))
+        obj, bad, containers = parse_line(text, max_depth=MAX_DEPTH, max_containers=budget)
+        budget -= containers
+        if bad is not None:
+            where = f" at column {bad.column}" if bad.column is not None else ""
+            problems.append(Problem(filename, bad.reason + where, lineno, bad.field))
             continue
         if not isinstance(obj, dict):
             problems.append(Problem(filename, f"expected a JSON object, got {type(obj).__name__}", lineno))
             continue
         objects.append((lineno, obj))
     if problems:
-        raise InputError(problems)
+        raise InputError(cap_problems(problems, filename))
     (header_line, header), records = objects[0], objects[1:]
     if header.get("format") != SUBMISSION_FORMAT:
         raise InputError.one(filename, f"the first line must be the header with \"format\": \"{SUBMISSION_FORMAT}\"",

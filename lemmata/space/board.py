@@ -9,8 +9,6 @@ narrows what is listed, never what a rank means. Equal scores share a rank
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import re
@@ -21,7 +19,7 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict
 
-from lemmata.space.safety import csv_cell
+from lemmata.space.safety import csv_cell, csv_line
 from lemmata.store import Store
 
 KindFilter = Literal["all", "reported", "scored"]
@@ -383,12 +381,10 @@ def to_csv(records: Sequence[Mapping[str, Any]]) -> str:
         for key in rec:
             if key not in columns:
                 columns.append(key)
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow([csv_cell(c) for c in columns])
+    lines = [csv_line(csv_cell(c) for c in columns)]
     for rec in records:
-        writer.writerow([csv_cell(rec.get(c)) if rec.get(c) is not None else "" for c in columns])
-    return buf.getvalue()
+        lines.append(csv_line(csv_cell(rec.get(c)) if rec.get(c) is not None else "" for c in columns))
+    return "".join(lines)
 
 
 def to_json(view: BoardView) -> str:

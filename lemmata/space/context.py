@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import threading
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +66,7 @@ class SpaceContext:
     scheduler: Any = None
     oracles: OracleConfig = field(default_factory=OracleConfig)
     exports: dict = field(default_factory=dict, repr=False)
+    remove_exports: Any = field(default=None, repr=False)
     _catalog: dict[str, tuple[str, ...]] | None = field(default=None, repr=False)
     _rows: tuple[int, list[BoardRow]] | None = field(default=None, repr=False)
     _rows_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -101,6 +104,12 @@ class SpaceContext:
         self.worker.stop()
         if self.scheduler is not None:
             self.scheduler.stop()
+
+    def close(self) -> None:
+        """Stop, then remove the temporary export folder (the app's download links end with it)."""
+        self.stop()
+        if self.remove_exports is not None:
+            self.remove_exports()
 
 
 def default_steps(ctx: SpaceContext) -> list[Step]:
@@ -168,6 +177,9 @@ def create_context(config: SpaceConfig | None = None, *, stream=None, steps=None
                        worker=ScoringWorker(store, poll_seconds=config.worker_poll_seconds),
                        bootstrap=Bootstrap([], stream=stream if stream is not None else sys.stderr),
                        export_dir=export_dir, submissions=SubmissionCache(store))
+    # exports are throwaway copies of what the board shows: removed when the context is closed, collected, or
+    # the process exits (weakref.finalize runs at interpreter exit too), so no serve leaves a folder behind
+    ctx.remove_exports = weakref.finalize(ctx, shutil.rmtree, str(export_dir), ignore_errors=True)
     ctx.worker.oracles = lambda: ctx.oracles
     ctx.bootstrap.steps = steps(ctx) if steps is not None else default_steps(ctx)
     return ctx

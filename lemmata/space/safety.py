@@ -11,9 +11,16 @@ from __future__ import annotations
 import hmac
 import html
 import re
+import unicodedata
+from collections.abc import Iterable
 
 _URL = re.compile(r"^https?://[^\s<>\"'`\\]+$")
 _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_STARTS = ("=", "+", "-", "@", "\uff1d", "\uff0b", "\uff0d", "\uff20")  # ASCII and full-width forms
+#: bidirectional controls: embeddings/overrides, isolates, marks and the Arabic letter mark
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+#: what turns bracketed text into a link or image: ``](``, ``][`` and a ``[label]:`` definition line
+_MD_IMAGE_OR_LINK = re.compile(r"\]\s*[(\[]|^\s{0,3}\[(?=[^\]]*\]:)")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>$])")
 _FENCE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})")
 _UNSAFE_LINK = re.compile(r"\]\(\s*<?\s*(?:javascript|vbscript|data|file)\s*:(?:[^()]|\([^()]*\))*\)", re.IGNORECASE)
@@ -27,8 +34,22 @@ def esc(value: object) -> str:
     '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;'
     >>> esc(None)
     ''
+    >>> esc("evil\u202egnp.exe")
+    'evil[U+202E]gnp.exe'
     """
-    return "" if value is None else html.escape(str(value), quote=True)
+    return "" if value is None else html.escape(bidi_visible(str(value)), quote=True)
+
+
+def bidi_visible(text: str) -> str:
+    """Bidirectional control characters shown as ``[U+XXXX]``, so a name cannot reorder the text around it.
+
+    A right-to-left override in a model name would otherwise make the board show
+    a different name (or reversed numbers next to it) than the one stored.
+
+    >>> bidi_visible("model\u202e1.0\u2066x\u200f")
+    'model[U+202E]1.0[U+2066]x[U+200F]'
+    """
+    return _BIDI.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
 
 
 def safe_url(url: object) -> str | None:
@@ -62,28 +83,38 @@ def md_escape(value: object) -> str:
     >>> md_escape("**bold** <script>x</script> [a](javascript:b)")
     '\\\\*\\\\*bold\\\\*\\\\* &lt;script&gt;x&lt;/script&gt; \\\\[a\\\\]\\\\(javascript:b\\\\)'
     """
-    text = "" if value is None else str(value)
+    text = "" if value is None else bidi_visible(str(value))
     text = html.escape(text, quote=False)
     text = _MD_SPECIAL.sub(r"\\\1", text)
     return text.replace("\n", " ")
 
 
 def _escape_html_outside_code(line: str) -> str:
-    """Escape ``<``/``>``/``&`` except inside inline code spans (which render literally anyway)."""
+    """Escape ``<``/``>``/``&`` and image/link syntax except inside inline code spans (which render literally).
+
+    Images and links are shown as text: a submitted statement must not make the
+    reader's browser fetch (or offer) a URL the submitter chose.
+    """
     parts = re.split(r"(`+[^`]*`+)", line)
     for i in range(0, len(parts), 2):
-        parts[i] = parts[i].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return "".join(parts)
+        text = parts[i].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        parts[i] = _MD_IMAGE_OR_LINK.sub(lambda m: m.group().replace("[", "\\[").replace("(", "\\("), text)
+    return bidi_visible("".join(parts))
 
 
 def safe_markdown(markdown: str) -> str:
     """Markdown with every raw HTML tag shown as text and script-scheme links disabled.
 
     Code fences are left alone (their content renders literally). Blockquote
-    markers (``>`` at a line start) are kept.
+    markers (``>`` at a line start) are kept. Images and links (inline,
+    reference and their definitions) are shown as text, never fetched.
+
+    >>> print(safe_markdown("![t](https://evil.example/p.png) [r][1]\\n[1]: https://evil.example/x"))
+    ![t]\\(https://evil.example/p.png) [r]\\[1]
+    \\[1]: https://evil.example/x
 
     >>> print(safe_markdown("ok <img src=x onerror=alert(1)> [c](javascript:alert(2))\\n```\\n<b>code</b>\\n```"))
-    ok &lt;img src=x onerror=alert(1)&gt; [c](#unsafe-link)
+    ok &lt;img src=x onerror=alert(1)&gt; [c]\\(javascript&#58;alert(2))
     ```
     <b>code</b>
     ```
@@ -110,17 +141,49 @@ def safe_markdown(markdown: str) -> str:
     return "\n".join(out)
 
 
+def _ignorable(ch: str) -> bool:
+    """Leading characters a spreadsheet skips before it decides a cell is a formula."""
+    return ch.isspace() or unicodedata.category(ch)[0] in ("C", "Z")
+
+
 def csv_cell(value: object) -> object:
     """A value safe to put in a CSV cell: text that a spreadsheet would run as a formula is quoted.
 
-    Numbers stay numbers (a negative score is not a formula).
+    The formula prefix is looked for after any leading whitespace and control
+    characters (`` =1``, ``\\x00=1`` and ``\\u200b=1`` are formulas to some
+    spreadsheets). Numbers stay numbers (a negative score is not a formula).
 
     >>> [csv_cell(v) for v in ["=HYPERLINK(1)", "+1", "-x", "@SUM(A1)", "\\tx", "\\rx", "model", -0.5, None]]
     ["'=HYPERLINK(1)", "'+1", "'-x", "'@SUM(A1)", "'\\tx", "'\\rx", 'model', -0.5, None]
+    >>> [csv_cell(v) for v in [" =1", "\\n\\r@x", "\\x00-2", "\\u200b+3", "\\uff1dcmd", "a=b"]]
+    ["' =1", "'\\n\\r@x", "'\\x00-2", "'\\u200b+3", "'＝cmd", 'a=b']
     """
-    if isinstance(value, str) and value.startswith(_FORMULA_PREFIXES):
+    if not isinstance(value, str):
+        return value
+    i = 0
+    while i < len(value) and _ignorable(value[i]):
+        i += 1
+    if value.startswith(_FORMULA_PREFIXES) or value[i:].startswith(_FORMULA_STARTS):
         return "'" + value
     return value
+
+
+def csv_line(cells: Iterable[object]) -> str:
+    """One CSV row (RFC 4180): a cell holding a comma, a quote, CR or LF is quoted, inner quotes doubled.
+
+    Python's ``csv`` writer leaves a bare CR unquoted when the line terminator is
+    ``\\n``, so a cell starting with CR would split the row in some readers.
+
+    >>> csv_line(["\\r=1", 'a"b', "x,y", 2.5, None])
+    '"\\r=1","a""b","x,y",2.5,\\n'
+    """
+    out = []
+    for cell in cells:
+        text = "" if cell is None else str(cell)
+        if any(c in text for c in ',"\r\n'):
+            text = '"' + text.replace('"', '""') + '"'
+        out.append(text)
+    return ",".join(out) + "\n"
 
 
 def tokens_equal(given: str | None, expected: str | None) -> bool:

@@ -68,6 +68,14 @@ class Header(_Strict):
     flags: Flags
     notes: str = Field(default="", max_length=4000, description="free text shown with the entry")
 
+    @field_validator("window", mode="before")
+    @classmethod
+    def _window_is_int(cls, v: Any) -> Any:
+        # a JSON bool is not a window size (Literal[1, 3, 5] would accept true as 1)
+        if isinstance(v, bool):
+            raise ValueError("window must be an integer (1, 3 or 5), not a boolean")
+        return v
+
 
 class Query(_Strict):
     """One query sent to the artifact and the candidate ids it returned, best first."""

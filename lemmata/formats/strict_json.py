@@ -1,0 +1,199 @@
+"""Strict, bounded parsing of one JSONL line of an upload: the JSON every benchmark can trust.
+
+Python's :func:`json.loads` accepts things no submission may contain and fails
+in ways that are not input errors: ``NaN``/``Infinity`` (and ``1e999``, which
+reads as infinity), integers with thousands of digits (a plain ``ValueError``
+from the int-string limit), ``"\\ud800"`` escapes that decode to lone
+surrogates (strings that cannot be written back as UTF-8), and nesting deep
+enough to raise ``RecursionError``. :func:`parse_line` refuses all of them and
+turns every failure into one :class:`LineProblem` (reason, column, field), so a
+hostile line costs bounded time and memory and never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+MAX_DEPTH = 32
+MAX_INT_DIGITS = 64
+MAX_NUMBER_CHARS = 400
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_INNERMOST = re.compile(r"\[\]|\{\}")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    """Why one line is not acceptable JSON; ``column`` is 1-based when known."""
+
+    reason: str
+    column: int | None = None
+    field: str | None = None
+
+
+class _Refused:
+    """Stands in for a refused value while parsing, so the walk afterwards can name its field."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def bracket_depth(text: str, limit: int = MAX_DEPTH) -> int | None:
+    """Nesting depth of brackets outside strings, capped at ``limit + 1``; None when brackets do not pair up.
+
+    Runs in C-speed passes (strings removed by a regex, then innermost pairs
+    removed ``limit + 1`` times at most), so a 32 MiB line costs milliseconds.
+
+    >>> bracket_depth('{"a": [1, {"b": "[[["}]}')
+    3
+    >>> bracket_depth("[" * 40 + "]" * 40)
+    33
+    >>> bracket_depth("[}") is None, bracket_depth("7")
+    (True, 0)
+    """
+    return _depth_of(brackets_of(text), limit)
+
+
+def brackets_of(text: str) -> str:
+    """The brackets of ``text`` outside strings, in order (their count bounds the containers a parse builds).
+
+    >>> brackets_of('{"a": [1, "]"], "b": {}}')
+    '{[]{}}'
+    """
+    return _NOT_BRACKET.sub("", _STRING.sub("", text))
+
+
+def _depth_of(brackets: str, limit: int) -> int | None:
+    depth = 0
+    while brackets and depth <= limit:
+        shorter = _INNERMOST.sub("", brackets)
+        if shorter == brackets:
+            return None
+        brackets = shorter
+        depth += 1
+    return depth
+
+
+def _hooks(refused: list[_Refused]) -> dict[str, Any]:
+    """``json.loads`` hooks that record each refused number instead of building it."""
+
+    def refuse(reason: str) -> _Refused:
+        marker = _Refused(reason)
+        refused.append(marker)
+        return marker
+
+    def constant(name: str) -> Any:
+        return refuse(f"{name} is not allowed: every number must be finite")
+
+    def real(text: str) -> Any:
+        if len(text) > MAX_NUMBER_CHARS:
+            return refuse(f"a number has {len(text):,} characters; the limit is {MAX_NUMBER_CHARS}")
+        value = float(text)
+        if not math.isfinite(value):
+            return refuse(f"number {text[:40]} is out of range (it would read as infinity)")
+        return value
+
+    def integer(text: str) -> Any:
+        digits = len(text.lstrip("-"))
+        if digits > MAX_INT_DIGITS:
+            return refuse(f"an integer has {digits:,} digits; the limit is {MAX_INT_DIGITS}")
+        return int(text)
+
+    return {"parse_constant": constant, "parse_float": real, "parse_int": integer}
+
+
+def _first(obj: Any, bad) -> tuple[bool, str | None]:
+    """``(found, dotted path)`` of the first value (or key) for which ``bad`` holds; iterative, so depth costs no stack."""
+    stack: list[tuple[str, Any]] = [("", obj)]
+    while stack:
+        path, value = stack.pop()
+        if bad(value):
+            return True, path or None
+        if isinstance(value, dict):
+            for key, item in value.items():
+                sub = f"{path}.{key}" if path else str(key)
+                if bad(key):
+                    return True, (path + "." if path else "") + key.encode("utf-8", "backslashreplace").decode("ascii")
+                stack.append((sub, item))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{i}]" if path else f"[{i}]", item) for i, item in reversed(list(enumerate(value))))
+    return False, None
+
+
+def surrogate_field(obj: Any) -> str | None:
+    """Field path of the first string (key or value) holding a lone surrogate, or None.
+
+    >>> surrogate_field({"a": [{"b": "ok"}, {"c": "x\\ud800"}]})
+    'a[1].c'
+    >>> surrogate_field({"ok": ["fine", 1, None]}) is None
+    True
+    """
+    return _first(obj, lambda v: isinstance(v, str) and not _encodable(v))[1]
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def parse_line(text: str, *, max_depth: int = MAX_DEPTH,
+               max_containers: int | None = None) -> tuple[Any, LineProblem | None, int]:
+    """``(value, None, containers)`` for acceptable JSON, else ``(None, problem, containers)``; never raises.
+
+    ``containers`` is how many arrays and objects the line holds (counted before
+    parsing); a line holding more than ``max_containers`` is refused unparsed,
+    which bounds the memory a file of tiny objects (``[{},{},…]``) can take.
+
+    >>> parse_line('{"a": [1]}')
+    ({'a': [1]}, None, 2)
+    >>> parse_line('[{}, {}, {}]', max_containers=3)[1].reason
+    'line holds 4 arrays and objects; 3 more are allowed in this file'
+
+    >>> parse_line('{"r": [{"score": NaN}]}')[1]
+    LineProblem(reason='NaN is not allowed: every number must be finite', column=None, field='r[0].score')
+    >>> parse_line('{"a": 1e999}')[1].reason
+    'number 1e999 is out of range (it would read as infinity)'
+    >>> parse_line('{"a": "\\\\udc80"}')[1]
+    LineProblem(reason='string holds a lone surrogate (\\\\ud800-\\\\udfff escape); use a valid Unicode character', column=None, field='a')
+    >>> parse_line('{"a": "x}')[1].reason
+    'malformed JSON: Unterminated string starting'
+    >>> parse_line('{"a": 1,}')[1]
+    LineProblem(reason='malformed JSON: Expecting property name enclosed in double quotes', column=9, field=None)
+    """
+    brackets = brackets_of(text)
+    containers = brackets.count("[") + brackets.count("{")
+    if max_containers is not None and containers > max_containers:
+        return None, LineProblem(f"line holds {containers:,} arrays and objects; {max(max_containers, 0):,} more "
+                                 "are allowed in this file"), containers
+    depth = _depth_of(brackets, max_depth)
+    if depth is not None and depth > max_depth:
+        return None, LineProblem(f"JSON nested deeper than {max_depth} levels"), containers
+    refused: list[_Refused] = []
+    try:
+        value = json.loads(text, **_hooks(refused))
+    except json.JSONDecodeError as exc:
+        # "Unterminated string starting at" already ends with "at": the column follows it once, not "at at"
+        return None, LineProblem(f"malformed JSON: {exc.msg.removesuffix(' at')}", exc.colno), containers
+    except (ValueError, RecursionError) as exc:  # brackets too deep to pair up, or any other refusal by the parser
+        reason = "JSON nested too deeply" if isinstance(exc, RecursionError) else f"unreadable JSON ({exc})"
+        return None, LineProblem(reason[:300]), containers
+    if refused:
+        _, field = _first(value, lambda v: isinstance(v, _Refused))
+        return None, LineProblem(refused[0].reason, field=field), containers
+    if _SURROGATE_ESCAPE.search(text):
+        field = surrogate_field(value)
+        if field is not None or (isinstance(value, str) and not _encodable(value)):
+            return None, LineProblem("string holds a lone surrogate (\\ud800-\\udfff escape); use a valid Unicode "
+                                     "character", field=field), containers
+    return value, None, containers
