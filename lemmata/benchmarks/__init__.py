@@ -7,7 +7,7 @@ import importlib
 from lemmata.meta import BenchmarkMeta
 
 #: modules that each define ``RELEASES: tuple[BenchmarkMeta, ...]``
-_MODULES = ("re2math", "mathnet", "mirb", "mathatlas", "taobench")
+_MODULES = ("re2math", "mathnet", "mirb", "mathatlas", "taobench", "math_arxiv_meta")
 
 
 def _collect() -> tuple[BenchmarkMeta, ...]:

@@ -13,6 +13,7 @@ BUILDERS: dict[str, tuple[str, ...]] = {
     "mathnet": ("lemmata.builders.mathnet:MathNetRetrieveBuilder",),
     "mirb": ("lemmata.builders.mirb:MirbBuilder",),
     "mathatlas": ("lemmata.builders.mathatlas:MathAtlasBuilder", "lemmata.builders.mathatlas:MaAlignBuilder"),
+    "math-arxiv-meta": ("lemmata.builders.math_arxiv_meta:MathArxivMetaBuilder",),
 }
 
 
