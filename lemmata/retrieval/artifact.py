@@ -183,6 +183,8 @@ class ArtifactInfo(_Model):
     tokenizer: dict[str, Any]
     year_policy: str
     counts: dict[str, int]
+    superseded_by: str | None = Field(default=None, description="the artifact that replaces this one; old results "
+                                                                "still audit against this one")
 
 
 class StatementView(_Model):
@@ -461,6 +463,7 @@ def build_artifact(release: str | Path, out_root: str | Path | None = None, *, q
                     "statements": len(statements), "instances": len(attributions),
                     "records_without_year": sum(1 for r in records if r.year is None),
                     "instances_cited_after_cutoff": sum(a.cited_after_cutoff for a in attributions)},
+            superseded_by=f"{ARTIFACT_NAME}-2.0.0",
         )
         write_json(tmp / INFO_FILE, info.model_dump(mode="json"))
         write_manifest(tmp, release_id=aid, name=ARTIFACT_NAME, version=ARTIFACT_VERSION,
@@ -617,12 +620,13 @@ def open_artifact(path: str | Path, *, verify: bool = True) -> ScholarArtifact:
 # --------------------------------------------------------------------------- defaults
 
 
-def open_backend(artifact: str | Path) -> "ScholarArtifact | ReplayBackend":
+def open_backend(artifact: str | Path) -> "ScholarArtifact | ReplayBackend | WorldBackend":
     """The search backend of a retrieval artifact, by folder / cache file or by id (the ``frozen`` tuple's value).
 
     A folder holding a scholarly artifact opens as :class:`ScholarArtifact`; a
     frozen query cache (folder) or a recorded cache file (``.jsonl``) replays
-    as :class:`~lemmata.retrieval.querycache.ReplayBackend`. An id is looked up
+    as :class:`~lemmata.retrieval.querycache.ReplayBackend`; a 2.x world folder
+    as :class:`~lemmata.retrieval.scholar_world.WorldBackend`. An id is looked up
     under ``artifacts_dir()``; the default offline artifact is built when missing.
     Every backend answers ``search(query, year_cutoff, n)`` with the ids its
     artifact fixes, which is what a scorer replays.
@@ -630,16 +634,22 @@ def open_backend(artifact: str | Path) -> "ScholarArtifact | ReplayBackend":
     from lemmata.paths import artifacts_dir
     from lemmata.retrieval.querycache import QUERIES_FILE
 
+    from lemmata.retrieval import scholar_world
+
     path = Path(artifact)
     if not path.exists() and "/" not in str(artifact) and not str(artifact).endswith(".jsonl"):
         path = artifacts_dir() / str(artifact)
         if not path.exists():
             if str(artifact) == artifact_id():
                 return default_artifact()
+            if str(artifact) == scholar_world.world_id():
+                return scholar_world.WorldBackend(scholar_world.default_world())
             raise InputError.one(str(artifact), f"unknown retrieval artifact: neither a path nor an artifact under "
                                                 f"{artifacts_dir()}", field="retrieval_artifact")
     if path.is_file() or (path / QUERIES_FILE).is_file():
         return ReplayBackend.open(path)
+    if scholar_world.is_world(path):
+        return scholar_world.WorldBackend(scholar_world.open_world(path))
     return open_artifact(path)
 
 

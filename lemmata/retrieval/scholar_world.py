@@ -832,3 +832,21 @@ def default_world(*, build: bool = True, quiet: bool = True) -> ScholarWorld:
             build_world(default_release_path(build=True, quiet=quiet), default_distractor_path(quiet=quiet),
                         path.parent, quiet=quiet)
         return open_world(path)
+
+
+class WorldBackend:
+    """A world as a :class:`~lemmata.retrieval.querycache.SearchBackend`, for recording and replay.
+
+    Answers ``search(query, year_cutoff, n)`` with a :class:`SearchResult`
+    whose candidates all have the one kind ``scholar_result`` and carry only
+    the hit's fields; ``world`` keeps the full API (open, identity).
+    """
+
+    def __init__(self, world: ScholarWorld) -> None:
+        self.world = world
+        self.artifact_id = world.artifact_id
+        self.backend = world.backend
+
+    def search(self, query: str, year_cutoff: int | None, n: int = DEFAULT_N, *,
+               instance_id: str | None = None) -> SearchResult:
+        return self.world.search_result(query, year_cutoff, n, instance_id=instance_id)
