@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 
 
+#: ``--cutoff`` not given (``--cutoff none`` is given, and means no cutoff)
+_NOT_GIVEN = object()
+
+
 def _cutoff(value: str) -> int | None:
     if value.lower() == "none":
         return None
@@ -52,7 +56,7 @@ def register(sub) -> None:
 
     s = sp.add_parser("search", help="search the artifact with a year cutoff (one query, or a batch file)")
     s.add_argument("query", nargs="?", help="the query text (omit with --batch)")
-    s.add_argument("--cutoff", type=_cutoff, metavar="YEAR",
+    s.add_argument("--cutoff", type=_cutoff, metavar="YEAR", default=_NOT_GIVEN,
                    help="no record dated after this year is returned ('none': no cutoff); required for one query")
     s.add_argument("--batch", metavar="QUERIES.jsonl",
                    help='one JSON object per line, {"query": TEXT, "cutoff": YEAR|null, "n": N}; prints one result '
@@ -157,7 +161,7 @@ def _search_batch(args) -> int:
     from lemmata.retrieval.batch import read_batch
     from lemmata.retrieval.scholar_world import ScholarWorld
 
-    if args.query is not None or args.cutoff is not None or args.record or args.instance:
+    if args.query is not None or args.cutoff is not _NOT_GIVEN or args.record or args.instance:
         raise InputError.one("--batch", "a batch file carries its own queries and cutoffs: drop the query, --cutoff, "
                                         "--record and --instance", field="batch")
     if not args.json:
@@ -186,7 +190,7 @@ def run_search(args) -> int:
         return _search_batch(args)
     if args.query is None:
         raise InputError.one("query", "give a query, or --batch QUERIES.jsonl", field="query")
-    if args.cutoff is None:
+    if args.cutoff is _NOT_GIVEN:
         raise InputError.one("--cutoff", "a single query needs --cutoff YEAR (or 'none')", field="cutoff")
     art = open_backend(args.artifact) if args.artifact else _open(None)
     if isinstance(art, WorldBackend) and not args.record:

@@ -1,5 +1,11 @@
 """The frozen offline scholarly artifact: a reproducible stand-in for the paper's Google Scholar search.
 
+Version 1.0.0, superseded by ``re2math-scholar-offline-2.0.0``
+(:mod:`lemmata.retrieval.scholar_world`), which hides the sources among a
+distractor corpus, shows every record in one shape and never serves
+statements. 1.0.0 still builds and opens, so results made with it audit; its
+``ARTIFACT.json`` names its successor (``superseded_by``).
+
 Re²Math scores a returned (source, statement) pair after the model searched a
 *frozen* retrieval artifact; the paper's Google Scholar cache was never
 released and no search engine is reachable offline. This artifact is built
