@@ -1,6 +1,6 @@
 """Does the format of a record tell gold from distractor? And how far do trivial queries get?
 
-    python benchmarks/world_leaks.py [--world DIR] [--release DIR] [--distractors DIR] [--pool 100] [--boot 1000]
+    python benchmarks/world_leaks.py [--world DIR] [--release DIR] [--distractors DIR] [--pool 100 1000] [--boot 1000]
 
 Measures ``re2math-scholar-offline-2.0.0`` on Re2Math's Eval-200 (the cited
 source of each gap is *gold*; one work is one record, so a hit is the gold
@@ -10,13 +10,14 @@ record id among the first 20 hits, CiteRecall@20):
    (title length, title case, LaTeX residue, number of shown authors, author
    spelling, year bucket) and what opening adds (abstract, DOI, arXiv id) —
    the share of gold records among records with and without it.
-2. **Format-only ranking.** Each query's first ``--pool`` hits re-sorted by the
+2. **Format-only ranking.** Each query's first ``--pool`` hits (each pool size in
+   turn) re-sorted by the
    gold rate of their feature combination (estimated on the whole artifact
    and every instance, Eval-200 included: the strongest format-only attacker),
    artifact rank breaking ties; CiteRecall@20 of that order against the
    artifact's own, with percentile bootstrap intervals over instances. Two
    attackers: hit features only, and hit + opened features (one that opens
-   every pooled record first).
+   every pooled record first, i.e. ``--pool`` openings per query).
 3. **Trivial strategies.** CiteRecall@20 of the citing paper's title alone,
    the setup alone and the anchor hint alone as the query (with the instance's
    year cutoff), on 2.0.0 and, for the title, on 1.0.0.
@@ -89,7 +90,8 @@ def main() -> None:
     parser.add_argument("--world", metavar="DIR", help="a built re2math-scholar-offline-2.0.0 folder")
     parser.add_argument("--release", metavar="DIR", help="a built Re2Math release folder")
     parser.add_argument("--distractors", metavar="DIR", help="a built math-arxiv-meta release folder")
-    parser.add_argument("--pool", type=int, default=100, help="hits re-sorted by the format-only ranking")
+    parser.add_argument("--pool", type=int, nargs="+", default=[100, 1000],
+                        help="numbers of hits re-sorted by the format-only ranking (default: 100 1000)")
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples")
     args = parser.parse_args()
 
@@ -158,26 +160,27 @@ def main() -> None:
             "proof state (raw, m=5)": lambda r: render_instance(r, "raw", 5),
             "citing-paper title only": lambda r: r["paper"]["title"],
         }
-        print(f"\nformat-only re-ranking of the first {args.pool} hits, CiteRecall@{K} on Eval-200 "
-              f"({len(eval_rows)} instances), 95% bootstrap intervals ({args.boot} resamples):")
-        for name, make in workloads.items():
-            results = world.search_batch([(make(r), r["publication_year"], args.pool) for r in eval_rows])
-            own, by_hit, by_all = [], [], []
-            for r, res in zip(eval_rows, results):
-                target = world.attribution(r["instance_id"]).record_id
-                ids = [h.id for h in res.hits]
-                own.append(target in ids[:K])
-                for rate, out in ((hit_rate, by_hit), (all_rate, by_all)):
-                    keys = hit_keys if rate is hit_rate else all_keys
-                    order = sorted(range(len(ids)), key=lambda j: (-rate[keys[pos[ids[j]]]], j))
-                    out.append(target in [ids[j] for j in order[:K]])
-            for label, other in (("hit features", by_hit), ("hit + opened features", by_all)):
-                (ma, ca), (mb, cb), (d, cd) = bootstrap(own, other, args.boot)
-                noise = (ca[1] - ca[0]) / 2
-                verdict = "within" if d <= noise else "EXCEEDS"
-                print(f"  {name:<26} artifact {ma:.1%} [{ca[0]:.1%}, {ca[1]:.1%}]  format-only ({label}) "
-                      f"{mb:.1%} [{cb[0]:.1%}, {cb[1]:.1%}]  difference {d:+.1%} [{cd[0]:+.1%}, {cd[1]:+.1%}] "
-                      f"-> {verdict} the artifact's bootstrap noise (±{noise:.1%})")
+        for pool in args.pool:
+            print(f"\nformat-only re-ranking of the first {pool} hits, CiteRecall@{K} on Eval-200 "
+                  f"({len(eval_rows)} instances), 95% bootstrap intervals ({args.boot} resamples):")
+            for name, make in workloads.items():
+                results = world.search_batch([(make(r), r["publication_year"], pool) for r in eval_rows])
+                own, by_hit, by_all = [], [], []
+                for r, res in zip(eval_rows, results):
+                    target = world.attribution(r["instance_id"]).record_id
+                    ids = [h.id for h in res.hits]
+                    own.append(target in ids[:K])
+                    for rate, out in ((hit_rate, by_hit), (all_rate, by_all)):
+                        keys = hit_keys if rate is hit_rate else all_keys
+                        order = sorted(range(len(ids)), key=lambda j: (-rate[keys[pos[ids[j]]]], j))
+                        out.append(target in [ids[j] for j in order[:K]])
+                for label, other in (("hit features", by_hit), ("hit + opened features", by_all)):
+                    (ma, ca), (mb, cb), (d, cd) = bootstrap(own, other, args.boot)
+                    noise = (ca[1] - ca[0]) / 2
+                    verdict = "within" if d <= noise else "EXCEEDS"
+                    print(f"  {name:<26} artifact {ma:.1%} [{ca[0]:.1%}, {ca[1]:.1%}]  format-only ({label}) "
+                          f"{mb:.1%} [{cb[0]:.1%}, {cb[1]:.1%}]  difference {d:+.1%} [{cd[0]:+.1%}, {cd[1]:+.1%}] "
+                          f"-> {verdict} the artifact's bootstrap noise (±{noise:.1%})")
 
         # ---------------------------------------------------------------- 3. trivial strategies
         strategies = {
