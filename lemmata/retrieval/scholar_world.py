@@ -643,10 +643,11 @@ class ScholarWorld:
     def search_batch(self, queries: Sequence[tuple[str, int | None, int]]) -> list[ScholarSearch]:
         """Many ``(query, cutoff, n)`` at once, in order; exactly the hits :meth:`search` gives for each.
 
-        Each query scores only the year prefix of its cutoff, which on this
-        index beats a sparse query-by-document product over a chunk of queries
-        and threads (the GIL-bound steps dominate); ``benchmarks/artifact_speed.py``
-        measures both paths. Every ``n`` is checked before any query runs.
+        Each query scores only the year prefix of its cutoff. A sparse
+        query-by-document product over chunks of queries and a thread pool
+        were both slower than this loop on this index, so batch search is the
+        loop (``benchmarks/artifact_speed.py`` times both entry points). Every
+        ``n`` is checked before any query runs.
         """
         for i, (_, _, n) in enumerate(queries):
             if n < 1:
