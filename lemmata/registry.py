@@ -30,14 +30,16 @@ __all__ = [
     "known_benchmarks", "list_benchmarks", "registry", "reported_importers", "schema_files", "validate_upload",
 ]
 
-#: benchmark families, in the order the catalog builds them and the board lists them
-FAMILIES: tuple[str, ...] = ("re2math", "mathnet", "mirb", "mathatlas", "taobench")
+#: benchmark families (the ``family`` of their releases) and their packages under ``lemmata.benchmarks``, in the
+#: order the catalog builds them and the board lists them
+FAMILIES: dict[str, str] = {"re2math": "re2math", "mathnet": "mathnet", "mirb": "mirb", "mathatlas": "mathatlas",
+                            "taobench": "taobench", "math-arxiv-meta": "math_arxiv_meta"}
 
 
 @lru_cache(maxsize=1)
 def families() -> Registry[Family]:
     return Registry("benchmark family", Family,
-                    {name: f"lemmata.benchmarks.{name}:FAMILY" for name in FAMILIES}).freeze()
+                    {name: f"lemmata.benchmarks.{package}:FAMILY" for name, package in FAMILIES.items()}).freeze()
 
 
 @lru_cache(maxsize=1)

@@ -8,7 +8,8 @@ import pytest
 
 from lemmata.core.errors import InputError
 from lemmata.release.load import open_release
-from lemmata.benchmarks.re2math.scholar.artifact import ScholarArtifact, artifact_id, build_artifact, open_artifact, open_backend
+from lemmata.benchmarks.re2math.scholar.artifact import ScholarArtifact, artifact_id, build_artifact, open_artifact
+from lemmata.benchmarks.re2math.scholar.backends import open_backend
 from lemmata.benchmarks.re2math.scholar.querycache import (
     CacheHeader,
     Candidate,

@@ -25,7 +25,7 @@ import pytest
 from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_bytes
 from lemmata.space.config import SpaceConfig
-from lemmata.space.submit import SubmissionForm, render_outcome, submit_upload
+from lemmata.space.submit import SubmissionForm, submit_upload
 from lemmata.space.worker import ScoringWorker
 from lemmata.store import RateLimit, Store
 from lemmata.store_faults import check_index

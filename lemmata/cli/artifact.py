@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 
 
+#: ``--cutoff`` not given (``--cutoff none`` is given, and means no cutoff)
+_NOT_GIVEN = object()
+
+
 def _cutoff(value: str) -> int | None:
     if value.lower() == "none":
         return None
@@ -18,28 +22,45 @@ def register(sub) -> None:
     p = sub.add_parser(
         "artifact",
         help="the frozen offline retrieval artifact of Re2Math (build, verify, search, open)",
-        description="The frozen offline scholarly artifact that Re2Math systems search instead of Google Scholar: "
-        "a bm25s index over the release's cited sources and citing papers. Without --artifact, commands use the "
-        "default artifact under $LEMMATA_HOME/artifacts, building the release and the artifact first when missing.",
+        description="The frozen offline scholarly artifact that Re2Math systems search instead of Google Scholar. "
+        "re2math-scholar-offline-2.0.0 is a bm25s index over the math-arxiv-meta distractor corpus, the release's "
+        "cited sources and its citing papers, every record shown in one shape; 1.0.0 (cited sources and citing "
+        "papers only) is superseded but still opens, so old results audit. Without --artifact, commands use the "
+        "1.0.0 artifact under $LEMMATA_HOME/artifacts, building the release and the artifact first when missing; "
+        "pass --artifact re2math-scholar-offline-2.0.0 (or its folder) for the 2.0.0 world.",
     )
     sp = p.add_subparsers(dest="artifact_command", metavar="ACTION")
     sp.required = True
 
     b = sp.add_parser("build", help="build the artifact from a Re2Math release folder")
+    b.add_argument("--version", choices=("1.0.0", "2.0.0"), default="1.0.0",
+                   help="artifact version: 1.0.0 (superseded) or 2.0.0, the world with the distractor corpus "
+                        "(default 1.0.0)")
     b.add_argument("--release", metavar="DIR", help="built Re2Math release folder (default: build/use the "
                                                     "release under $LEMMATA_HOME/releases)")
+    b.add_argument("--distractors", metavar="DIR", help="2.0.0 only: built math-arxiv-meta release folder "
+                                                        "(default: build/use the one under $LEMMATA_HOME/releases)")
     b.add_argument("--out", metavar="DIR", help="parent folder of the artifact (default: $LEMMATA_HOME/artifacts)")
     b.add_argument("--quiet", action="store_true", help="no progress output")
     b.set_defaults(handler=run_build)
 
     v = sp.add_parser("verify", help="check every file of an artifact against its MANIFEST.json")
     v.add_argument("artifact", nargs="?", metavar="DIR", help="artifact folder (default: the default artifact)")
+    v.add_argument("--quiet", action="store_true", help="no output; the exit status says it all")
     v.set_defaults(handler=run_verify)
 
-    s = sp.add_parser("search", help="search the artifact with a year cutoff")
-    s.add_argument("query")
-    s.add_argument("--cutoff", type=_cutoff, required=True, metavar="YEAR",
-                   help="no record dated after this year is returned ('none': no cutoff)")
+    i = sp.add_parser("info", help="what an artifact is: id, record count, composition, build settings")
+    i.add_argument("--artifact", metavar="DIR|ID", help="artifact folder or id (default: the default artifact)")
+    i.add_argument("--json", action="store_true", help="print the description as JSON")
+    i.set_defaults(handler=run_info)
+
+    s = sp.add_parser("search", help="search the artifact with a year cutoff (one query, or a batch file)")
+    s.add_argument("query", nargs="?", help="the query text (omit with --batch)")
+    s.add_argument("--cutoff", type=_cutoff, metavar="YEAR", default=_NOT_GIVEN,
+                   help="no record dated after this year is returned ('none': no cutoff); required for one query")
+    s.add_argument("--batch", metavar="QUERIES.jsonl",
+                   help='one JSON object per line, {"query": TEXT, "cutoff": YEAR|null, "n": N}; prints one result '
+                        "line per query, in order (requires --json)")
     s.add_argument("-n", "--n", type=int, default=20, help="candidates to return (default 20)")
     s.add_argument("--artifact", metavar="DIR|ID", help="artifact folder, frozen query cache, cache file or "
                                                         "artifact id (default: the default artifact)")
@@ -48,47 +69,142 @@ def register(sub) -> None:
     s.add_argument("--json", action="store_true", help="print the search result as JSON")
     s.set_defaults(handler=run_search)
 
-    o = sp.add_parser("open", help="materialise a record: its frozen text and statements (the opening is logged)")
-    o.add_argument("record_id", metavar="RECORD_ID")
+    o = sp.add_parser("open", help="open records: what is known about each (2.0.0) or its frozen text and "
+                                   "statements (1.0.0); every opening is logged")
+    o.add_argument("record_ids", nargs="+", metavar="RECORD_ID", help="record id(s) to open, in order")
     o.add_argument("--artifact", metavar="DIR", help="artifact folder (default: the default artifact)")
     o.add_argument("--instance", metavar="ID", help="instance id the source is opened for (logged)")
     o.add_argument("--log", metavar="FILE", help="append the opening to this JSONL log")
-    o.add_argument("--json", action="store_true", help="print the materialisation as JSON")
+    o.add_argument("--json", action="store_true", help="print each opened record as one JSON line")
     o.set_defaults(handler=run_open)
 
 
 def _open(path: str | None):
+    """The artifact at ``path`` (folder or id; a 2.x world opens as its :class:`ScholarWorld`) or the default."""
     from lemmata.benchmarks.re2math.scholar.artifact import default_artifact, open_artifact
+    from lemmata.benchmarks.re2math.scholar.backends import open_backend
+    from lemmata.benchmarks.re2math.scholar.world import WorldBackend
 
-    return open_artifact(path) if path else default_artifact(build=True, quiet=False)
+    if not path:
+        return default_artifact(build=True, quiet=False)
+    art = open_backend(path)
+    if isinstance(art, WorldBackend):
+        return art.world
+    return art if hasattr(art, "materialise") else open_artifact(path)
 
 
 def run_build(args) -> int:
     from lemmata.benchmarks.re2math.scholar.artifact import build_artifact, default_release_path
 
     release = args.release or default_release_path(build=True, quiet=args.quiet)
+    if args.version == "2.0.0":
+        from lemmata.benchmarks.re2math.scholar.world import build_world, default_distractor_path
+
+        distractors = args.distractors or default_distractor_path(build=True, quiet=args.quiet)
+        print(build_world(release, distractors, args.out, quiet=args.quiet))
+        return 0
+    if args.distractors:
+        from lemmata.core.errors import InputError
+
+        raise InputError.one("--distractors", "only the 2.0.0 artifact has a distractor corpus; add --version 2.0.0",
+                             field="distractors")
     print(build_artifact(release, args.out, quiet=args.quiet))
     return 0
 
 
 def run_verify(args) -> int:
     from lemmata.benchmarks.re2math.scholar.artifact import default_artifact_path, open_artifact
+    from lemmata.benchmarks.re2math.scholar.world import is_world, open_world
 
-    art = open_artifact(args.artifact or default_artifact_path())
+    path = args.artifact or default_artifact_path()
+    art = open_world(path) if is_world(path) else open_artifact(path)
     info = art.info
-    print(f"{info.id}: {len(art)} records, built from {info.release_id} "
-          f"(MANIFEST sha256 {info.release_manifest_sha256[:12]}…); every file matches MANIFEST.json")
+    if not getattr(args, "quiet", False):
+        print(f"{info.id}: {len(art)} records, built from {info.release_id} "
+              f"(MANIFEST sha256 {info.release_manifest_sha256[:12]}…); every file matches MANIFEST.json")
+    return 0
+
+
+def run_info(args) -> int:
+    import json
+
+    from lemmata.benchmarks.re2math.scholar.world import ScholarWorld
+
+    art = _open(args.artifact)
+    if isinstance(art, ScholarWorld):
+        desc = art.describe()
+    else:
+        info = art.info
+        desc = {"id": info.id, "schema_version": info.schema_version, "records": len(art), "composition": info.counts,
+                "built_from": {"release": info.release_id}, "backend": info.backend,
+                "tokenizer": {"name": info.tokenizer["name"], "version": info.tokenizer["version"]},
+                "year_policy": info.year_policy, "superseded_by": info.superseded_by}
+    if args.json:
+        print(json.dumps(desc, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{desc['id']}: {desc['records']:,} records, built from "
+          + ", ".join(f"{v}" for v in desc["built_from"].values()))
+    if desc.get("superseded_by"):
+        print(f"superseded by {desc['superseded_by']} (still opens, so results made with it audit)")
+    for key, value in desc["composition"].items():
+        print(f"  {key:<40} {value:>10,}")
+    b = desc["backend"]
+    print(f"ranking: {b['library']} {b['library_version']} {b['method']} k1={b['k1']} b={b['b']}, "
+          f"{b['vocabulary']:,} terms; tokenizer {desc['tokenizer']['name']} v{desc['tokenizer']['version']}")
+    print(f"years: {desc['year_policy']}")
+    return 0
+
+
+def _search_batch(args) -> int:
+    import json
+
+    from lemmata.core.errors import InputError
+    from lemmata.benchmarks.re2math.scholar.batch import read_batch
+    from lemmata.benchmarks.re2math.scholar.world import ScholarWorld
+
+    if args.query is not None or args.cutoff is not _NOT_GIVEN or args.record or args.instance:
+        raise InputError.one("--batch", "a batch file carries its own queries and cutoffs: drop the query, --cutoff, "
+                                        "--record and --instance", field="batch")
+    if not args.json:
+        raise InputError.one("--batch", "batch search prints JSON lines: add --json", field="json")
+    queries = read_batch(args.batch)
+    art = _open(args.artifact)
+    if isinstance(art, ScholarWorld):
+        results = art.search_batch([(q.query, q.cutoff, q.n) for q in queries])
+    else:
+        results = [art.search(q.query, q.cutoff, q.n) for q in queries]
+    for r in results:
+        print(json.dumps(r.model_dump(mode="json"), ensure_ascii=False))
     return 0
 
 
 def run_search(args) -> int:
     import json
 
+    from lemmata.core.errors import InputError
     from lemmata.benchmarks.re2math.scholar.querycache import RecordingBackend
 
-    from lemmata.benchmarks.re2math.scholar.artifact import open_backend
+    from lemmata.benchmarks.re2math.scholar.backends import open_backend
+    from lemmata.benchmarks.re2math.scholar.world import WorldBackend
 
+    if args.batch:
+        return _search_batch(args)
+    if args.query is None:
+        raise InputError.one("query", "give a query, or --batch QUERIES.jsonl", field="query")
+    if args.cutoff is _NOT_GIVEN:
+        raise InputError.one("--cutoff", "a single query needs --cutoff YEAR (or 'none')", field="cutoff")
     art = open_backend(args.artifact) if args.artifact else _open(None)
+    if isinstance(art, WorldBackend) and not args.record:
+        res = art.world.search(args.query, args.cutoff, args.n)
+        if args.json:
+            print(json.dumps(res.model_dump(mode="json"), indent=2, ensure_ascii=False))
+            return 0
+        cutoff = "none" if args.cutoff is None else args.cutoff
+        print(f"{res.artifact_id} | year cutoff {cutoff} | {len(res.hits)} hit(s)")
+        for h in res.hits:
+            year = h.year if h.year is not None else "----"
+            print(f"{h.rank:>3}. {h.id:<12} {year}  {h.score:>8.3f}  {h.title[:80]} — {', '.join(h.authors)}")
+        return 0
     backend = RecordingBackend(art, args.record) if args.record else art
     result = backend.search(args.query, args.cutoff, args.n, instance_id=args.instance)
     if args.json:
@@ -106,10 +222,16 @@ def run_search(args) -> int:
 def run_open(args) -> int:
     import json
 
+    from lemmata.benchmarks.re2math.scholar.world import ScholarWorld
+
     art = _open(args.artifact)
-    mat = art.materialise(args.record_id, instance_id=args.instance, log=args.log)
-    if args.json:
-        print(json.dumps(mat.model_dump(mode="json"), indent=2, ensure_ascii=False))
-    else:
-        print(mat.text, end="")
+    opener = art.open if isinstance(art, ScholarWorld) else art.materialise
+    for rid in args.record_ids:  # an unknown id is an error before anything is opened or logged
+        art.position(rid) if isinstance(art, ScholarWorld) else art.record(rid)
+    for i, rid in enumerate(args.record_ids):
+        opened = opener(rid, instance_id=args.instance, log=args.log)
+        if args.json:
+            print(json.dumps(opened.model_dump(mode="json"), ensure_ascii=False))
+        else:
+            print(("\n" if i else "") + opened.text, end="")
     return 0

@@ -22,6 +22,8 @@ class Family(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     package: str = Field(description="the family's package, e.g. 'lemmata.benchmarks.re2math'")
+    family: str | None = Field(default=None, description="the family name its releases carry, when it differs "
+                                                         "from the package's (a slug may hold '-')")
     releases: str = Field(description="'module:attribute' of its tuple of BenchmarkMeta records")
     builders: tuple[str, ...] = Field(description="'module:Class' of each release builder, in build order")
     handlers: dict[str, str] = Field(default_factory=dict,
@@ -31,7 +33,7 @@ class Family(BaseModel):
 
     @property
     def name(self) -> str:
-        return self.package.rsplit(".", 1)[-1]
+        return self.family or self.package.rsplit(".", 1)[-1]
 
     def ref(self, relative: str) -> str:
         """The absolute reference of one of this family's entries.

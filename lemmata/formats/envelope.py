@@ -7,7 +7,6 @@ object per line, and it reports *every* problem with its line number at once.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from typing import Any

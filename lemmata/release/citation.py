@@ -49,7 +49,8 @@ def render_citation(meta: BenchmarkMeta) -> str:
         "preferred-citation": preferred,
     }
     if meta.license_id not in ("unknown", "other"):
-        doc["license"] = {"mit": "MIT", "apache-2.0": "Apache-2.0", "cc-by-4.0": "CC-BY-4.0"}.get(meta.license_id, meta.license_id)
+        doc["license"] = {"mit": "MIT", "apache-2.0": "Apache-2.0", "cc-by-4.0": "CC-BY-4.0",
+                          "cc0-1.0": "CC0-1.0"}.get(meta.license_id, meta.license_id)
     doc = {k: v for k, v in doc.items() if v is not None}
     return yaml.dump(doc, Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=1000)
 

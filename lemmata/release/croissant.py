@@ -27,6 +27,7 @@ _LICENSE_URLS = {
     "apache-2.0": "https://www.apache.org/licenses/LICENSE-2.0",
     "cc-by-4.0": "https://creativecommons.org/licenses/by/4.0/",
     "cc-by-sa-4.0": "https://creativecommons.org/licenses/by-sa/4.0/",
+    "cc0-1.0": "https://creativecommons.org/publicdomain/zero/1.0/",
 }
 
 

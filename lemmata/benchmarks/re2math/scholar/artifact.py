@@ -1,5 +1,11 @@
 """The frozen offline scholarly artifact: a reproducible stand-in for the paper's Google Scholar search.
 
+Version 1.0.0, superseded by ``re2math-scholar-offline-2.0.0``
+(:mod:`lemmata.benchmarks.re2math.scholar.world`), which hides the sources among a
+distractor corpus, shows every record in one shape and never serves
+statements. 1.0.0 still builds and opens, so results made with it audit; its
+``ARTIFACT.json`` names its successor (``superseded_by``).
+
 Re²Math scores a returned (source, statement) pair after the model searched a
 *frozen* retrieval artifact; the paper's Google Scholar cache was never
 released and no search engine is reachable offline. This artifact is built
@@ -60,13 +66,13 @@ from lemmata.benchmarks.re2math.papers import paper_key as normalize_paper_key
 from lemmata.benchmarks.re2math.scholar.citations import ParsedCitation, latex_to_text, parse_citation, words
 from lemmata.core.identifiers import arxiv_id_year
 from lemmata.benchmarks.re2math.scholar.matcher import SourceRef, match_sources
-from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, ReplayBackend, SearchResult, now_utc
+from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
 
 ARTIFACT_NAME = "re2math-scholar-offline"
 ARTIFACT_VERSION = "1.0.0"
 #: the artifact builder's identity as recorded in ARTIFACT.json; fixed once an artifact has shipped, so that
 #: moving code never changes an artifact's bytes
-BUILDER_ID = "lemmata.retrieval.artifact.build_artifact"
+BUILDER_ID = "lemmata.benchmarks.re2math.scholar.artifact.build_artifact"
 BUILDER_VERSION = "1"
 SCHEMA = "lemmata.scholarly-artifact/1"
 BACKEND = "offline-bm25s"
@@ -187,6 +193,8 @@ class ArtifactInfo(_Model):
     tokenizer: dict[str, Any]
     year_policy: str
     counts: dict[str, int]
+    superseded_by: str | None = Field(default=None, description="the artifact that replaces this one; old results "
+                                                                "still audit against this one")
 
 
 class StatementView(_Model):
@@ -267,7 +275,7 @@ def _identity_key(p: ParsedCitation) -> str:
     return "cite:" + " ".join(words(p.text))
 
 
-def _cluster(parsed: Sequence[ParsedCitation]) -> list[list[int]]:
+def cluster_citations(parsed: Sequence[ParsedCitation]) -> list[list[int]]:
     """Groups of indices that the matcher calls one work (transitively), each sorted, in a stable order."""
     uf = _UnionFind(len(parsed))
     refs = [SourceRef(title=p.title, authors=p.authors, year=p.year, doi=p.doi, arxiv_id=p.arxiv_id, text=p.text)
@@ -304,7 +312,7 @@ def _cluster(parsed: Sequence[ParsedCitation]) -> list[list[int]]:
     return sorted(groups.values())
 
 
-def _most_common(values: Iterable[str | None]) -> str | None:
+def most_common_value(values: Iterable[str | None]) -> str | None:
     counts = Counter(v for v in values if v)
     if not counts:
         return None
@@ -324,7 +332,7 @@ def build_records(rows: Sequence[Mapping[str, Any]]) -> tuple[list[ScholarRecord
         by_citation[(z["citation_content"], z.get("doi") or "", z.get("arxiv_id") or "")].append(row)
     citations = sorted(by_citation)
     parsed = [parse_citation(*c) for c in citations]
-    groups = _cluster(parsed)
+    groups = cluster_citations(parsed)
 
     papers: dict[str, dict[str, Any]] = {}
     for row in rows:
@@ -339,7 +347,7 @@ def build_records(rows: Sequence[Mapping[str, Any]]) -> tuple[list[ScholarRecord
         members = [citations[i] for i in group]
         member_parsed = [parsed[i] for i in group]
         member_rows = [r for c in members for r in by_citation[c]]
-        arxiv = _most_common(p.arxiv_id for p in member_parsed)
+        arxiv = most_common_value(p.arxiv_id for p in member_parsed)
         if arxiv and arxiv in papers:
             rid = f"paper-{arxiv}"
         else:
@@ -351,11 +359,11 @@ def build_records(rows: Sequence[Mapping[str, Any]]) -> tuple[list[ScholarRecord
             authors += [a for a in parsed[i].authors if a not in authors]
         year, year_from = _earliest([(p.year, "citation") for p in member_parsed]
                                     + [(arxiv_id_year(p.arxiv_id), "arxiv_id") for p in member_parsed])
-        title = _most_common(p.title for p in member_parsed) or parsed[canonical].text[:200]
+        title = most_common_value(p.title for p in member_parsed) or parsed[canonical].text[:200]
         records[rid] = {
             "id": rid, "kind": "source", "title": title, "text": parsed[canonical].text, "authors": authors,
-            "year": year, "year_from": year_from, "doi": _most_common(p.doi for p in member_parsed),
-            "arxiv_id": arxiv, "source_type": _most_common(r["z"].get("source_type") for r in member_rows),
+            "year": year, "year_from": year_from, "doi": most_common_value(p.doi for p in member_parsed),
+            "arxiv_id": arxiv, "source_type": most_common_value(r["z"].get("source_type") for r in member_rows),
             "citations": sorted({c[0] for c in members}), "statements": {},
         }
         for c in members:
@@ -465,6 +473,7 @@ def build_artifact(release: str | Path, out_root: str | Path | None = None, *, q
                     "statements": len(statements), "instances": len(attributions),
                     "records_without_year": sum(1 for r in records if r.year is None),
                     "instances_cited_after_cutoff": sum(a.cited_after_cutoff for a in attributions)},
+            superseded_by=f"{ARTIFACT_NAME}-2.0.0",
         )
         write_json(tmp / INFO_FILE, info.model_dump(mode="json"))
         write_manifest(tmp, release_id=aid, name=ARTIFACT_NAME, version=ARTIFACT_VERSION,
@@ -621,33 +630,6 @@ def open_artifact(path: str | Path, *, verify: bool = True) -> ScholarArtifact:
 # --------------------------------------------------------------------------- defaults
 
 
-def open_backend(artifact: str | Path) -> "ScholarArtifact | ReplayBackend":
-    """The search backend of a retrieval artifact, by folder / cache file or by id (the ``frozen`` tuple's value).
-
-    A folder holding a scholarly artifact opens as :class:`ScholarArtifact`; a
-    frozen query cache (folder) or a recorded cache file (``.jsonl``) replays
-    as :class:`~lemmata.benchmarks.re2math.scholar.querycache.ReplayBackend`. An id is looked up
-    under ``artifacts_dir()``; the default offline artifact is built when missing.
-    Every backend answers ``search(query, year_cutoff, n)`` with the ids its
-    artifact fixes, which is what a scorer replays.
-    """
-    from lemmata.core.paths import artifacts_dir
-    from lemmata.benchmarks.re2math.scholar.querycache import QUERIES_FILE
-
-    path = Path(artifact)
-    if not path.exists() and "/" not in str(artifact) and not str(artifact).endswith(".jsonl"):
-        path = artifacts_dir() / str(artifact)
-        if not path.exists():
-            if str(artifact) == artifact_id():
-                return default_artifact()
-            raise InputError.one(str(artifact), f"unknown retrieval artifact: neither a path nor an artifact under "
-                                                f"{artifacts_dir()}", field="retrieval_artifact")
-    if path.is_file() or (path / QUERIES_FILE).is_file():
-        return ReplayBackend.open(path)
-    return open_artifact(path)
-
-
-
 def default_artifact_path() -> Path:
     from lemmata.core.paths import artifacts_dir
 
@@ -662,12 +644,12 @@ def default_release_path(*, build: bool = True, quiet: bool = True) -> Path:
     return release_path(RE2MATH, build=build, quiet=quiet)
 
 
-_DEFAULT_LOCK = threading.Lock()
+DEFAULT_LOCK = threading.Lock()
 
 
 def default_artifact(*, build: bool = True, quiet: bool = True) -> ScholarArtifact:
     """The default offline artifact, building the release and the artifact first when missing."""
-    with _DEFAULT_LOCK:
+    with DEFAULT_LOCK:
         path = default_artifact_path()
         if not path.is_dir():
             if not build:

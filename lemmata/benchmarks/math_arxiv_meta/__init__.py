@@ -1,0 +1,14 @@
+"""math-arxiv-meta: 345,376 mathematics arXiv records (1991–2019) — the distractor corpus of Re²Math's offline world.
+
+A release of its own (``meta``, ``builder``), with no track: the Re²Math scholarly artifact 2.0.0 indexes it
+beside the gold records, and anyone can ``load_dataset`` it.
+"""
+
+from lemmata.core.family import Family
+
+FAMILY = Family(
+    package=__name__,
+    family="math-arxiv-meta",
+    releases="meta:RELEASES",
+    builders=("builder:MathArxivMetaBuilder",),
+)
