@@ -583,6 +583,7 @@ def launch_kwargs(ctx: SpaceContext) -> dict[str, Any]:
     """Arguments for ``demo.launch`` that belong to the app (styles, upload limit, served folders)."""
     import gradio as gr
 
+    from lemmata.space.about import download_paths
     from lemmata.space.tables import BOARD_CSS
 
     return {
@@ -592,6 +593,8 @@ def launch_kwargs(ctx: SpaceContext) -> dict[str, Any]:
         "show_error": True,
         "run_history": False,
         "footer_links": ["api", "gradio"],
+        # the About tab's release files live under LEMMATA_HOME, outside Gradio's default served folders
+        "allowed_paths": [str(p) for p in download_paths(ctx.config.releases_root)],
     }
 
 
