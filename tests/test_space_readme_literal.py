@@ -180,3 +180,40 @@ def test_readme_literal_every_tab_loads_clean(server, browser):
     page.close()
     log = server["log"].read_text(encoding="utf-8", errors="replace")
     assert not [s for s in SERVER_FAILURES if s in log], log[-6000:]
+
+
+def test_readme_literal_upload_for_a_hub_only_release_says_why_in_the_panel(server, browser):
+    """Offline, MathNet/MIRB/MathAtlas releases cannot be built: their shipped examples get the validation
+    panel with the reason, never an exception, a bare Error badge or a server path."""
+    w = Watched(browser)
+    page = w.page
+    page.goto(server["url"] + "/?tab=submit")
+    listing = page.locator("#lm-availability")
+    listing.wait_for(timeout=30_000)
+    assert "re2math" in listing.inner_text() and "mathnet-retrieve" in listing.inner_text()
+    scored_now = listing.inner_text().split(".", 1)[0]
+    assert "re2math" in scored_now and "mathnet-retrieve" not in scored_now
+    assert "Hub is unreachable" in listing.inner_text()
+    examples = [ROOT / "submissions" / "mathnet" / "example-mathnet-retrieve-hard.jsonl",
+                ROOT / "submissions" / "mirb" / "example-mirb.jsonl",
+                ROOT / "submissions" / "mathatlas" / "example-ma-align.jsonl"]
+    page.locator("#lm-submitter textarea, #lm-submitter input").first.fill("README reader")
+    for n, example in enumerate(examples):
+        clear = page.locator("#lm-upload button[aria-label='Clear']")
+        if clear.count():
+            clear.first.click()
+            clear.first.wait_for(state="detached", timeout=10_000)
+        page.locator("#lm-upload input[type=file]").set_input_files(str(example))
+        page.locator("#lm-upload").get_by_text(example.name).wait_for(timeout=10_000)
+        page.locator("#lm-submit").click()
+        panel = page.locator("#lm-outcome .lm-errors", has_text=example.name)
+        panel.wait_for(timeout=60_000)
+        text = panel.inner_text()
+        assert "the Hub is unreachable from this server" in text and "Nothing was stored" in text, text
+        assert str(server["home"]) not in text and "/" not in text.replace("N/A", ""), text
+        _shot(page, f"7-unavailable-{n}")
+    w.check()
+    assert page.locator(".error, [data-testid=toast-body]").filter(has_text="Error").count() == 0
+    page.close()
+    log = server["log"].read_text(encoding="utf-8", errors="replace")
+    assert not [s for s in SERVER_FAILURES if s in log], log[-6000:]

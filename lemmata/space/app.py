@@ -163,6 +163,15 @@ def render_events(ctx: SpaceContext, limit: int = 30) -> str:
             f"<th>Detail</th></tr></thead><tbody>{rows}</tbody></table>")
 
 
+def availability_html(ctx: SpaceContext) -> str:
+    """The Submit tab's list of benchmarks scorable here now (releases settle when the start-up build step ends)."""
+    from lemmata.space.availability import benchmark_availability, render_availability
+
+    step = next((s for s in ctx.bootstrap.steps if s.key == "releases"), None)
+    settled = step is None or step.status in ("done", "skipped", "failed")
+    return render_availability(benchmark_availability(ctx.config.releases_root, releases_settled=settled))
+
+
 def status_html(ctx: SpaceContext, search: str = "") -> str:
     from lemmata.space.status import filter_records, render_status
 
@@ -282,6 +291,7 @@ def build_app(ctx: SpaceContext):
                         contact = gr.Textbox(label="Contact (e-mail or Hub user; never shown)", max_length=200,
                                              elem_id="lm-contact")
                         notes = gr.Textbox(label="Notes (optional)", lines=3, max_length=2000, elem_id="lm-notes")
+                availability_view = gr.HTML(lambda: availability_html(ctx), elem_id="lm-availability-view")  # per page load
                 submit_btn = gr.Button("Validate and submit", variant="primary", elem_id="lm-submit")
                 outcome_html = gr.HTML("", js_on_load=BOARD_JS, elem_id="lm-outcome")
                 outcome_json = gr.JSON(visible=False)
@@ -435,12 +445,19 @@ def build_app(ctx: SpaceContext):
             if blocked:
                 html = f'<div class="lm-errors" role="alert">Nothing was stored: {esc(blocked)}.</div>'
                 return html, {"outcome": "unavailable", "message": blocked, "problems": []}
+            from lemmata.core.errors import LemmataError
+            from lemmata.space.availability import header_benchmark, unavailable_outcome
+
             data = Path(file_path).read_bytes() if file_path else None
             host = _client_host(request, config.hosted)
-            outcome = submit_upload(
-                ctx.store, config, data, Path(file_path).name if file_path else None,
-                SubmissionForm(submitter_name or "", contact_text or "", notes_text or ""),
-                client=client_key(host), user=_request_user(request))
+            name = Path(file_path).name if file_path else None
+            try:
+                outcome = submit_upload(
+                    ctx.store, config, data, name,
+                    SubmissionForm(submitter_name or "", contact_text or "", notes_text or ""),
+                    client=client_key(host), user=_request_user(request))
+            except LemmataError as exc:  # the release this file needs cannot be built or read on this server
+                return unavailable_outcome(name or "upload.jsonl", header_benchmark(data or b""), str(exc))
             if outcome.kind == "created":
                 ctx.worker.wake()
             return render_outcome(outcome), outcome.as_dict()
@@ -450,11 +467,11 @@ def build_app(ctx: SpaceContext):
             if outcome and outcome.get("outcome") == "created" and outcome.get("sha256"):
                 watching.append(outcome["sha256"])
             fast = gr.Timer(FAST_POLL_SECONDS if watching else config.refresh_seconds, active=True)
-            return fast, watching, status_html(ctx, search_text)
+            return fast, watching, status_html(ctx, search_text), availability_html(ctx)
 
         submit_btn.click(submit, [upload, submitter, contact, notes], [outcome_html, outcome_json],
                          api_name="submit", concurrency_limit=4, show_progress="minimal").then(
-            after_submit, [outcome_json, watch, status_search], [timer, watch, status_view],
+            after_submit, [outcome_json, watch, status_search], [timer, watch, status_view, availability_view],
             api_visibility="private", show_progress="hidden")
 
         status_search.input(lambda s: status_html(ctx, s), [status_search], [status_view],
@@ -464,17 +481,18 @@ def build_app(ctx: SpaceContext):
         def on_tick(b, t, g, k, s, o, a, d, token, watching, status_filter):
             current = ctx.change_token()
             if current == token:
-                return [gr.skip()] * (len(core_outputs) + len(extra_outputs) + 4)
+                return [gr.skip()] * (len(core_outputs) + len(extra_outputs) + 5)
             view = make_view(b, t, g, k, s, o, a)
             values = core_values(view) + extra_values(view, d)
             values[core_outputs.index(url_qs)] = gr.skip()
             still = [sha for sha in (watching or [])
                      if (rec := ctx.store.get_submission(sha)) is not None and rec.status in ("queued", "scoring")]
             pace = gr.Timer(FAST_POLL_SECONDS if still else config.refresh_seconds, active=True)
-            return values + [status_html(ctx, status_filter), banner_html(ctx), still, pace]
+            return values + [status_html(ctx, status_filter), banner_html(ctx), still, pace, availability_html(ctx)]
 
         timer.tick(on_tick, controls + [dim, change_token, watch, status_search],
-                   core_outputs + extra_outputs + [status_view, banner, watch, timer], show_progress="hidden",
+                   core_outputs + extra_outputs + [status_view, banner, watch, timer, availability_view],
+                   show_progress="hidden",
                    api_visibility="private", concurrency_limit=8)
 
         # -- admin --------------------------------------------------------------------------------------
