@@ -197,12 +197,11 @@ def test_readme_literal_upload_for_a_hub_only_release_says_why_in_the_panel(serv
     examples = [ROOT / "submissions" / "mathnet" / "example-mathnet-retrieve-hard.jsonl",
                 ROOT / "submissions" / "mirb" / "example-mirb.jsonl",
                 ROOT / "submissions" / "mathatlas" / "example-ma-align.jsonl"]
-    page.locator("#lm-submitter textarea, #lm-submitter input").first.fill("README reader")
     for n, example in enumerate(examples):
-        clear = page.locator("#lm-upload button[aria-label='Clear']")
-        if clear.count():
-            clear.first.click()
-            clear.first.wait_for(state="detached", timeout=10_000)
+        if n:  # a fresh page per file: a cleared upload box re-renders its input under the test's feet
+            page.goto(server["url"] + "/?tab=submit")
+        page.locator("#lm-upload input[type=file]").wait_for(state="attached", timeout=30_000)
+        page.locator("#lm-submitter textarea, #lm-submitter input").first.fill("README reader")
         page.locator("#lm-upload input[type=file]").set_input_files(str(example))
         page.locator("#lm-upload").get_by_text(example.name).wait_for(timeout=10_000)
         page.locator("#lm-submit").click()
@@ -210,7 +209,7 @@ def test_readme_literal_upload_for_a_hub_only_release_says_why_in_the_panel(serv
         panel.wait_for(timeout=60_000)
         text = panel.inner_text()
         assert "the Hub is unreachable from this server" in text and "Nothing was stored" in text, text
-        assert str(server["home"]) not in text and "/" not in text.replace("N/A", ""), text
+        assert str(server["home"]) not in text and "/" not in text, text
         _shot(page, f"7-unavailable-{n}")
     w.check()
     assert page.locator(".error, [data-testid=toast-body]").filter(has_text="Error").count() == 0
