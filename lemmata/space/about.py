@@ -73,6 +73,24 @@ class ReleaseCitation:
         return "  \n".join(lines)
 
 
+DOWNLOADS = ("croissant.json", "README.md")
+
+
+def download_paths(releases_root: Path) -> list[Path]:
+    """The exact release files the About tab offers for download, built yet or not.
+
+    Gradio serves only files under the working directory, the temp folder and
+    ``allowed_paths``; the releases live under ``LEMMATA_HOME`` (by default
+    ``~/.local/share/lemmata``), so these paths go to ``launch(allowed_paths=…)``.
+    Naming files rather than the releases folder keeps everything else under the
+    home (the store, other release files) out of reach of the file route.
+
+    >>> [p.name for p in download_paths(Path("/r"))][:2]
+    ['croissant.json', 'README.md']
+    """
+    return [c.folder.resolve() / name for c in release_citations(releases_root) for name in DOWNLOADS]
+
+
 def release_citations(releases_root: Path) -> list[ReleaseCitation]:
     from lemmata.registry import list_benchmarks
 

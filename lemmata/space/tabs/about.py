@@ -1,0 +1,57 @@
+"""The About & cite tab: the ranking policy, and per release its citation, CITATION.cff and files."""
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lemmata.space.context import SpaceContext
+
+
+@dataclass
+class AboutTab:
+    tab: Any
+    releases: list  # (ReleaseCitation, header, cff, croissant button, card button)
+
+    @property
+    def outputs(self) -> list:
+        return [c for _, *comps in self.releases for c in comps]
+
+
+def layout(ctx: SpaceContext) -> AboutTab:
+    import gradio as gr
+
+    from lemmata.space.about import POLICY_MD, release_citations
+
+    with gr.Tab("About & cite", id="about", elem_id="lm-tab-about") as tab:
+        gr.Markdown(POLICY_MD)
+        releases = []
+        for cit in release_citations(ctx.config.releases_root):
+            with gr.Accordion(f"Cite {cit.meta.release_id}", open=False):
+                header = gr.Markdown(cit.header_md())
+                gr.Code(cit.meta.citation, label="BibTeX (the paper)", language=None, interactive=False)
+                cff = gr.Code(cit.citation_cff(), label="CITATION.cff (this release)", language="yaml",
+                              interactive=False)
+                with gr.Row():
+                    croissant = gr.DownloadButton("Download croissant.json",
+                                                  value=_path(cit.file("croissant.json")),
+                                                  interactive=cit.built)
+                    card = gr.DownloadButton("Download dataset card (README.md)",
+                                             value=_path(cit.file("README.md")), interactive=cit.built)
+            releases.append((cit, header, cff, croissant, card))
+    return AboutTab(tab=tab, releases=releases)
+
+
+def load_values(t: AboutTab) -> list:
+    """Fresh values for ``AboutTab.outputs`` (releases built since the app was assembled)."""
+    import gradio as gr
+
+    values = []
+    for cit, *_ in t.releases:
+        values += [cit.header_md(), cit.citation_cff(),
+                   gr.DownloadButton(value=_path(cit.file("croissant.json")), interactive=cit.built),
+                   gr.DownloadButton(value=_path(cit.file("README.md")), interactive=cit.built)]
+    return values
+
+
+def _path(path: Path | None) -> str | None:
+    return str(path) if path is not None else None

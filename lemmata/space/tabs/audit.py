@@ -1,0 +1,71 @@
+"""The Audit tab: pick an entry and an item, and see how that item was scored."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from lemmata.space.context import SpaceContext
+from lemmata.space.tabs.leaderboard import BoardTab, make_view
+from lemmata.space.tabs.shell import Shell
+from lemmata.space.views import compose_qs, entry_choices, sync_kwargs
+
+
+@dataclass
+class AuditTab:
+    tab: Any
+    entry: Any
+    item: Any
+    view: Any
+
+    @property
+    def outputs(self) -> list:
+        return [self.entry, self.item, self.view]
+
+
+def layout() -> AuditTab:
+    import gradio as gr
+
+    with gr.Tab("Audit", id="audit", elem_id="lm-tab-audit") as tab:
+        with gr.Row():
+            entry = gr.Dropdown(label="Entry", choices=[], allow_custom_value=True, scale=3,
+                                interactive=True, elem_id="lm-audit-entry")
+            item = gr.Dropdown(label="Item", choices=[], allow_custom_value=True, scale=2,
+                               interactive=True, elem_id="lm-audit-item")
+        view = gr.Markdown("Choose an entry (click an entry id on the leaderboard, or pick one above).",
+                           latex_delimiters=[{"left": "$$", "right": "$$", "display": True},
+                                             {"left": "$", "right": "$", "display": False}],
+                           elem_id="lm-audit")
+    return AuditTab(tab=tab, entry=entry, item=item, view=view)
+
+
+def open_audit(ctx: SpaceContext, entry: str | None, item: str | None) -> list:
+    """[entry dropdown, item dropdown, markdown, chosen item]."""
+    import gradio as gr
+
+    from lemmata.space.audit import item_choices, render_audit
+
+    result = ctx.store.get_result(entry) if entry else None
+    choices = item_choices(result) if result is not None else []
+    ids = [v for _, v in choices]
+    if item not in ids:
+        item = ids[0] if ids else None
+    return [gr.Dropdown(choices=entry_choices(ctx), value=entry),
+            gr.Dropdown(choices=choices, value=item),
+            render_audit(ctx.store, ctx.submissions, entry, item), item]
+
+
+def wire(ctx: SpaceContext, t: AuditTab, board: BoardTab, shell: Shell) -> None:
+    from lemmata.space.audit import render_audit
+
+    def on_entry(entry, b, tr, g, k, s, o, a):
+        vals = open_audit(ctx, entry, None)
+        return vals[:3] + [compose_qs(make_view(ctx, b, tr, g, k, s, o, a).query, "audit", entry, vals[3])]
+
+    def on_item(entry, item, b, tr, g, k, s, o, a):
+        return [render_audit(ctx.store, ctx.submissions, entry, item),
+                compose_qs(make_view(ctx, b, tr, g, k, s, o, a).query, "audit", entry, item)]
+
+    sync = sync_kwargs(shell.url_qs)
+    t.entry.input(on_entry, [t.entry] + board.controls, t.outputs + [shell.url_qs],
+                  api_visibility="private").then(**sync)
+    t.item.input(on_item, [t.entry, t.item] + board.controls, [t.view, shell.url_qs],
+                 api_visibility="private").then(**sync)

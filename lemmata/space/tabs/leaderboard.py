@@ -1,0 +1,169 @@
+"""The Leaderboard tab: benchmark, track, group, source, search and sort controls, the ranked table,
+CSV/JSON downloads and the plots, and the events that re-render them (the table first, then the rest)."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from lemmata.space.board import DEFAULT_SORT, BoardView, build_view
+from lemmata.space.context import SpaceContext
+from lemmata.space.safety import esc
+from lemmata.space.tabs.shell import Shell
+from lemmata.space.views import (
+    ALL_GROUPS,
+    KIND_CHOICES,
+    MAX_SEARCH,
+    compose_qs,
+    group_label,
+    query_from_params,
+    sort_choices,
+    sync_kwargs,
+    write_exports,
+)
+
+
+@dataclass
+class BoardTab:
+    tab: Any
+    benchmark: Any
+    track: Any
+    group: Any
+    kind: Any
+    search: Any
+    sort: Any
+    csv_btn: Any
+    json_btn: Any
+    board: Any
+    plot_note: Any
+    dim: Any
+    strata: Any
+    forest: Any
+    controls: list
+    core_outputs: list
+    extra_outputs: list
+
+
+def make_view(ctx: SpaceContext, benchmark, track, group, kind, search, sort, show_all=False) -> BoardView:
+    query = query_from_params({"benchmark": benchmark or "", "track": track or "", "group": group or "",
+                               "kind": kind or "", "search": (search or "")[:MAX_SEARCH], "sort": sort or "",
+                               "all": "1" if show_all else ""})
+    return build_view(ctx.rows(), query, ctx.catalog())
+
+
+def core_values(ctx: SpaceContext, view: BoardView, tab: str = "board", entry=None, item=None) -> list:
+    """What a view change must show at once: the controls and the table (see ``BoardTab.core_outputs``)."""
+    import gradio as gr
+
+    from lemmata.space.tables import render_board
+
+    q = view.query
+    first = view.groups[0] if view.groups else None
+    return [
+        gr.Dropdown(choices=list(view.benchmarks), value=q.benchmark),
+        gr.Dropdown(choices=list(view.tracks), value=q.track),
+        gr.Dropdown(choices=[("All groups", ALL_GROUPS)] + [(group_label(k), k) for k in view.group_keys],
+                    value=q.group or ALL_GROUPS),
+        gr.Dropdown(choices=sort_choices(first.diagnostics if first else (), q.sort), value=q.sort),
+        render_board(view),
+        compose_qs(q, tab, entry, item),
+        ctx.change_token(),
+        q.show_all,
+    ]
+
+
+def extra_values(ctx: SpaceContext, view: BoardView, dim: str | None) -> list:
+    """What may follow a moment later: downloads and plots (see ``BoardTab.extra_outputs``)."""
+    import gradio as gr
+
+    from lemmata.space.plots import dimensions, forest_svg, strata_frame
+
+    first = view.groups[0] if view.groups else None
+    dims = dimensions(first)
+    dim = dim if dim in dims else (dims[0] if dims else None)
+    frame = strata_frame(first, dim)
+    csv_path, json_path = write_exports(ctx, view)
+    plot_note = ""
+    if first is not None:
+        plot_note = (f'<p class="lm-summary">Plots show the group <b>{esc(group_label(first.key))}</b>'
+                     + (" (the first listed; choose a group above to plot another).</p>"
+                        if len(view.groups) > 1 else ".</p>"))
+    metric = (first.metric if first else "") or "score"
+    return [
+        gr.DownloadButton(value=str(csv_path)),
+        gr.DownloadButton(value=str(json_path)),
+        gr.Dropdown(choices=dims, value=dim, visible=bool(dims)),
+        gr.ScatterPlot(value=frame, visible=not frame.empty,
+                       title=f"{metric} per {dim}" if dim else None),
+        forest_svg(list(first.rows) if first else [], metric,
+                   title=f"{metric} with interval") if first else "",
+        plot_note,
+    ]
+
+
+def layout(shell: Shell) -> BoardTab:
+    import gradio as gr
+
+    from lemmata.space.tables import BOARD_JS
+
+    with gr.Tab("Leaderboard", id="board", elem_id="lm-tab-board") as tab:
+        with gr.Row(equal_height=True):
+            benchmark = gr.Dropdown(label="Benchmark", choices=[], interactive=True, scale=2,
+                                    elem_id="lm-benchmark")
+            track = gr.Dropdown(label="Track", choices=[], interactive=True, scale=1, elem_id="lm-track")
+            group = gr.Dropdown(label="Frozen-tuple group", choices=[("All groups", ALL_GROUPS)],
+                                value=ALL_GROUPS, interactive=True, scale=4, elem_id="lm-group")
+            kind = gr.Radio(KIND_CHOICES, value="all", label="Source", scale=2, elem_id="lm-kind")
+        with gr.Row(equal_height=True):
+            search = gr.Textbox(label="Search", placeholder="model name, URL or entry id", scale=4,
+                                max_length=MAX_SEARCH, elem_id="lm-search")
+            sort = gr.Dropdown(label="Sort", choices=sort_choices((), DEFAULT_SORT), value=DEFAULT_SORT,
+                               interactive=True, scale=2, elem_id="lm-sort")
+            with gr.Column(scale=1, min_width=170):
+                csv_btn = gr.DownloadButton("Download CSV", size="sm", elem_id="lm-csv")
+                json_btn = gr.DownloadButton("Download JSON", size="sm", elem_id="lm-json")
+        board = gr.HTML("", js_on_load=BOARD_JS, elem_id="lm-board")
+        with gr.Accordion("Plots", open=True, elem_id="lm-plots"):
+            plot_note = gr.HTML("")
+            dim = gr.Dropdown(label="Breakdown", choices=[], interactive=True, visible=False)
+            strata = gr.ScatterPlot(x="stratum", y="score", color="model", height=320, visible=False,
+                                    x_title="stratum", y_title="score", tooltip="all",
+                                    elem_id="lm-strata")
+            forest = gr.HTML("", elem_id="lm-forest")
+    return BoardTab(
+        tab=tab, benchmark=benchmark, track=track, group=group, kind=kind, search=search, sort=sort,
+        csv_btn=csv_btn, json_btn=json_btn, board=board, plot_note=plot_note, dim=dim, strata=strata,
+        forest=forest,
+        controls=[benchmark, track, group, kind, search, sort, shell.show_all],
+        core_outputs=[benchmark, track, group, sort, board, shell.url_qs, shell.change_token, shell.show_all],
+        extra_outputs=[csv_btn, json_btn, dim, strata, forest, plot_note])
+
+
+def wire(ctx: SpaceContext, t: BoardTab, shell: Shell) -> None:
+    """Control changes: the table first, then (in parallel) the URL and the downloads and plots."""
+    def on_controls(b, tr, g, k, s, o, a):
+        return core_values(ctx, make_view(ctx, b, tr, g, k, s, o, a))
+
+    def on_benchmark(b, k, s, o):
+        return core_values(ctx, make_view(ctx, b, None, None, k, s, o))
+
+    def on_track(b, tr, k, s, o):
+        return core_values(ctx, make_view(ctx, b, tr, None, k, s, o))
+
+    def on_extras(b, tr, g, k, s, o, a, d):
+        return extra_values(ctx, make_view(ctx, b, tr, g, k, s, o, a), d)
+
+    sync = sync_kwargs(shell.url_qs)
+    extras = dict(fn=on_extras, inputs=t.controls + [t.dim], outputs=t.extra_outputs, show_progress="hidden",
+                  api_visibility="private")
+    common = dict(outputs=t.core_outputs, show_progress="minimal", api_visibility="private")
+
+    def chain(event) -> None:
+        event.then(**sync)
+        event.then(**extras)
+
+    chain(t.benchmark.input(on_benchmark, [t.benchmark, t.kind, t.search, t.sort], **common))
+    chain(t.track.input(on_track, [t.benchmark, t.track, t.kind, t.search, t.sort], **common))
+    for comp in (t.group, t.kind, t.sort):
+        chain(comp.input(on_controls, t.controls, **common))
+    chain(t.search.input(on_controls, t.controls, trigger_mode="always_last", **common))
+    chain(t.search.submit(on_controls, t.controls, trigger_mode="always_last", **common))
+    t.dim.input(**extras)

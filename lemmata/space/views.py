@@ -1,0 +1,167 @@
+"""What the page's tabs share: URL parameters, sort labels, the export files and the small HTML panels.
+
+Plain functions over a :class:`SpaceContext` (no Gradio), so the tab modules
+under ``lemmata.space.tabs`` and the tests use them without a browser.
+"""
+
+import hashlib
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from pydantic import ValidationError
+
+from lemmata.space.board import (
+    BoardQuery,
+    BoardView,
+    export_records,
+    parse_sort,
+    to_csv,
+    to_json,
+)
+from lemmata.space.context import SpaceContext
+from lemmata.space.safety import esc
+
+TABS = ("board", "submit", "status", "audit", "about", "admin")
+ALL_GROUPS = "all"
+FAST_POLL_SECONDS = 0.5
+MAX_SEARCH = 200
+KIND_CHOICES = [("All", "all"), ("Scored here", "scored"), ("Reported", "reported")]
+_SORT_LABELS = {
+    "rank": ("Rank, best first", "Rank, worst first"),
+    "model": ("Model A→Z", "Model Z→A"),
+    "kind": ("Source (reported first)", "Source (scored first)"),
+    "date": ("Date, oldest first", "Date, newest first"),
+    "pending": ("Pending, fewest first", "Pending, most first"),
+    "n": ("Items, fewest first", "Items, most first"),
+}
+
+URL_SYNC_JS = """
+(qs) => {
+  try {
+    const search = qs || "";
+    if (window.location.search !== search) {
+      window.history.replaceState(window.history.state, "", window.location.pathname + search + window.location.hash);
+    }
+    if (window.parent && window.parent !== window) {
+      window.parent.postMessage({queryString: search}, "https://huggingface.co");
+    }
+  } catch (e) { console.warn("lemmata: could not update the URL", e); }
+}
+"""
+
+
+# -- pure helpers (tested without a browser) -------------------------------------------------------
+def query_from_params(params: dict[str, str]) -> BoardQuery:
+    """A BoardQuery from URL parameters; malformed values fall back to defaults."""
+    fields = {k: str(params[k])[:MAX_SEARCH] for k in ("benchmark", "track", "group", "search", "sort", "kind")
+              if params.get(k)}
+    if params.get("all") == "1":
+        fields["show_all"] = True
+    if fields.get("group") == ALL_GROUPS:
+        fields.pop("group")
+    try:
+        return BoardQuery(**fields)
+    except ValidationError:
+        fields.pop("kind", None)
+        return BoardQuery(**fields)
+
+
+def compose_qs(query: BoardQuery, tab: str | None = None, entry: str | None = None, item: str | None = None) -> str:
+    """The URL query string for a view (board parameters, then the open tab and audit target).
+
+    >>> compose_qs(BoardQuery(benchmark="re2math", track="raw"), "audit", "ab" * 32, "i1")[:48]
+    '?benchmark=re2math&track=raw&tab=audit&entry=aba'
+    """
+    params = query.to_params()
+    if tab and tab != "board" and tab in TABS:
+        params["tab"] = tab
+    if tab == "audit" and entry:
+        params["entry"] = entry
+        if item:
+            params["item"] = item
+    return "?" + urlencode(params) if params else ""
+
+
+def sort_choices(diagnostics: tuple[str, ...], current: str) -> list[tuple[str, str]]:
+    out = []
+    for column, (asc, desc) in _SORT_LABELS.items():
+        out += [(asc, f"{column}:asc"), (desc, f"{column}:desc")]
+    for d in diagnostics:
+        out += [(f"{d}, highest first", f"m.{d}:desc"), (f"{d}, lowest first", f"m.{d}:asc")]
+    if current not in {v for _, v in out}:
+        col, desc = parse_sort(current)
+        out.append((f"{col} ({'descending' if desc else 'ascending'})", current))
+    return out
+
+
+def group_label(key: str) -> str:
+    return key.replace(" | - | ", " | no retrieval artifact | ")
+
+
+def entry_choices(ctx: SpaceContext) -> list[tuple[str, str]]:
+    rows = sorted(ctx.rows(), key=lambda r: (r.benchmark, r.track, r.model_name.casefold(), r.result_id))
+    return [(f"{r.model_name[:60]} · {r.benchmark}/{r.track} · "
+             f"{'reported' if r.kind == 'reported' else 'scored'} · {r.short_id}", r.result_id) for r in rows]
+
+
+def write_exports(ctx: SpaceContext, view: BoardView) -> tuple[Path, Path]:
+    """CSV and JSON of the view, named by content so repeated renders reuse the same files.
+
+    Remembered per (view, store generation): re-rendering an unchanged view writes nothing.
+    """
+    key = (view.query.model_dump_json(), ctx.store.generation())
+    cached = ctx.exports.get(key)
+    if cached is not None and all(p.exists() for p in cached):
+        return cached
+    csv_text = to_csv(export_records(view))
+    json_text = to_json(view)
+    stem = f"lemmata-{view.query.benchmark or 'board'}-{view.query.track or 'all'}"
+    stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem)
+    paths = []
+    for text, ext in ((csv_text, "csv"), (json_text, "json")):
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+        path = ctx.export_dir / digest / f"{stem}.{ext}"
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        paths.append(path)
+    if len(ctx.exports) > 256:
+        ctx.exports.clear()
+    ctx.exports[key] = (paths[0], paths[1])
+    return paths[0], paths[1]
+
+
+def banner_html(ctx: SpaceContext) -> str:
+    problems = "".join(f'<div class="lm-banner" role="note">{esc(p)}</div>' for p in ctx.config.problems())
+    return problems + ctx.bootstrap.render_html()
+
+
+def render_events(ctx: SpaceContext, limit: int = 30) -> str:
+    rows = "".join(f"<tr><td>{esc(e['at'])}</td><td>{esc(e['actor'])}</td><td>{esc(e['action'])}</td>"
+                   f"<td><code class='lm-id'>{esc(e['target'])}</code></td><td>{esc(e['detail'] or '')}</td></tr>"
+                   for e in ctx.store.events(limit) if not str(e["action"]).startswith("status:"))
+    return ('<table class="lm-status-table"><thead><tr><th>At</th><th>Actor</th><th>Action</th><th>Target</th>'
+            f"<th>Detail</th></tr></thead><tbody>{rows}</tbody></table>")
+
+
+def availability_html(ctx: SpaceContext) -> str:
+    """The Submit tab's list of benchmarks scorable here now (releases settle when the start-up build step ends)."""
+    from lemmata.space.availability import benchmark_availability, render_availability
+
+    step = next((s for s in ctx.bootstrap.steps if s.key == "releases"), None)
+    settled = step is None or step.status in ("done", "skipped", "failed")
+    return render_availability(benchmark_availability(ctx.config.releases_root, releases_settled=settled))
+
+
+def status_html(ctx: SpaceContext, search: str = "") -> str:
+    from lemmata.space.status import filter_records, render_status
+
+    records = filter_records(ctx.store.list_submissions(limit=2000), search or "")
+    results = {r.sha256: ctx.store.result_ids_for_submission(r.sha256) for r in records[:200]}
+    return render_status(records, results, ctx.store.status_counts(), worker_alive=ctx.worker.alive)
+
+
+def sync_kwargs(url_qs) -> dict[str, Any]:
+    """The follow-up event that copies the composed query string into the address bar."""
+    return dict(fn=None, inputs=[url_qs], js=URL_SYNC_JS, api_visibility="private")
