@@ -32,9 +32,3 @@ def iter_jsonl(path: str | Path, *, label: str | None = None) -> Iterator[tuple[
 
 def read_jsonl(path: str | Path, *, label: str | None = None) -> list[tuple[int, dict[str, Any]]]:
     return list(iter_jsonl(path, label=label))
-
-
-def write_jsonl(path: str | Path, rows) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")

@@ -46,22 +46,6 @@ class _Refused:
         self.reason = reason
 
 
-def bracket_depth(text: str, limit: int = MAX_DEPTH) -> int | None:
-    """Nesting depth of brackets outside strings, capped at ``limit + 1``; None when brackets do not pair up.
-
-    Runs in C-speed passes (strings removed by a regex, then innermost pairs
-    removed ``limit + 1`` times at most), so a 32 MiB line costs milliseconds.
-
-    >>> bracket_depth('{"a": [1, {"b": "[[["}]}')
-    3
-    >>> bracket_depth("[" * 40 + "]" * 40)
-    33
-    >>> bracket_depth("[}") is None, bracket_depth("7")
-    (True, 0)
-    """
-    return _depth_of(brackets_of(text), limit)
-
-
 def brackets_of(text: str) -> str:
     """The brackets of ``text`` outside strings, in order (their count bounds the containers a parse builds).
 

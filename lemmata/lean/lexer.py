@@ -83,13 +83,6 @@ def is_id_first(c: str) -> bool:
     return ("a" <= c <= "z") or ("A" <= c <= "Z") or c == "_" or _letter_like(c)
 
 
-def is_id_rest(c: str) -> bool:
-    return (
-        ("a" <= c <= "z") or ("A" <= c <= "Z") or ("0" <= c <= "9")
-        or c in "_'!?" or _letter_like(c) or _subscript(c)
-    )
-
-
 # Multi-character symbols, longest first within each leading character (Lean's token table, ASCII part).
 _SYMBOLS = sorted(
     {

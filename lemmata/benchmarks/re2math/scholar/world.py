@@ -179,11 +179,6 @@ def snippet(authors: Sequence[str], year: int | None) -> str:
     return " - ".join(parts)
 
 
-def index_text(title: str, authors: Sequence[str]) -> str:
-    """The uniform text BM25 indexes: the shown title and authors."""
-    return title + "\n" + " ".join(authors)
-
-
 def render_opened(title: str, authors: Sequence[str], year: int | None, arxiv_id: str | None, doi: str | None,
                   abstract: str | None, record_id: str) -> str:
     """The text of an opened record, the same layout for every record."""
