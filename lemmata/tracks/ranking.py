@@ -293,3 +293,34 @@ class RankingTrack(TrackHandler):
         record = cls.record_model or RankingRecord
         return [SchemaFile(cls.benchmark, filename, dumps(line_schema(
             cls.header_model, record, filename=filename, title=title, description=description)))]
+
+
+class RunTrack(RankingTrack):
+    """A derived retrieval track whose runs carry :class:`RunHeader` (split, flags, system), scored by the run measures.
+
+    Subclasses name the release metadata, the collection and the qrels id of a header.
+    """
+
+    measures = RUN_MEASURES
+    main_metric = RUN_MAIN_METRIC
+
+    def qrels_id(self, header: RunHeader) -> str:
+        """Which judgements score the run (part of the frozen tuple's scoring artifact)."""
+        raise NotImplementedError
+
+    def summary(self, header: RunHeader, runs: dict[str, RunRecord]) -> str:
+        return f"{len(runs)} rankings for {header.split} ({header.track})"
+
+    def frozen(self, header: RunHeader, received_at: str) -> FrozenTuple:
+        return FrozenTuple(dataset_release=header.release, split=header.split, retrieval_artifact=None,
+                           scoring_artifact=f"qrels:{self.qrels_id(header)}; {scoring_artifact()}",
+                           date=received_date(received_at))
+
+    def notes(self, header: RunHeader, scored: Scored) -> list[str]:
+        return run_notes(header, scored, self.measures)
+
+    def flags(self, header: RunHeader) -> dict[str, Any]:
+        return header.flags.model_dump()
+
+    def provenance(self, header: RunHeader, submission: Validated) -> dict[str, Any]:
+        return {"header_notes": header.notes, "filename": submission.filename, "system": header.system}

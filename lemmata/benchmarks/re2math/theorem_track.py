@@ -27,10 +27,7 @@ from lemmata.benchmarks.re2math.theorem_retrieval import (
 )
 from lemmata.catalog import load_release, read_columns
 from lemmata.formats.beir import Collection, Doc
-from lemmata.formats.results import FrozenTuple
-from lemmata.tracks.ranking import (
-    RUN_MAIN_METRIC, RUN_MEASURES, RankingTrack, RunHeader, received_date, run_notes, scoring_artifact,
-)
+from lemmata.tracks.ranking import RunHeader, RunTrack
 
 
 class TheoremRunHeader(RunHeader):
@@ -54,14 +51,12 @@ def theorem_collection(release_id: str, split: str, variant: str) -> Collection:
                       qrels=qrels)
 
 
-class TheoremRetrievalHandler(RankingTrack):
+class TheoremRetrievalHandler(RunTrack):
     """Re²Math theorem retrieval: rank the reference statements for a rendered proof state."""
 
     benchmark = THEOREM_BENCHMARK
     tracks = ("raw", "assisted")
     header_model = TheoremRunHeader
-    measures = RUN_MEASURES
-    main_metric = RUN_MAIN_METRIC
     schema = (f"{THEOREM_BENCHMARK}-run.schema.json",
               f"{THEOREM_BENCHMARK} run, format lemmata-submission/1 (one JSONL line)",
               f"A {THEOREM_BENCHMARK} run is a UTF-8 JSONL file: line 1 is the header (TheoremRunHeader), every "
@@ -73,19 +68,5 @@ class TheoremRetrievalHandler(RankingTrack):
     def collection(self, header: TheoremRunHeader) -> Collection:
         return theorem_collection(header.release, header.split.split("/", 1)[1], header.track)
 
-    def summary(self, header: TheoremRunHeader, runs) -> str:
-        return f"{len(runs)} rankings for {header.split} ({header.track})"
-
-    def frozen(self, header: TheoremRunHeader, received_at: str) -> FrozenTuple:
-        qrels = f"{header.release}/{QRELS_CONFIG}/{header.split.split('/', 1)[1]}"
-        return FrozenTuple(dataset_release=header.release, split=header.split, retrieval_artifact=None,
-                           scoring_artifact=f"qrels:{qrels}; {scoring_artifact()}", date=received_date(received_at))
-
-    def notes(self, header: TheoremRunHeader, scored) -> list[str]:
-        return run_notes(header, scored, self.measures)
-
-    def flags(self, header: TheoremRunHeader) -> dict:
-        return header.flags.model_dump()
-
-    def provenance(self, header: TheoremRunHeader, submission) -> dict:
-        return {"header_notes": header.notes, "filename": submission.filename, "system": header.system}
+    def qrels_id(self, header) -> str:
+        return f"{header.release}/{QRELS_CONFIG}/{header.split.split('/', 1)[1]}"

@@ -24,10 +24,7 @@ from lemmata.benchmarks.taobench.equivalence import (
 from lemmata.benchmarks.taobench.meta import RELEASES
 from lemmata.catalog import load_release
 from lemmata.core.errors import InputError
-from lemmata.formats.results import FrozenTuple
-from lemmata.tracks.ranking import (
-    RUN_MAIN_METRIC, RUN_MEASURES, RankingTrack, RunHeader, received_date, run_notes, scoring_artifact,
-)
+from lemmata.tracks.ranking import RunHeader, RunTrack
 
 
 class EquivalenceRunHeader(RunHeader):
@@ -52,14 +49,12 @@ def equivalence_track(release_id: str, direction: str):
     return make_track(release.rows(CONFIG, SPLIT), direction, release_id)
 
 
-class EquivalenceRetrievalHandler(RankingTrack):
+class EquivalenceRetrievalHandler(RunTrack):
     """TaoBench equivalence retrieval: find an exercise's twin in the other framework."""
 
     benchmark = EQUIVALENCE_BENCHMARK
     tracks = ("tao2mathlib", "mathlib2tao")
     header_model = EquivalenceRunHeader
-    measures = RUN_MEASURES
-    main_metric = RUN_MAIN_METRIC
     schema = (f"{EQUIVALENCE_BENCHMARK}-run.schema.json",
               f"{EQUIVALENCE_BENCHMARK} run, format lemmata-submission/1 (one JSONL line)",
               f"A {EQUIVALENCE_BENCHMARK} run is a UTF-8 JSONL file: line 1 is the header (EquivalenceRunHeader), "
@@ -71,19 +66,5 @@ class EquivalenceRetrievalHandler(RankingTrack):
     def collection(self, header: EquivalenceRunHeader):
         return equivalence_track(header.release, header.track).collection()
 
-    def summary(self, header: EquivalenceRunHeader, runs) -> str:
-        return f"{len(runs)} rankings for {header.split} ({header.track})"
-
-    def frozen(self, header: EquivalenceRunHeader, received_at: str) -> FrozenTuple:
-        qrels = f"{header.release}/{header.split}/{header.track} via {scoring_artifact_prefix()}"
-        return FrozenTuple(dataset_release=header.release, split=header.split, retrieval_artifact=None,
-                           scoring_artifact=f"qrels:{qrels}; {scoring_artifact()}", date=received_date(received_at))
-
-    def notes(self, header: EquivalenceRunHeader, scored) -> list[str]:
-        return run_notes(header, scored, self.measures)
-
-    def flags(self, header: EquivalenceRunHeader) -> dict:
-        return header.flags.model_dump()
-
-    def provenance(self, header: EquivalenceRunHeader, submission) -> dict:
-        return {"header_notes": header.notes, "filename": submission.filename, "system": header.system}
+    def qrels_id(self, header) -> str:
+        return f"{header.release}/{header.split}/{header.track} via {scoring_artifact_prefix()}"

@@ -324,8 +324,13 @@ def _earliest(years: Iterable[tuple[int | None, YearFrom]]) -> tuple[int | None,
     return known[0] if known else (None, "unknown")
 
 
-def build_records(rows: Sequence[Mapping[str, Any]]) -> tuple[list[ScholarRecord], list[Statement], list[Attribution]]:
-    """Records, statements and attributions of the artifact from release rows (pure; sorted by id)."""
+def cited_sources(rows: Sequence[Mapping[str, Any]]) -> tuple[
+        dict[tuple[str, str, str], list[Mapping[str, Any]]], list[tuple[str, str, str]], list[ParsedCitation],
+        list[list[int]]]:
+    """The release's distinct citations (text, DOI, arXiv id) with their rows, parsed, and clustered into works.
+
+    Every offline artifact groups gold sources this way, so one work is one record in each of them.
+    """
     by_citation: dict[tuple[str, str, str], list[Mapping[str, Any]]] = defaultdict(list)
     for row in rows:
         z = row["z"]
@@ -333,13 +338,25 @@ def build_records(rows: Sequence[Mapping[str, Any]]) -> tuple[list[ScholarRecord
     citations = sorted(by_citation)
     parsed = [parse_citation(*c) for c in citations]
     groups = cluster_citations(parsed)
+    return by_citation, citations, parsed, groups
 
+
+def citing_papers(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The citing papers by version-free key, with their titles (counted) and the years their rows state."""
     papers: dict[str, dict[str, Any]] = {}
     for row in rows:
         key = row.get("paper_key") or normalize_paper_key(row["paper"]["paper_id"])
         entry = papers.setdefault(key, {"titles": Counter(), "years": []})
         entry["titles"][row["paper"]["title"]] += 1
         entry["years"].append(row.get("publication_year"))
+    return papers
+
+
+def build_records(rows: Sequence[Mapping[str, Any]]) -> tuple[list[ScholarRecord], list[Statement], list[Attribution]]:
+    """Records, statements and attributions of the artifact from release rows (pure; sorted by id)."""
+    by_citation, citations, parsed, groups = cited_sources(rows)
+
+    papers = citing_papers(rows)
 
     records: dict[str, dict[str, Any]] = {}
     record_of_citation: dict[tuple[str, str, str], str] = {}

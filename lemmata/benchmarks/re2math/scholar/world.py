@@ -55,7 +55,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -70,10 +70,10 @@ from lemmata.core.jsonl import iter_jsonl
 from lemmata.benchmarks.re2math.papers import paper_key as normalize_paper_key
 from lemmata.benchmarks.re2math.scholar.artifact import (
     ARTIFACT_NAME, B, INFO_FILE, INDEX_DIR, K1, METHOD, SCORE_DECIMALS, TOKENIZER, MaterialisationEvent,
-    MaterialisationLog, cluster_citations, most_common_value, tokenize,
+    MaterialisationLog, cited_sources, citing_papers, most_common_value, tokenize,
 )
 from lemmata.benchmarks.re2math.scholar.citations import (
-    arxiv_id_year, latex_to_text, normalize_doi, parse_citation, surname,
+    arxiv_id_year, latex_to_text, normalize_doi, surname,
 )
 from lemmata.benchmarks.re2math.scholar.matcher import SourceRef, match_sources
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
@@ -343,13 +343,7 @@ def build_world(release: str | Path, distractors: str | Path, out_root: str | Pa
             by_doi[nd] = i
 
     steps.step(f"matching the cited sources of {len(rows)} instances to the distractors")
-    by_citation: dict[tuple[str, str, str], list[Mapping[str, Any]]] = defaultdict(list)
-    for row in rows:
-        z = row["z"]
-        by_citation[(z["citation_content"], z.get("doi") or "", z.get("arxiv_id") or "")].append(row)
-    citations = sorted(by_citation)
-    parsed = [parse_citation(*c) for c in citations]
-    groups = cluster_citations(parsed)
+    by_citation, citations, parsed, groups = cited_sources(rows)
     postings = _title_postings(title_tokens)
     works: dict[str, _Work] = {}
     work_of_citation: dict[tuple[str, str, str], str] = {}
@@ -367,12 +361,7 @@ def build_world(release: str | Path, distractors: str | Path, out_root: str | Pa
         for i in group:
             work_of_citation[citations[i]] = key
 
-    papers: dict[str, dict[str, Any]] = {}
-    for row in rows:
-        key = row.get("paper_key") or normalize_paper_key(row["paper"]["paper_id"])
-        entry = papers.setdefault(key, {"titles": Counter(), "years": []})
-        entry["titles"][row["paper"]["title"]] += 1
-        entry["years"].append(row.get("publication_year"))
+    papers = citing_papers(rows)
     for pkey in papers:
         key = f"arxiv:{pkey}"
         work = works.setdefault(key, _Work(key=key, distractor=by_arxiv.get(pkey),
