@@ -146,11 +146,34 @@ class Re2MathHandler(TrackHandler):
         self.last_judge_stats: dict[str, int] = {}
 
     def validate(self, envelope: Envelope, sha256: str) -> Validated:
+        # -- live protocol hook (lemmata.benchmarks.re2math.live): a header naming a materialisation artifact
+        from lemmata.benchmarks.re2math import live
+
+        if live.is_live(envelope.header):
+            return live.validate_live(envelope, sha256, self.resources, self._live_root())
+        # -- end of the live protocol hook
         return validate_envelope(envelope, sha256, self.resources)
+
+    def _live_root(self) -> Path:
+        from lemmata.core.paths import artifacts_dir
+
+        return self.resources.artifacts_root or artifacts_dir()
 
     def score(self, submission: Validated, *, received_at: str, oracles: OracleConfig) -> Result:
         judge = oracles.judge
         folder = oracles.extra.get("judge_artifact") or self.judge_artifact_dir
+        # -- live protocol hook: the live rubric set, the live frozen tuple, the paper's ToolAcc label
+        from lemmata.benchmarks.re2math import live
+
+        if live.is_live(submission.header):
+            artifact = live.live_judge_artifact(judge, folder)
+            result = live.score_live(submission, received_at=received_at, artifacts_root=self._live_root(),
+                                     resources=self.resources, judge=judge, judge_artifact=artifact, quiet=self.quiet)
+            s = artifact.stats if artifact is not None else None
+            self.last_judge_stats = ({"cached": s.cached, "asked": s.asked, "pending": s.pending,
+                                      "unparsable": s.unparsable} if s else {})
+            return result
+        # -- end of the live protocol hook
         artifact = judge_artifact_for(judge, folder)
         run = score_validated(submission, received_at=received_at, resources=self.resources, judge=judge,
                               judge_artifact=artifact, quiet=self.quiet)
