@@ -34,7 +34,6 @@ the text of the source it opens.
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -42,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lemmata.core.errors import InputError, LemmataError, Problem
+from lemmata.core.errors import InputError, Problem
 from lemmata.core.hashing import sha256_json
 from lemmata.formats.envelope import Envelope
 from lemmata.formats.results import FrozenTuple, Result, Score, make_result
