@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from lemmata.core.settings import read as setting
 from lemmata.core.errors import LemmataError, Problem
 from lemmata.core.hashing import sha256_bytes, sha256_json
 from lemmata.formats.results import Result, now_iso
@@ -754,4 +755,4 @@ def _human_duration(seconds: float) -> str:
 def default_store() -> Store:
     from lemmata.core.paths import lemmata_home
 
-    return Store(Path(os.environ.get("LEMMATA_STORE") or lemmata_home() / "store"))
+    return Store(Path(setting("LEMMATA_STORE") or lemmata_home() / "store"))

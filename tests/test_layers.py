@@ -180,3 +180,24 @@ def test_no_import_circles():
         g[m] = {t for t in g[m] if not m.startswith(t + ".")}
     cycles = find_cycles(g)
     assert cycles == [], "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def test_settings_are_read_through_one_module():
+    """``LEMMATA_*`` variables are declared in ``lemmata.core.settings`` and read only through it."""
+    import re
+
+    from lemmata.core.settings import declared
+
+    direct = re.compile(r"""(?:environ(?:\.get)?\(|environ\[|getenv\(|env\.get\(|env\[)\s*["']LEMMATA_""")
+    named = re.compile(r"""["'](LEMMATA_[A-Z0-9_]*[A-Z0-9])["']""")
+    found, undeclared = [], []
+    for m, p in modules().items():
+        if m == "lemmata.core.settings":
+            continue
+        text = p.read_text("utf-8")
+        found += [f"lemmata/{p.relative_to(PACKAGE)}: reads {x.group(0)!r} directly" for x in direct.finditer(text)
+                  if not re.match(r"""[A-Z0-9_]*["']\]\s*=[^=]""", text[x.end():])]  # setting one is no read
+        undeclared += [f"lemmata/{p.relative_to(PACKAGE)}: {n}" for n in named.findall(text)
+                       if not declared(n) and not n.endswith("_")]
+    assert found == [], "\n".join(found)
+    assert undeclared == [], "undeclared settings:\n" + "\n".join(undeclared)

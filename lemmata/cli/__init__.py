@@ -15,7 +15,7 @@ import sys
 from lemmata import __version__
 
 #: command modules, in --help order
-COMMANDS = ("list", "build", "render", "publish", "cards", "schemas", "serve", "artifact", "baselines", "score", "taobench", "re2math")
+COMMANDS = ("list", "build", "render", "publish", "cards", "schemas", "serve", "artifact", "baselines", "score", "taobench", "re2math", "env")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,8 +36,12 @@ def main(argv: list[str] | None = None) -> int:
     from lemmata.core.errors import InputError, LemmataError
     from lemmata.core.registry import UnknownNameError
 
+    from lemmata.core.settings import unknown
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    for line in unknown():
+        print(f"warning: {line}", file=sys.stderr)
     try:
         return int(args.handler(args) or 0)
     except InputError as exc:

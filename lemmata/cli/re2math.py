@@ -25,14 +25,15 @@ def register(sub) -> None:
 
 
 def run_agent(args) -> int:
-    import os
 
     from lemmata.benchmarks.re2math.live_agent import run_live_agent
     from lemmata.benchmarks.re2math.scholar.serpapi import SerpApiScholar
     from lemmata.core.errors import LemmataError
     from lemmata.oracles.chat import ChatClient, ChatConfig
 
-    env = {k[len("LEMMATA_AGENT_"):]: v for k, v in os.environ.items() if k.startswith("LEMMATA_AGENT_")}
+    from lemmata.core.settings import read_prefix
+
+    env = read_prefix("LEMMATA_AGENT_")
     config = ChatConfig.from_env({"LEMMATA_JUDGE_" + k: v for k, v in env.items()})
     if config is None:
         raise LemmataError("no agent model: set LEMMATA_AGENT_BASE_URL and LEMMATA_AGENT_MODEL")

@@ -9,23 +9,24 @@ folder beside the checkout is used when present, as in CI.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from lemmata.core.settings import read as setting
 
 _REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def lemmata_home() -> Path:
-    env = os.environ.get("LEMMATA_HOME")
+    env = setting("LEMMATA_HOME")
     if env:
         return Path(env).expanduser()
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    base = setting("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "lemmata"
 
 
 def releases_dir() -> Path:
     """Built releases; ``LEMMATA_RELEASES`` points elsewhere (e.g. a shared, read-mostly folder)."""
-    env = os.environ.get("LEMMATA_RELEASES")
+    env = setting("LEMMATA_RELEASES")
     return Path(env).expanduser() if env else lemmata_home() / "releases"
 
 
@@ -40,7 +41,7 @@ def repo_root() -> Path:
 
 def mirror_root() -> Path | None:
     """The local mirror of upstream raw files, if one is configured or found."""
-    env = os.environ.get("LEMMATA_MIRROR")
+    env = setting("LEMMATA_MIRROR")
     if env:
         return Path(env).expanduser()
     for candidate in (Path.cwd().parent / "shared" / "data", _REPO_ROOT.parent / "shared" / "data"):

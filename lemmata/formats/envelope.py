@@ -7,12 +7,12 @@ object per line, and it reports *every* problem with its line number at once.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from lemmata.core.settings import read as setting
 from lemmata.core.errors import InputError, Problem
 from lemmata.formats.strict_json import MAX_DEPTH, parse_line
 
@@ -30,7 +30,7 @@ MAX_CONTAINERS = 2_000_000
 
 def max_submission_bytes() -> int:
     """Upload size limit; ``LEMMATA_MAX_SUBMISSION_BYTES`` overrides the default (32 MiB)."""
-    return int(os.environ.get("LEMMATA_MAX_SUBMISSION_BYTES", DEFAULT_MAX_BYTES))
+    return int(setting("LEMMATA_MAX_SUBMISSION_BYTES") or DEFAULT_MAX_BYTES)
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from lemmata.core.settings import read as setting
 from lemmata.core.errors import InputError, LemmataError, Problem
 from lemmata.core.hashing import sha256_bytes
 from lemmata.core.jsonl import iter_jsonl
@@ -131,7 +132,7 @@ class Materialiser:
 
         env = os.environ if environ is None else environ
         settings = MaterialiserSettings.from_env(env, **overrides)
-        table_path = env.get(DOI_TABLE_ENV)
+        table_path = setting(DOI_TABLE_ENV, env)
         table = read_doi_table(table_path) if table_path else None
         client = None if offline else ArxivClient(settings, sleep=sleep)
         return cls(store, settings=settings, client=client, doi_table=table)

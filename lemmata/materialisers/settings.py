@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from lemmata.core.settings import read as setting
 from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_json
 from lemmata.materialisers.eprint import ArchiveLimits
@@ -68,14 +69,14 @@ class MaterialiserSettings(BaseModel):
         """
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
-        if env.get(BASE_URL_ENV):
-            values["arxiv_base_url"] = env[BASE_URL_ENV].rstrip("/")
-        if env.get(API_URL_ENV):
-            values["arxiv_api_url"] = env[API_URL_ENV]
+        if setting(BASE_URL_ENV, env):
+            values["arxiv_base_url"] = setting(BASE_URL_ENV, env).rstrip("/")
+        if setting(API_URL_ENV, env):
+            values["arxiv_api_url"] = setting(API_URL_ENV, env)
         for name in _ENV_FIELDS:
-            raw = env.get(ENV_PREFIX + name.upper())
-            if raw is not None and raw.strip():
-                values[name] = raw.strip()
+            raw = setting(ENV_PREFIX + name.upper(), env)
+            if raw is not None:
+                values[name] = raw
         values.update(overrides)
         try:
             return cls.model_validate(values)

@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from lemmata.core.settings import read as setting
 from lemmata.core.errors import LemmataError
 from lemmata.oracles.http import OracleAuthError, OracleRequestError, Retryable, send, with_retries
 from lemmata.oracles.judge import Judge, JudgeAnswer, OracleUnavailable, Rubric, parse_verdict, unparsable
@@ -58,21 +59,22 @@ class ChatConfig(BaseModel):
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "ChatConfig | None":
         """The configured judge endpoint, or None when base URL or model is not set."""
         env = os.environ if environ is None else environ
-        base, model = env.get(ENV_BASE_URL, "").strip(), env.get(ENV_MODEL, "").strip()
+        base, model = (setting(ENV_BASE_URL, env) or ""), (setting(ENV_MODEL, env) or "")
         if not base or not model:
             return None
         extra: dict[str, Any] = {}
         for name, key, conv in (("LEMMATA_JUDGE_TIMEOUT_S", "timeout_s", float),
                                 ("LEMMATA_JUDGE_MAX_RETRIES", "max_retries", int)):
-            if env.get(name, "").strip():
+            if setting(name, env):
                 try:
-                    extra[key] = conv(env[name])
+                    extra[key] = conv(setting(name, env))
                 except ValueError:
                     raise LemmataError(f"{name} must be a number, got {env[name]!r}") from None
-        if env.get("LEMMATA_JUDGE_JSON_MODE", "").strip():
-            extra["json_mode"] = env["LEMMATA_JUDGE_JSON_MODE"].strip().lower() not in ("0", "false", "no")
-        return cls(base_url=base, model=model, api_key=env.get(ENV_API_KEY, "").strip(),
-                   judge_id=env.get(ENV_JUDGE_ID, "").strip() or None, **extra)
+        json_mode = setting("LEMMATA_JUDGE_JSON_MODE", env)
+        if json_mode:
+            extra["json_mode"] = json_mode.lower() not in ("0", "false", "no")
+        return cls(base_url=base, model=model, api_key=(setting(ENV_API_KEY, env) or ""),
+                   judge_id=setting(ENV_JUDGE_ID, env), **extra)
 
     @property
     def endpoint(self) -> str:

@@ -46,6 +46,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from lemmata.core.settings import read as setting
 from lemmata.core.errors import LemmataError
 from lemmata.oracles.artifact import ARTIFACT_FILE, VerdictArtifact, read_artifact_manifest  # noqa: F401
 from lemmata.oracles.http import OracleAuthError, OracleRequestError, Retryable, send, with_retries  # noqa: F401  (re-exported)
@@ -86,25 +87,25 @@ class LeanConfig(BaseModel):
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "LeanConfig | None":
         """The configured server, or None when ``LEMMATA_LEAN_URL`` is not set (verification stays pending)."""
         env = os.environ if environ is None else environ
-        url = env.get(ENV_URL, "").strip()
+        url = (setting(ENV_URL, env) or "")
         if not url:
             return None
-        mathlib = env.get(ENV_MATHLIB, "").strip()
+        mathlib = (setting(ENV_MATHLIB, env) or "")
         if not mathlib:
             raise LemmataError(f"{ENV_URL} is set but {ENV_MATHLIB} is not: name the Mathlib revision the Lean server "
                                "was built with (the server does not report it, and every verdict records it)")
         extra: dict[str, Any] = {}
         for name, key, conv in (("LEMMATA_LEAN_TIMEOUT_S", "timeout_s", int), ("LEMMATA_LEAN_BATCH", "batch_size", int),
                                 ("LEMMATA_LEAN_MAX_RETRIES", "max_retries", int)):
-            if env.get(name, "").strip():
+            if setting(name, env):
                 try:
-                    extra[key] = conv(env[name])
+                    extra[key] = conv(setting(name, env))
                 except ValueError:
                     raise LemmataError(f"{name} must be an integer, got {env[name]!r}") from None
         try:
-            return cls(url=url, api_key=env.get(ENV_API_KEY, "").strip(), mathlib_version=mathlib,
-                       expected_lean_version=env.get(ENV_LEAN, "").strip() or None,
-                       verifier_name=env.get(ENV_VERIFIER_ID, "").strip() or "kimina", **extra)
+            return cls(url=url, api_key=(setting(ENV_API_KEY, env) or ""), mathlib_version=mathlib,
+                       expected_lean_version=(setting(ENV_LEAN, env) or "") or None,
+                       verifier_name=(setting(ENV_VERIFIER_ID, env) or "") or "kimina", **extra)
         except ValidationError as exc:
             err = exc.errors()[0]
             raise LemmataError(f"Lean server configuration: {'.'.join(map(str, err['loc']))}: {err['msg']}") from None

@@ -16,6 +16,7 @@ annotations``): Gradio injects ``gr.Request``, ``gr.EventData`` and
 
 from typing import Any
 
+from lemmata.core.settings import read as setting
 from lemmata.space.board import DEFAULT_SORT, build_view, to_json
 from lemmata.space.context import SpaceContext
 from lemmata.space.views import (  # noqa: F401
@@ -204,7 +205,7 @@ def persistent_home(environ=None) -> str | None:
     import os
 
     env = os.environ if environ is None else environ
-    if env.get("SPACE_ID") and not env.get("LEMMATA_HOME") and os.path.isdir("/data") \
+    if env.get("SPACE_ID") and not setting("LEMMATA_HOME", env) and os.path.isdir("/data") \
             and os.access("/data", os.W_OK):
         return "/data/lemmata"
     return None
@@ -228,6 +229,10 @@ def serve(config=None, *, host: str | None = None, port: int | None = None, quie
         handler.setFormatter(logging.Formatter("[lemmata] %(message)s"))
         log.addHandler(handler)
         log.setLevel(logging.INFO)
+    from lemmata.core.settings import unknown
+
+    for line in unknown():  # a misspelt variable would otherwise be silently ignored
+        log.warning("%s", line)
     home = persistent_home()
     if home is not None:  # handlers read releases and artifacts from LEMMATA_HOME too
         os.environ["LEMMATA_HOME"] = home

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
+from lemmata.core.settings import read as setting
 from lemmata.core.errors import InputError
 from lemmata.store import RateLimit
 
@@ -116,7 +117,9 @@ class SpaceConfig(BaseModel):
         problems: list[tuple[str, str]] = []
 
         def get(name: str) -> str | None:
-            value = env.get(name)
+            if name.startswith("LEMMATA_"):
+                return setting(name, env)
+            value = env.get(name)  # the hosting platform's own variables (SPACE_ID, GRADIO_*)
             return value.strip() if value and value.strip() else None
 
         home = Path(get("LEMMATA_HOME") or lemmata_home())

@@ -8,13 +8,13 @@ question stays *pending*: shown, never counted as a success.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lemmata.core.settings import read as setting
 from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_json
 from lemmata.oracles.judge import Judge, JudgeArtifact, default_artifact_dir, load_rubric
@@ -43,7 +43,7 @@ def judge_artifact_for(judge: Judge | None, folder: str | Path | None = None) ->
     from lemmata.oracles.judge import ARTIFACT_FILE, ArtifactManifest
 
     rubric_set = rubrics()
-    folder = folder or os.environ.get(ENV_JUDGE_ARTIFACT) or None
+    folder = folder or setting(ENV_JUDGE_ARTIFACT)
     judge_id = judge.judge_id if judge is not None else None
     describe = judge.describe() if judge is not None else None
     if folder is not None:
@@ -54,7 +54,7 @@ def judge_artifact_for(judge: Judge | None, folder: str | Path | None = None) ->
                                    "create one")
             judge_id = ArtifactManifest.model_validate_json(manifest_path.read_text("utf-8")).judge["id"]
         return JudgeArtifact(folder, benchmark=BENCHMARK, judge_id=judge_id, rubrics=rubric_set, describe=describe)
-    judge_id = judge_id or os.environ.get("LEMMATA_JUDGE_ID", "").strip() or None
+    judge_id = judge_id or setting("LEMMATA_JUDGE_ID")
     if judge_id is None:
         return None
     return JudgeArtifact(default_artifact_dir(BENCHMARK, judge_id, rubric_set), benchmark=BENCHMARK,
@@ -133,7 +133,7 @@ def resolve(questions: Sequence[Question], artifact: JudgeArtifact | None, judge
         return
     if not missing:
         return
-    workers = max(1, int(os.environ.get(ENV_CONCURRENCY, "4") or 4))
+    workers = max(1, int(setting(ENV_CONCURRENCY) or 4))
 
     def ask(q: Question) -> None:
         q.verdict = artifact.obtain(q.rubric, q.fields, q.values, judge)

@@ -34,13 +34,13 @@ the text of the source it opens.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lemmata.core.settings import read as setting
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.hashing import sha256_json
 from lemmata.formats.envelope import Envelope
@@ -195,9 +195,8 @@ def materialise_configured(environ: Mapping[str, str] | None = None) -> bool:
     """Whether the environment configures live materialisation (arXiv URLs, or ``LEMMATA_MATERIALISE=1``)."""
     from lemmata.materialisers.settings import API_URL_ENV, BASE_URL_ENV
 
-    env = os.environ if environ is None else environ
-    return bool(env.get(BASE_URL_ENV) or env.get(API_URL_ENV)
-                or env.get(MATERIALISE_ENV, "").strip().lower() in ("1", "true", "yes"))
+    return bool(setting(BASE_URL_ENV, environ) or setting(API_URL_ENV, environ)
+                or (setting(MATERIALISE_ENV, environ) or "").lower() in ("1", "true", "yes"))
 
 
 def source_request(candidate: Any):
@@ -339,7 +338,7 @@ def live_judge_artifact(judge: Judge | None, folder: str | Path | None = None) -
     from lemmata.oracles.judge import ARTIFACT_FILE, ArtifactManifest
 
     rubric_set = live_rubrics()
-    folder = folder or os.environ.get(ENV_JUDGE_ARTIFACT) or None
+    folder = folder or setting(ENV_JUDGE_ARTIFACT)
     judge_id = judge.judge_id if judge is not None else None
     if folder is not None:
         if judge_id is None:
@@ -349,7 +348,7 @@ def live_judge_artifact(judge: Judge | None, folder: str | Path | None = None) -
             judge_id = ArtifactManifest.model_validate_json(path.read_text("utf-8")).judge["id"]
         return JudgeArtifact(folder, benchmark=BENCHMARK, judge_id=judge_id, rubrics=rubric_set,
                              describe=judge.describe() if judge else None)
-    judge_id = judge_id or os.environ.get("LEMMATA_JUDGE_ID", "").strip() or None
+    judge_id = judge_id or setting("LEMMATA_JUDGE_ID")
     if judge_id is None:
         return None
     return JudgeArtifact(default_artifact_dir(BENCHMARK, judge_id, rubric_set), benchmark=BENCHMARK,

@@ -9,8 +9,8 @@ attempt that passes the integrity checks is pending.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
+from lemmata.core.settings import read as setting
 from lemmata.core.errors import InputError, LemmataError
 from lemmata.oracles.lean import LeanArtifact, default_artifact_dir
 from lemmata.formats.results import Result
@@ -28,7 +28,7 @@ MAX_SHOWN_CHARS = 20_000
 def verification_for(oracles: OracleConfig, *, allow_double: bool = False) -> Verification:
     """The artifact to read (and, with a live verifier, to append to) for this scoring run."""
     verifier = oracles.lean
-    folder = oracles.extra.get("lean_artifact") or os.environ.get(ENV_ARTIFACT, "").strip() or None
+    folder = oracles.extra.get("lean_artifact") or setting(ENV_ARTIFACT)
     checks = {"integrity": INTEGRITY_VERSION, "probe": PROBE_VERSION}
     artifact = None
     if verifier is not None:

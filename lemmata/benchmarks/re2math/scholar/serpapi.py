@@ -20,7 +20,6 @@ every backend; unknown years are kept, as in the offline artifact.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 import urllib.error
@@ -30,6 +29,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from lemmata import __version__
+from lemmata.core.settings import read as setting
 from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_json
 from lemmata.benchmarks.re2math.scholar.citations import find_doi
@@ -126,12 +126,12 @@ class SerpApiScholar:
     def __init__(self, artifact_id: str, *, api_key: str | None = None, base_url: str | None = None,
                  hl: str = "en", timeout_s: float = 30.0, max_retries: int = 4, backoff_s: float = 1.0,
                  max_backoff_s: float = 60.0, sleep: Callable[[float], None] = time.sleep) -> None:
-        key = api_key if api_key is not None else os.environ.get(API_KEY_ENV, "")
+        key = api_key if api_key is not None else (setting(API_KEY_ENV) or "")
         if not key.strip():
             raise LemmataError(f"no SerpAPI key: set {API_KEY_ENV} to search Google Scholar through SerpAPI")
         self.artifact_id = artifact_id
         self._key = key.strip()
-        self.base_url = base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
+        self.base_url = base_url or setting(BASE_URL_ENV) or DEFAULT_BASE_URL
         self.hl = hl
         self.timeout_s = timeout_s
         self.max_retries = max_retries
