@@ -35,6 +35,8 @@ from lemmata.core.errors import LemmataError, Problem
 from lemmata.core.hashing import sha256_bytes, sha256_json
 from lemmata.formats.results import Result, now_iso
 from lemmata.store_faults import EMPTY, MISSING, StorageError, check_index, describe_fault, is_storage_fault, move_aside
+from lemmata.store_integrity import (ResultIntegrityError, VerifiedFiles, check_result_bytes, fingerprint,
+                                     parse_checked)
 
 log = logging.getLogger("lemmata.store")
 
@@ -252,16 +254,29 @@ def _scalars(obj: Any) -> dict[str, Any]:
 
 def result_summary(result: Result) -> dict[str, Any]:
     """What a leaderboard row shows, kept in the index so listing reads no result files."""
-    detail = result.metrics.get(result.main.metric)
+    doc = result.model_dump(mode="json", exclude={"items"})
+    doc["items"] = result.items  # only counted
+    return summary_of(doc)
+
+
+def summary_of(doc: dict[str, Any]) -> dict[str, Any]:
+    """:func:`result_summary` of a result as its JSON document (what a result file holds).
+
+    Works on the document so a stored file can be compared with its index row
+    without validating it first.
+    """
+    main = doc["main"]
+    metrics = doc.get("metrics") or {}
+    detail = metrics.get(main.get("metric")) if isinstance(metrics, dict) else None
     summary: dict[str, Any] = {
-        "main": result.main.model_dump(mode="json"),
-        "metrics": _scalars(result.metrics),
-        "model": result.model.model_dump(mode="json"),
-        "frozen": result.frozen.model_dump(mode="json"),
-        "flags": result.flags,
-        "notes": result.notes[:5],
-        "n_items": len(result.items),
-        "breakdowns": result.breakdowns,
+        "main": main,
+        "metrics": _scalars(metrics),
+        "model": doc["model"],
+        "frozen": doc["frozen"],
+        "flags": doc.get("flags", {}),
+        "notes": list(doc.get("notes") or [])[:5],
+        "n_items": len(doc.get("items") or []),
+        "breakdowns": doc.get("breakdowns", {}),
         "main_detail": detail if isinstance(detail, dict) else {},
     }
     for optional in ("breakdowns", "flags", "main_detail"):
@@ -280,6 +295,8 @@ class Store:
         self.moderation_dir = self.root / "moderation"
         self.db_path = self.root / "leaderboard.sqlite3"
         self.reindex_problems: list[Problem] = []
+        #: verdicts of result files already checked in this process, by stat fingerprint
+        self.verified = VerifiedFiles()
         #: one line when the index was found damaged or missing at open and rebuilt from the durable files
         self.recovery_notice: str | None = None
         self.root.mkdir(parents=True, exist_ok=True)
@@ -674,13 +691,109 @@ class Store:
                              (rec.result_id, int(rec.hidden), rec.actor, rec.reason, rec.at))
 
     def get_result(self, result_id: str) -> Result | None:
+        """The stored result, verified against its content hash and index row (:class:`ResultIntegrityError`)."""
         with self._conn() as conn:
-            row = conn.execute("SELECT path FROM results WHERE result_id = ?", (result_id,)).fetchone()
-        return Result.from_file(self.root / row["path"]) if row else None
+            row = conn.execute("SELECT * FROM results WHERE result_id = ?", (result_id,)).fetchone()
+        return self._verified(dict(row)) if row else None
+
+    # -- integrity of stored results ----------------------------------------
+    def _verified(self, row: dict[str, Any]) -> Result:
+        """Read one indexed result file, check it fully and return it; a mismatch raises and is remembered."""
+        doc = self._verified_doc(row)
+        try:
+            return parse_checked(doc, result_id=row["result_id"], path=row["path"])
+        except ResultIntegrityError as exc:
+            self._remember(row, fingerprint(self.root / row["path"]), exc.reason)
+            raise
+
+    def _verified_doc(self, row: dict[str, Any]) -> dict[str, Any]:
+        """The file's document once its hash and its index row check out (:class:`ResultIntegrityError`)."""
+        path = self.root / row["path"]
+        fp = fingerprint(path)
+        try:
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                raise ResultIntegrityError(row["result_id"], row["path"],
+                                           f"the file cannot be read ({exc.strerror or exc})") from None
+            doc = check_result_bytes(data, result_id=row["result_id"], path=row["path"])
+            self._check_row(doc, row)
+        except ResultIntegrityError as exc:
+            self._remember(row, fp, exc.reason)
+            raise
+        self._remember(row, fp, None)
+        return doc
+
+    def _check_row(self, doc: dict[str, Any], row: dict[str, Any]) -> None:
+        """The index row must say what the file says (it was made from it)."""
+        try:
+            frozen = doc["frozen"]
+            expected = {
+                "submission_sha256": doc["submission_sha256"], "version": doc["version"],
+                "supersedes": doc["supersedes"], "kind": doc["kind"], "benchmark": doc["benchmark"],
+                "track": doc["track"], "model_name": doc["model"]["name"], "main_value": doc["main"]["value"],
+                "status": doc["status"], "pending": doc["pending"], "scored_at": doc["scored_at"],
+                "group_key": " | ".join([frozen["dataset_release"], frozen["split"],
+                                         frozen["retrieval_artifact"] or "-", frozen["scoring_artifact"]]),
+            }
+        except (KeyError, TypeError) as exc:
+            raise ResultIntegrityError(row["result_id"], row["path"], f"the file lacks the field {exc}") from None
+        differ = [k for k, v in expected.items() if k in row and row[k] != v]
+        if row.get("summary_json") is not None and \
+                json.loads(row["summary_json"]) != json.loads(json.dumps(summary_of(doc), default=str)):
+            differ.append("summary")
+        if differ:
+            raise ResultIntegrityError(row["result_id"], row["path"],
+                                       "the file and its index row disagree on " + ", ".join(differ))
+
+    def _remember(self, row: dict[str, Any], fp: Any, reason: str | None) -> None:
+        """Keep the verdict; a verdict that changed (or a first mismatch) is logged, which also bumps
+        :meth:`generation`, so every cache keyed by it (board rows, exports) is dropped."""
+        previous = self.verified.put(row["path"], fp, reason)
+        if previous != reason and (reason is not None or previous != "new"):
+            try:
+                with self._write() as conn:
+                    self._log(conn, "system", "integrity_error" if reason else "integrity_ok", row["result_id"],
+                              reason)
+            except sqlite3.Error as exc:  # a read must still report the mismatch when the index is read-only
+                log.error("could not log the integrity verdict of %s: %s", row["path"], exc)
+        if reason is not None and previous != reason:
+            log.error("stored result %s fails its integrity check: %s", row["path"], reason)
+
+    def integrity(self, row: dict[str, Any]) -> str | None:
+        """None when the row's file is sound, else why not; re-verified whenever the file's fingerprint changed."""
+        known, reason = self.verified.get(row["path"], fingerprint(self.root / row["path"]))
+        if known:
+            return reason
+        try:
+            self._verified_doc(row)
+        except ResultIntegrityError as exc:
+            return exc.reason
+        return None
+
+    def verify_files(self) -> list[Problem]:
+        """Check every indexed result file (cheaply: only files new or changed since the last check are read).
+
+        Call before reading anything keyed by :meth:`generation`: a newly found
+        mismatch is logged, which changes the generation.
+        """
+        with self._conn() as conn:
+            rows = [dict(r) for r in conn.execute("SELECT * FROM results ORDER BY result_id")]
+        problems = []
+        for row in rows:
+            reason = self.integrity(row)
+            if reason is not None:
+                problems.append(Problem(row["path"], reason, field="result_id"))
+        return problems
 
     def result_rows(self, *, benchmark: str | None = None, track: str | None = None, latest_only: bool = True,
                     include_hidden: bool = False) -> list[dict[str, Any]]:
-        """Index rows (no file reads) — what the leaderboard lists; ``summary_json`` holds the row's display data."""
+        """Index rows — what the leaderboard lists; ``summary_json`` holds the row's display data.
+
+        Each row carries ``integrity``: None when its file still matches its
+        content hash and the row, else the reason (then nothing of the row may
+        be shown). Files are read only when new here or changed on disk.
+        """
         sql = ("SELECT r.*, COALESCE(d.hidden, 0) AS hidden FROM results r "
                "LEFT JOIN display d ON d.result_id = r.result_id WHERE 1=1")
         args: list[Any] = []
@@ -696,16 +809,21 @@ class Store:
             sql += " AND COALESCE(d.hidden, 0) = 0"
         sql += " ORDER BY r.benchmark, r.track, r.group_key, r.main_value DESC, r.model_name, r.result_id"
         with self._conn() as conn:
-            return [dict(r) for r in conn.execute(sql, args)]
+            rows = [dict(r) for r in conn.execute(sql, args)]
+        for row in rows:  # the index holds what the file held when written; the file must still hold it
+            row["integrity"] = self.integrity(row)
+        return rows
 
     def results(self, **filters: Any) -> list[Result]:
-        return [Result.from_file(self.root / row["path"]) for row in self.result_rows(**filters)]
+        """Every listed result, each verified; one that fails raises :class:`ResultIntegrityError`."""
+        return [self._verified(row) for row in self.result_rows(**filters)]
 
     def results_for_submission(self, sha256: str) -> list[Result]:
+        """A submission's results, oldest version first, each verified (:class:`ResultIntegrityError`)."""
         with self._conn() as conn:
-            rows = conn.execute("SELECT path FROM results WHERE submission_sha256 = ? ORDER BY version",
+            rows = conn.execute("SELECT * FROM results WHERE submission_sha256 = ? ORDER BY version",
                                 (sha256,)).fetchall()
-        return [Result.from_file(self.root / r["path"]) for r in rows]
+        return [self._verified(dict(r)) for r in rows]
 
     def result_ids_for_submission(self, sha256: str) -> list[str]:
         """Ids of a submission's results, oldest version first (index only)."""

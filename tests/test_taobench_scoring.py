@@ -190,8 +190,8 @@ def test_scoring_with_a_protocol_server(handler, release, tmp_path):
     assert "pass@8" not in result.metrics["tao"]
     assert result.main.value == pytest.approx(1.5 / 150) and result.main.count == 2
     gap = result.metrics["gap"]
-    assert gap["n_items"] == 2  # f0 and f1 have records in both formulations
-    assert gap["pass@1"]["difference"] == pytest.approx(((1 + 0.5) - (0.5 + 0.5)) / 2)
+    assert gap["n_items"] == 150  # every exercise scoreable in both formulations, submitted or not
+    assert gap["pass@1"]["difference"] == pytest.approx(((1 + 0.5) - (0.5 + 0.5)) / 150)
     assert gap["pass@1"]["paired_bootstrap95"] is not None
     chapters = result.breakdowns["chapter"]["tao"]["pass@1"]
     assert chapters[str(release.item(f[0], "tao").chapter)]["value"] > 0
@@ -261,10 +261,38 @@ def test_defective_exercises_are_left_out(tmp_path_factory):
     header_obj, records = parse_submission(parse_envelope(jsonl([h, *recs]), "s.jsonl"), known_fqns=lambda r: v1.fqns())
     result = score_submission(v1, header_obj, [r for _, r in records], submission_sha256="0" * 64,
                               received_at=RECEIVED, verification=Verification(), n_resamples=0)
+    assert len(bad) == 6
+    # the headline formulations are scored on the same exercises: the Mathlib twins of malformed Tao files go too
     assert result.metrics["tao"]["pass@1"]["n_items"] == 600 - len(bad)
-    assert result.metrics["mathlib"]["pass@1"]["n_items"] == 600
-    assert sorted(result.provenance["excluded_items"]) == sorted(f"{f}@tao" for f in bad)
+    assert result.metrics["mathlib"]["pass@1"]["n_items"] == 600 - len(bad)
+    assert result.metrics["gap"]["n_items"] == 600 - len(bad)
+    assert sorted(result.provenance["excluded_items"]) == sorted([f"{f}@tao" for f in bad]
+                                                                 + [f"{f}@mathlib" for f in bad])
+    assert any("same 594 exercises" in note and bad[0] in note for note in result.notes)
     assert result.metrics["attempts"]["submitted"] == 1
+
+
+def _gap_of(handler, release, records, tmp_path):
+    data = jsonl([header(n=1), *records])
+    with KiminaDouble() as server:
+        verifier = LeanVerifier(LeanConfig(url=server.url, mathlib_version="test", backoff_s=0))
+        result = handler.score(validate(handler, data), received_at=RECEIVED, oracles=OracleConfig(
+            lean=verifier, extra={"lean_artifact": str(tmp_path / "art"), "allow_double": True}))
+    return result.metrics["gap"]
+
+
+def test_the_gap_does_not_depend_on_what_is_left_out(handler, release, tmp_path):
+    """Same verdicts, one failing Tao attempt sent or left out: the gap is computed over all 150 either way."""
+    f = release.fqns()
+    both = [{"fqn": f[0], "formulation": "tao", "attempts": [honest(release, f[0], "tao")]},
+            {"fqn": f[0], "formulation": "mathlib", "attempts": [honest(release, f[0], "mathlib")]},
+            {"fqn": f[1], "formulation": "mathlib", "attempts": [honest(release, f[1], "mathlib")]}]
+    failing_tao = {"fqn": f[1], "formulation": "tao", "attempts": [honest(release, f[1], "tao", ":= by\n  exact (foo")]}
+    sent = _gap_of(handler, release, both + [failing_tao], tmp_path)
+    left_out = _gap_of(handler, release, both, tmp_path)
+    assert sent["n_items"] == left_out["n_items"] == 150
+    assert sent["pass@1"]["difference"] == left_out["pass@1"]["difference"] == pytest.approx((1 - 2) / 150)
+    assert sent["pass@1"]["tao"] == pytest.approx(1 / 150) and sent["pass@1"]["mathlib"] == pytest.approx(2 / 150)
 
 
 def test_results_go_to_the_store_and_reported_rows_stay_apart(handler, release, tmp_path):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -65,5 +68,58 @@ def open_release(path: str | Path, *, verify: bool = True, expect: ManifestExpec
         raise InputError.one(str(root), "release folder does not exist; build it with `lemmata build <family>`")
     from lemmata.release.manifest import read_manifest
 
-    manifest = verify_manifest(root, expect) if verify else read_manifest(root)
-    return Release(root=root, manifest=manifest)
+    if not verify:
+        return Release(root=root, manifest=read_manifest(root))
+    key = (str(root.resolve()), expect.model_dump_json() if expect is not None else None)
+    stamp = folder_fingerprint(root)
+    with _LOCK:
+        hit = _OPENED.get(key)
+        if hit is not None and hit[0] == stamp:
+            _OPENED.move_to_end(key)
+            return hit[1]
+    release = Release(root=root, manifest=verify_manifest(root, expect))
+    with _LOCK:
+        _OPENED[key] = (stamp, release)
+        while len(_OPENED) > _MAX_OPENED:
+            _OPENED.popitem(last=False)
+    return release
+
+
+#: verified releases of this process: ``(folder, expectation) -> (folder fingerprint, release)``
+_OPENED: OrderedDict[tuple[str, str | None], tuple[tuple, Release]] = OrderedDict()
+_LOCK = threading.Lock()
+_MAX_OPENED = 32
+
+
+def folder_fingerprint(root: str | Path) -> tuple:
+    """``(path, inode, size, mtime_ns, ctime_ns)`` of the folder and of every file and folder under it.
+
+    Verifying a release hashes every file (the slow part of opening one);
+    releases and artifacts are immutable, so a verified folder whose
+    fingerprint is unchanged needs no second hashing in the same process. Any
+    write, rename, added or removed file changes a size, a time or the
+    listing (the change time cannot be set back by a user), and the folder is
+    verified again.
+    """
+    out = []
+    stack = [Path(root)]
+    while stack:
+        folder = stack.pop()
+        try:
+            st = os.stat(folder)
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            out.append((str(folder), None))
+            continue
+        out.append((str(folder), st.st_ino, st.st_mtime_ns, st.st_ctime_ns))
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+                continue
+            try:
+                est = entry.stat(follow_symlinks=False)
+            except OSError:
+                out.append((entry.path, None))
+                continue
+            out.append((entry.path, est.st_ino, est.st_size, est.st_mtime_ns, est.st_ctime_ns))
+    return tuple(out)

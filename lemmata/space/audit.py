@@ -18,6 +18,7 @@ from lemmata.formats.results import Result
 from lemmata.tracks.base import Validated
 from lemmata.space.safety import md_escape, safe_markdown
 from lemmata.store import Store
+from lemmata.store_integrity import ResultIntegrityError
 
 _ID_KEYS = ("item_id", "instance_id", "query_id")
 
@@ -111,13 +112,33 @@ def entry_facts(result: Result) -> str:
     return "| Entry | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in rows) + "\n"
 
 
+def integrity_notice(exc: ResultIntegrityError) -> str:
+    """What the audit view says instead of an entry whose stored file fails its integrity check."""
+    return (f"## Integrity error\n\nThe stored file of entry {_code(exc.result_id)} (`{md_escape(exc.path)}`) no "
+            f"longer matches its content hash: {md_escape(exc.reason)}. Nothing from it is shown; the leaderboard "
+            "lists it without numbers and the exports leave it out.\n")
+
+
+def audited_result(store: Store, result_id: str | None) -> Result | None:
+    """The entry to audit, or None when there is none or its stored file fails its integrity check."""
+    if not result_id:
+        return None
+    try:
+        return store.get_result(result_id)
+    except ResultIntegrityError:
+        return None
+
+
 def render_audit(store: Store, cache: SubmissionCache, result_id: str | None, item: str | None) -> str:
     """Markdown for one item of one entry (or the reason there is nothing to show)."""
     from lemmata.registry import handler_for
 
     if not result_id:
         return "Choose an entry (click an entry id on the leaderboard, or pick one above)."
-    result = store.get_result(result_id)
+    try:
+        result = store.get_result(result_id)
+    except ResultIntegrityError as exc:
+        return integrity_notice(exc)
     if result is None:
         return f"No entry `{md_escape(result_id[:64])}` in this store."
     parts = [f"## {md_escape(result.model.name)}\n", entry_facts(result)]

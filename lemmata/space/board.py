@@ -57,6 +57,8 @@ class BoardRow:
     main_detail: dict[str, Any] = field(default_factory=dict)
     hidden: bool = False
     rank: int | None = None
+    #: why the stored file failed its integrity check (then the row carries no numbers), else None
+    integrity: str | None = None
 
     @property
     def date(self) -> str:
@@ -135,6 +137,8 @@ def parse_sort(sort: str) -> tuple[str, bool]:
 
 def row_from_index(row: Mapping[str, Any]) -> BoardRow:
     """A board row from one ``Store.result_rows()`` entry (its ``summary_json`` carries the display data)."""
+    if row.get("integrity"):
+        return _integrity_row(row)
     summary = json.loads(row.get("summary_json") or "{}")
     main = summary.get("main", {})
     model = summary.get("model", {})
@@ -149,6 +153,19 @@ def row_from_index(row: Mapping[str, Any]) -> BoardRow:
         scored_at=row["scored_at"], version=int(row["version"]), metrics=summary.get("metrics", {}),
         breakdowns=summary.get("breakdowns", {}), notes=tuple(summary.get("notes", [])),
         main_detail=summary.get("main_detail", {}), hidden=bool(row.get("hidden", 0)),
+    )
+
+
+def _integrity_row(row: Mapping[str, Any]) -> BoardRow:
+    """A row whose stored file failed its integrity check: identity only, no numbers, no rank."""
+    return BoardRow(
+        result_id=row["result_id"], submission_sha256=row["submission_sha256"], kind=row["kind"],
+        benchmark=row["benchmark"], track=row["track"], group_key=row["group_key"], frozen={},
+        model_name=row["model_name"], model_url=None, model_revision=None, metric="", value=None, interval=None,
+        interval_kind=None, count=None, total=None, pending=0, status="integrity_error", scored_at="",
+        version=int(row["version"]), metrics={}, breakdowns={},
+        notes=(f"integrity error: {row['integrity']}",), hidden=bool(row.get("hidden", 0)),
+        integrity=str(row["integrity"]),
     )
 
 
@@ -328,10 +345,14 @@ def build_view(rows: Sequence[BoardRow], query: BoardQuery,
         ranked = rank_rows(by_group[key], higher)
         shown = [r for r in ranked if (query.kind == "all" or r.kind == query.kind) and _matches(r, terms)]
         matched += len(shown)
-        frozen = {k: v for k, v in ranked[0].frozen.items() if k != "date"}
+        frozen = {k: v for k, v in next((r.frozen for r in ranked if r.frozen), {}).items() if k != "date"}
         groups.append(BoardGroup(key=key, frozen=frozen, rows=tuple(sort_rows(shown, query.sort)),
                                  total_rows=len(ranked), diagnostics=diagnostic_columns(ranked),
                                  higher_is_better=higher, metric=next((r.metric for r in ranked if r.metric), "")))
+    broken = sum(1 for r in selected if r.integrity)
+    if broken:
+        notices.append(f"{broken} entr{'y' if broken == 1 else 'ies'} failed the integrity check (the stored file "
+                       "no longer matches its content hash): shown without numbers and left out of the exports.")
     return BoardView(
         query=query, groups=tuple(groups),
         benchmarks=tuple(list(catalog or {}) + sorted({r.benchmark for r in rows} - set(catalog or {}))),
@@ -351,6 +372,8 @@ def export_records(view: BoardView) -> list[dict[str, Any]]:
     out = []
     for g in view.groups:
         for r in g.rows:
+            if r.integrity:  # its numbers cannot be trusted: left out, and named by left_out()
+                continue
             rec: dict[str, Any] = {
                 "benchmark": r.benchmark, "track": r.track, "group": g.key,
                 "dataset_release": r.frozen.get("dataset_release"), "split": r.frozen.get("split"),
@@ -387,10 +410,18 @@ def to_csv(records: Sequence[Mapping[str, Any]]) -> str:
     return "".join(lines)
 
 
+def left_out(view: BoardView) -> list[dict[str, str]]:
+    """Rows of the view an export leaves out because their stored file failed its integrity check."""
+    return [{"result_id": r.result_id, "model": r.model_name, "reason": f"integrity error: {r.integrity}"}
+            for g in view.groups for r in g.rows if r.integrity]
+
+
 def to_json(view: BoardView) -> str:
-    doc = {"query": view.query.model_dump(), "groups": [
+    doc: dict[str, Any] = {"query": view.query.model_dump(), "groups": [
         {"group": g.key, "frozen": g.frozen, "rows": [r for r in export_records(_single(view, g))]}
         for g in view.groups]}
+    if left_out(view):
+        doc["left_out"] = left_out(view)
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -74,6 +74,7 @@ class SpaceContext:
     # -- reads the page makes -------------------------------------------------------------------
     def rows(self) -> list[BoardRow]:
         """Visible leaderboard rows, re-read from the index only when the store changed."""
+        self.store.verify_files()  # a file changed on disk logs an event, so the generation below moves
         generation = self.store.generation()
         with self._rows_lock:
             if self._rows is not None and self._rows[0] == generation:

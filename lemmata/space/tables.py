@@ -197,6 +197,8 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
         if r.interval:
             ci = f'<span class="lm-ci">[{main_fmt.format(r.interval[0])}, {main_fmt.format(r.interval[1])}]</span>'
         value = fmt(r.value, main_fmt) if r.value is not None else '<span class="lm-none">pending</span>'
+        if r.integrity:
+            value = f'<span class="lm-none" title="{esc(r.integrity)}">integrity error</span>'
         n = f"{r.count}/{r.total}" if r.count is not None and r.total is not None else (r.total or "")
         revision = f'<span class="lm-rev">{esc(r.model_revision)}</span>' if r.model_revision else ""
         cells = [

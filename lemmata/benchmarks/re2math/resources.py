@@ -29,6 +29,29 @@ class Context:
     artifact: ScholarlyArtifact
 
 
+#: verified artifacts of this process: ``folder -> (folder fingerprint, artifact)``; re-verified when it changed
+_ARTIFACTS: dict[str, tuple[tuple, Any]] = {}
+_ARTIFACTS_LOCK = threading.Lock()
+
+
+def _open_artifact_once(path: Path) -> Any:
+    """Open (and verify) an artifact folder once per process; a handler is made per upload, this is not."""
+    from lemmata.benchmarks.re2math.scholar import artifact as art
+    from lemmata.release.load import folder_fingerprint
+
+    key, stamp = str(path.resolve()), folder_fingerprint(path)
+    with _ARTIFACTS_LOCK:
+        hit = _ARTIFACTS.get(key)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+    opened = art.open_artifact(path)
+    with _ARTIFACTS_LOCK:
+        if len(_ARTIFACTS) >= 8:
+            _ARTIFACTS.clear()
+        _ARTIFACTS[key] = (stamp, opened)
+    return opened
+
+
 class Resources:
     """Opens (and keeps) releases and retrieval artifacts by id; built on demand when they are the defaults."""
 
@@ -102,7 +125,7 @@ class Resources:
 
                     release = self.release(RE2MATH.release_id)
                     art.build_artifact(release.root, self._artifacts_dir(), quiet=True)
-                opened = art.open_artifact(path)
+                opened = _open_artifact_once(path)
                 if not is_scholarly(opened):
                     raise LemmataError(f"retrieval artifact {artifact_id} cannot be scored against: it does not "
                                        "provide records, attributions and materialisation")

@@ -14,9 +14,11 @@ Each attempt gets one outcome:
 
 Per formulation, an exercise has ``n`` attempts (the header's ``n``; attempts not submitted count as
 failed), ``c`` passed; pass@k is the unbiased estimator for k ∈ {1, 8, n} (k ≤ n), with a bootstrap
-interval over exercises and a per-chapter breakdown. The Tao − Mathlib gap is a paired comparison of
-per-exercise pass@k over the exercises that have a record in both formulations, with a paired
-bootstrap interval. Exercises whose official file is not well-formed Lean are left out and listed.
+interval over exercises and a per-chapter breakdown. Every formulation is scored on the same exercises:
+those whose official files are well-formed Lean in *every* formulation (an exercise with one malformed
+file is left out of both, and listed). The Tao − Mathlib gap is a paired comparison of per-exercise
+pass@k over all of them, unsubmitted attempts counting as failed, with a paired bootstrap interval: what
+a submitter leaves out cannot move it.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from lemmata.formats.results import FrozenTuple, Result, Score, make_result
 from lemmata.benchmarks.taobench.axiom_probe import AXIOM_PROBE, parse_axiom_answer, probe_answer, with_axiom_probe  # noqa: F401
 from lemmata.benchmarks.taobench.lean.integrity import IntegrityReport, check_attempt
 from lemmata.oracles.kimina_double import DOUBLE_LEAN_VERSION
-from lemmata.benchmarks.taobench.release import TaoRelease
+from lemmata.benchmarks.taobench.release import FORMULATIONS, TaoRelease
 from lemmata.benchmarks.taobench.submission import BENCHMARK, TRACK, Header, Record
 
 INTEGRITY_VERSION = "integrity.v2"
@@ -299,11 +301,16 @@ def score_submission(
     by_key = {(it.fqn, it.formulation): it for it in submitted}
     per_formulation: dict[str, list[ItemResult]] = {}
     excluded: list[str] = []
+    unpaired: list[str] = []
+    common = paired_fqns(release)
     for f in header.formulations:
         items = []
         for meta in release.items(f):
             if not meta.scoreable:
                 excluded.append(meta.item_id)
+                continue
+            if meta.fqn not in common:  # its twin is malformed: every formulation is scored on the same exercises
+                unpaired.append(meta.item_id)
                 continue
             it = by_key.get((meta.fqn, f)) or ItemResult(fqn=meta.fqn, formulation=f, chapter=meta.chapter, n=0,
                                                           submitted=False)
@@ -333,6 +340,10 @@ def score_submission(
     if excluded:
         notes.append(f"Left out ({len(excluded)}): upstream's official file is not well-formed Lean: "
                      + ", ".join(excluded))
+    if unpaired:
+        notes.append(f"Also left out ({len(unpaired)}), so that every formulation is scored on the same "
+                     f"{len(common)} exercises: the twin of each is not well-formed Lean upstream: "
+                     + ", ".join(unpaired))
     if pending_items:
         notes.append(f"{outcomes.get('pending', 0)} attempt(s) on {pending_items} exercise(s) await a Lean verdict: "
                      "the headline stays empty until they have one; metrics give pass@k with pending attempts as "
@@ -357,17 +368,27 @@ def score_submission(
         pending=pending_items, status="pending_oracle" if pending_items else "complete",
         notes=notes,
         provenance={"integrity": INTEGRITY_VERSION, "verifier": identity.model_dump() if identity else None,
-                    "release_manifest": _manifest_sha(release), "excluded_items": excluded,
+                    "release_manifest": _manifest_sha(release), "excluded_items": excluded + unpaired,
                     "received_at": received_at},
     )
 
 
+def paired_fqns(release: TaoRelease) -> set[str]:
+    """Exercises scoreable in every formulation: the one exercise set both pass@k and the gap are computed on.
+
+    The set is a property of the release, never of a submission: what a
+    submitter leaves out counts as failed, so it cannot move the gap.
+    """
+    return {fqn for fqn in release.fqns()
+            if all(release.item(fqn, f).scoreable for f in FORMULATIONS)}
+
+
 def _gap(metrics: dict[str, Any], per_formulation: dict[str, list[ItemResult]], n: int, n_resamples: int,
          seed: int) -> dict[str, Any]:
-    both = sorted({it.fqn for it in per_formulation["tao"] if it.submitted}
-                  & {it.fqn for it in per_formulation["mathlib"] if it.submitted})
-    out: dict[str, Any] = {"n_items": len(both), "definition": "tao − mathlib, per-exercise pass@k, exercises with a "
-                           "record in both formulations; paired bootstrap over exercises"}
+    both = sorted({it.fqn for it in per_formulation["tao"]} & {it.fqn for it in per_formulation["mathlib"]})
+    out: dict[str, Any] = {"n_items": len(both), "definition": "tao − mathlib, per-exercise pass@k over every "
+                           "exercise scoreable in both formulations (unsubmitted attempts count as failed); "
+                           "paired bootstrap over exercises"}
     if not both:
         return out
     for k in ks_for(n):

@@ -41,9 +41,9 @@ def open_audit(ctx: SpaceContext, entry: str | None, item: str | None) -> list:
     """[entry dropdown, item dropdown, markdown, chosen item]."""
     import gradio as gr
 
-    from lemmata.space.audit import item_choices, render_audit
+    from lemmata.space.audit import audited_result, item_choices, render_audit
 
-    result = ctx.store.get_result(entry) if entry else None
+    result = audited_result(ctx.store, entry)
     choices = item_choices(result) if result is not None else []
     ids = [v for _, v in choices]
     if item not in ids:

@@ -1,0 +1,149 @@
+"""Stored results are verified against their content hash whenever read: board rows, audit view, exports."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+
+import pytest
+
+from lemmata.formats.results import FrozenTuple, ModelInfo, Score, make_result
+from lemmata.space.audit import SubmissionCache, audited_result, render_audit
+from lemmata.space.board import BoardQuery, build_view, export_records, load_rows, to_csv, to_json
+from lemmata.space.tables import render_group
+from lemmata.store import Store
+from lemmata.store_integrity import ResultIntegrityError
+
+
+def _result(sha: str, value: float, model: str):
+    return make_result(
+        kind="scored", benchmark="b", track="t",
+        frozen=FrozenTuple(dataset_release="b-1.0.0", split="c/test", retrieval_artifact=None,
+                           scoring_artifact="scorer-1", date="2026-11-21"),
+        submission_sha256=sha, model=ModelInfo(name=model),
+        main=Score(metric="acc", value=value, count=int(value * 20), total=20),
+        metrics={"acc": value, "recall": 0.25}, items=[{"item_id": "i1", "verdict": "yes"}])
+
+
+@pytest.fixture()
+def store_with_two(tmp_path):
+    store = Store(tmp_path)
+    good, _ = store.add_result(_result("a" * 64, 0.5, "goodmodel"))
+    bad, _ = store.add_result(_result("b" * 64, 0.25, "editedmodel"))
+    return store, good, bad
+
+
+def _edit_number(store: Store, result_id: str, keep_mtime: bool = False) -> None:
+    """Change one number of a stored file, as someone with write access to the folder could."""
+    path = store.results_dir / "b" / f"{result_id}.json"
+    st = os.stat(path)
+    doc = json.loads(path.read_text())
+    doc["main"]["value"] = 0.95
+    path.write_text(json.dumps(doc, indent=2))
+    if keep_mtime:
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def _view(store: Store):
+    return build_view(load_rows(store), BoardQuery(benchmark="b", track="t"))
+
+
+def test_sound_files_read_as_data(store_with_two):
+    store, good, bad = store_with_two
+    assert store.get_result(good.result_id) == good
+    assert [r["integrity"] for r in store.result_rows()] == [None, None]
+    assert store.verify_files() == []
+    assert [r.value for r in _view(store).rows] == [0.5, 0.25]
+
+
+@pytest.mark.parametrize("keep_mtime", [False, True])
+def test_an_edited_number_is_an_integrity_error_everywhere(store_with_two, keep_mtime):
+    store, good, bad = store_with_two
+    store.result_rows()  # both files checked and remembered as sound
+    _edit_number(store, bad.result_id, keep_mtime=keep_mtime)
+
+    # the store: reads raise, the row says why
+    with pytest.raises(ResultIntegrityError, match="hashes to"):
+        store.get_result(bad.result_id)
+    with pytest.raises(ResultIntegrityError):
+        store.results(benchmark="b")
+    with pytest.raises(ResultIntegrityError):
+        store.results_for_submission("b" * 64)
+    rows = {r["result_id"]: r for r in store.result_rows()}
+    assert rows[good.result_id]["integrity"] is None and "content hashes to" in rows[bad.result_id]["integrity"]
+    assert [p.file for p in store.verify_files()] == [f"results/b/{bad.result_id}.json"]
+
+    # the board: the row is listed by name, without numbers or rank, and says so
+    view = _view(store)
+    by_id = {r.result_id: r for r in view.rows}
+    broken = by_id[bad.result_id]
+    assert broken.value is None and broken.rank is None and broken.metrics == {} and broken.status == "integrity_error"
+    assert by_id[good.result_id].rank == 1 and by_id[good.result_id].value == 0.5
+    assert any("integrity check" in n for n in view.notices)
+    html = render_group(view.groups[0], view.query.sort)
+    assert "integrity error" in html and "0.95" not in html and "editedmodel" in html
+    assert view.groups[0].frozen["dataset_release"] == "b-1.0.0"
+
+    # the exports: left out, with a note in the JSON
+    records = export_records(view)
+    assert [r["result_id"] for r in records] == [good.result_id]
+    csv_text = to_csv(records)
+    assert bad.result_id not in csv_text and "0.95" not in csv_text and "editedmodel" not in csv_text
+    doc = json.loads(to_json(view))
+    assert [r["result_id"] for g in doc["groups"] for r in g["rows"]] == [good.result_id]
+    assert doc["left_out"][0]["result_id"] == bad.result_id and "integrity error" in doc["left_out"][0]["reason"]
+
+    # the audit view: says so, shows nothing of the file
+    text = render_audit(store, SubmissionCache(store), bad.result_id, None)
+    assert text.startswith("## Integrity error") and "0.95" not in text and "editedmodel" not in text
+    assert audited_result(store, bad.result_id) is None
+    assert "## goodmodel" in render_audit(store, SubmissionCache(store), good.result_id, None)
+
+
+def test_a_first_mismatch_moves_the_generation_and_a_restored_file_reads_again(store_with_two):
+    store, good, bad = store_with_two
+    path = store.results_dir / "b" / f"{bad.result_id}.json"
+    original = path.read_bytes()
+    store.verify_files()
+    g0 = store.generation()
+    _edit_number(store, bad.result_id)
+    store.verify_files()
+    g1 = store.generation()
+    assert g1 > g0  # caches keyed by the generation (board rows, exports) are dropped
+    store.verify_files()
+    assert store.generation() == g1  # the same mismatch is logged once
+    assert any(e["action"] == "integrity_error" and e["target"] == bad.result_id for e in store.events())
+    path.write_bytes(original)
+    assert store.verify_files() == [] and store.generation() > g1
+    assert store.get_result(bad.result_id) == bad
+
+
+def test_a_consistent_rewrite_under_the_old_name_is_caught(store_with_two):
+    """Recomputing result_id after the edit does not help: the file name and the index row still disagree."""
+    store, good, bad = store_with_two
+    path = store.results_dir / "b" / f"{bad.result_id}.json"
+    forged = bad.model_copy(update={"main": bad.main.model_copy(update={"value": 0.95})}).finalized()
+    path.write_text(forged.to_json())
+    with pytest.raises(ResultIntegrityError, match="names result_id"):
+        store.get_result(bad.result_id)
+
+
+def test_an_edited_index_row_is_caught(store_with_two):
+    """The index row is compared with the verified file: a number changed in SQLite is not shown either."""
+    store, good, bad = store_with_two
+    with sqlite3.connect(store.db_path) as conn:
+        conn.execute("UPDATE results SET main_value = 0.99 WHERE result_id = ?", (bad.result_id,))
+    fresh = Store(store.root)  # a new process: nothing remembered
+    rows = {r["result_id"]: r for r in fresh.result_rows()}
+    assert "main_value" in rows[bad.result_id]["integrity"] and rows[good.result_id]["integrity"] is None
+
+
+def test_a_missing_or_unparsable_file_is_an_integrity_error(store_with_two):
+    store, good, bad = store_with_two
+    (store.results_dir / "b" / f"{bad.result_id}.json").write_text("{not json")
+    with pytest.raises(ResultIntegrityError, match="not JSON"):
+        store.get_result(bad.result_id)
+    (store.results_dir / "b" / f"{good.result_id}.json").unlink()
+    rows = {r["result_id"]: r for r in store.result_rows()}
+    assert "cannot be read" in rows[good.result_id]["integrity"]
