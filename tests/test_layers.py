@@ -30,7 +30,7 @@ LAYERS: dict[str, int] = {
     "lemmata": 0, "lemmata.core": 0,
     "lemmata.formats": 1, "lemmata.metrics": 1, "lemmata.lean": 1,
     "lemmata.release": 2, "lemmata.oracles": 2, "lemmata.retrievers": 2, "lemmata.materialisers": 2,
-    "lemmata.store": 2, "lemmata.store_faults": 2,
+    "lemmata.store": 2, "lemmata.store_faults": 2, "lemmata.store_integrity": 2,
     "lemmata.tracks": 3,
     "lemmata.registry": 4, "lemmata.catalog": 4, "lemmata.runner": 4,
     "lemmata.benchmarks": 5,

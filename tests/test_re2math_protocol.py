@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from lemmata.benchmarks.re2math import resources
 from lemmata.core.errors import LemmataError
 from lemmata.benchmarks.re2math.scholar import artifact as art
 from lemmata.benchmarks.re2math.scholar.matcher import SourceRef, is_citing_paper, match_candidate
@@ -107,6 +108,7 @@ def test_scoring_through_the_protocol_alone_gives_the_same_result(re2math_releas
         return opened[-1]
 
     monkeypatch.setattr(art, "open_artifact", open_protocol_only)
+    monkeypatch.setattr(resources, "_ARTIFACTS", {})  # opened artifacts are kept per process: open afresh here
     handler = _handler(re2math_release, artifacts_root)
     got = _score(handler, example, OracleConfig(judge=None, extra={"judge_artifact": str(judge_dir)}))
     assert len(opened) == 1 and {"search", "record", "attribution", "materialise"} <= set(opened[0].calls)
@@ -119,6 +121,7 @@ def test_scoring_through_the_protocol_alone_gives_the_same_result(re2math_releas
 def test_resources_refuse_an_artifact_without_records(re2math_release, artifacts_root, monkeypatch):
     replay = ReplayBackend(CacheHeader(artifact_id=art.artifact_id(), backend="b", created_at="2026-01-01"), [])
     monkeypatch.setattr(art, "open_artifact", lambda path, **kwargs: replay)
+    monkeypatch.setattr(resources, "_ARTIFACTS", {})  # opened artifacts are kept per process: open afresh here
     handler = _handler(re2math_release, artifacts_root)
     with pytest.raises(LemmataError, match="cannot be scored against"):
         handler.resources.artifact(art.artifact_id())
