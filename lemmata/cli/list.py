@@ -4,7 +4,14 @@ from __future__ import annotations
 
 
 def register(sub) -> None:
-    p = sub.add_parser("list", help="list registered benchmark releases")
+    p = sub.add_parser(
+        "list",
+        help="list registered benchmark releases, and which are built where",
+        description="List every registered benchmark release with its task type, main score and configs, and "
+        "whether it is built in the releases folder ($LEMMATA_RELEASES, default $LEMMATA_HOME/releases) and "
+        "where. A release that is not built is built by `lemmata build FAMILY`, or on demand by the commands "
+        "that need it.",
+    )
     p.add_argument("--json", action="store_true", help="print the full metadata records as JSON")
     p.set_defaults(handler=run)
 
