@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lemmata.core.errors import InputError, LemmataError, Problem
+from lemmata.core.errors import InputError, Problem
 from lemmata.core.meta import HubPin
 from lemmata.formats.datafiles import iter_records  # noqa: F401  (builders read Hub data files through here)
+from lemmata.release.sources import SourceUnavailable
 
 #: revision value of a pin whose commit the maintainers have not recorded yet; never downloaded
 UNPINNED = "unpinned"
@@ -88,10 +89,8 @@ def snapshot(
     if source_dir is not None:
         return local_snapshot(pin, source_dir)
     if pin.revision == UNPINNED:
-        raise LemmataError(
-            f"the Hugging Face dataset {pin.repo_id} has no pinned revision yet, so it is not downloaded; "
-            f"record its commit sha in the release metadata or pass --source-dir with a local snapshot"
-        )
+        raise SourceUnavailable(f"the Hugging Face dataset {pin.repo_id} has no pinned revision yet, so it is not "
+                                "downloaded (record its commit sha in the release metadata)", hub=True)
     from huggingface_hub import constants, snapshot_download
 
     # an unreachable Hub answers from the local cache at once, instead of huggingface_hub's retry backoff
@@ -102,7 +101,7 @@ def snapshot(
             allow_patterns=list(allow_patterns), endpoint=endpoint, local_files_only=offline,
         )
     except Exception as exc:  # noqa: BLE001 - every Hub failure becomes one sentence
-        raise LemmataError(_unreachable_sentence(pin, exc)) from None
+        raise SourceUnavailable(_unreachable_sentence(pin, exc), hub=True) from None
     return Path(path)
 
 
@@ -134,7 +133,7 @@ def _unreachable_sentence(pin: HubPin, exc: Exception) -> str:
         why = "the Hub is unreachable (offline mode, HF_HUB_OFFLINE=1) and no cached copy exists"
     else:
         why = "the Hub is unreachable and no cached copy exists"
-    return f"could not download {where}: {why}; pass --source-dir with a local snapshot of it"
+    return f"could not download {where}: {why}"
 
 
 # -- the card's ``configs:`` block ---------------------------------------------
