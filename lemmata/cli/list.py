@@ -13,8 +13,8 @@ def register(sub) -> None:
         "that need it.",
     )
     p.add_argument("--json", action="store_true",
-                   help="print the full metadata records as JSON, each with 'built' (true/false) and 'path' "
-                        "(the release folder, where it is or would be built)")
+                   help="print the full metadata records as JSON, each with its 'release_id', 'built' "
+                        "(true/false) and 'path' (the release folder, where it is or would be built)")
     p.set_defaults(handler=run)
 
 
@@ -29,7 +29,7 @@ def run(args) -> int:
     folders = {m.release_id: release_root(m) for m in metas}
     built = {rid: (path / "MANIFEST.json").is_file() for rid, path in folders.items()}
     if args.json:
-        print(json.dumps([{**m.model_dump(mode="json"), "built": built[m.release_id],
+        print(json.dumps([{"release_id": m.release_id, **m.model_dump(mode="json"), "built": built[m.release_id],
                            "path": str(folders[m.release_id])} for m in metas], indent=2, ensure_ascii=False))
         return 0
     for m in metas:
