@@ -28,8 +28,36 @@ from lemmata.release.sources import SourceUnavailable
 
 #: revision value of a pin whose commit the maintainers have not recorded yet; never downloaded
 UNPINNED = "unpinned"
+#: the Hub user or organisation that publishes Lemmata's releases, unless LEMMATA_HUB_OWNER names another
+DEFAULT_HUB_OWNER = "lemmata"
+_OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?$")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 CARD = "README.md"
+
+
+def hub_owner(environ=None) -> str:
+    """The Hub owner the cards' and the About tab's ``load_dataset`` snippet names (``LEMMATA_HUB_OWNER``).
+
+    A release published with ``lemmata publish --repo OWNER/NAME`` loads as ``OWNER/NAME``; a fork that
+    publishes under its own organisation sets the variable so the snippets it shows point there.
+
+    >>> hub_owner({}), hub_owner({"LEMMATA_HUB_OWNER": " my-org "})
+    ('lemmata', 'my-org')
+    >>> hub_owner({"LEMMATA_HUB_OWNER": "a/b"})
+    Traceback (most recent call last):
+    ...
+    lemmata.core.errors.InputError: 1 problem found:
+      - LEMMATA_HUB_OWNER, field 'LEMMATA_HUB_OWNER': 'a/b' is not a Hub user or organisation name (letters, digits, '-', '_', '.'; at most 96 characters)
+    """
+    import os
+
+    env = os.environ if environ is None else environ
+    value = (env.get("LEMMATA_HUB_OWNER") or "").strip() or DEFAULT_HUB_OWNER
+    if not _OWNER.match(value):
+        raise InputError.one("LEMMATA_HUB_OWNER", f"{value[:100]!r} is not a Hub user or organisation name (letters, "
+                                                  "digits, '-', '_', '.'; at most 96 characters)",
+                             field="LEMMATA_HUB_OWNER")
+    return value
 
 
 def hub_url(pin: HubPin) -> str:
