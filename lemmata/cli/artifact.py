@@ -32,7 +32,10 @@ def register(sub) -> None:
     sp = p.add_subparsers(dest="artifact_command", metavar="ACTION")
     sp.required = True
 
-    b = sp.add_parser("build", help="build the artifact from a Re2Math release folder")
+    b = sp.add_parser("build", help="build the artifact from a Re2Math release folder",
+                      description="Build a retrieval artifact from a built Re2Math release (and, for 2.0.0, the "
+                      "math-arxiv-meta distractor release) into a temporary folder, verify it and rename it into "
+                      "place; releases are built first when missing. Prints the artifact folder.")
     b.add_argument("--version", choices=("1.0.0", "2.0.0"), default="1.0.0",
                    help="artifact version: 1.0.0 (superseded) or 2.0.0, the world with the distractor corpus "
                         "(default 1.0.0)")
@@ -44,17 +47,24 @@ def register(sub) -> None:
     b.add_argument("--quiet", action="store_true", help="no progress output")
     b.set_defaults(handler=run_build)
 
-    v = sp.add_parser("verify", help="check every file of an artifact against its MANIFEST.json")
+    v = sp.add_parser("verify", help="check every file of an artifact against its MANIFEST.json",
+                      description="Recompute the sha256 of every file of an artifact and compare it with its "
+                      "MANIFEST.json; exit 0 when all match, otherwise an error saying what differs.")
     v.add_argument("artifact", nargs="?", metavar="DIR", help="artifact folder (default: the default artifact)")
     v.add_argument("--quiet", action="store_true", help="no output; the exit status says it all")
     v.set_defaults(handler=run_verify)
 
-    i = sp.add_parser("info", help="what an artifact is: id, record count, composition, build settings")
+    i = sp.add_parser("info", help="what an artifact is: id, record count, composition, build settings",
+                      description="Describe an artifact: its id, record count and composition, the releases it "
+                      "was built from, the ranking backend and tokenizer, and its year policy.")
     i.add_argument("--artifact", metavar="DIR|ID", help="artifact folder or id (default: the default artifact)")
     i.add_argument("--json", action="store_true", help="print the description as JSON")
     i.set_defaults(handler=run_info)
 
-    s = sp.add_parser("search", help="search the artifact with a year cutoff (one query, or a batch file)")
+    s = sp.add_parser("search", help="search the artifact with a year cutoff (one query, or a batch file)",
+                      description="Rank the artifact's records for a query, returning no record dated after the "
+                      "year cutoff, exactly as a system searching the frozen world sees them. One query with "
+                      "--cutoff, or many with --batch QUERIES.jsonl --json.")
     s.add_argument("query", nargs="?", help="the query text (omit with --batch)")
     s.add_argument("--cutoff", type=_cutoff, metavar="YEAR", default=_NOT_GIVEN,
                    help="no record dated after this year is returned ('none': no cutoff); required for one query")
@@ -70,7 +80,10 @@ def register(sub) -> None:
     s.set_defaults(handler=run_search)
 
     o = sp.add_parser("open", help="open records: what is known about each (2.0.0) or its frozen text and "
-                                   "statements (1.0.0); every opening is logged")
+                                   "statements (1.0.0); every opening is logged",
+                      description="Open records by id, in order: on 2.0.0 what is known about each work (no "
+                      "statements), on 1.0.0 its frozen text and statements. An unknown id fails before anything "
+                      "is opened; with --log every opening is appended to a JSONL log.")
     o.add_argument("record_ids", nargs="+", metavar="RECORD_ID", help="record id(s) to open, in order")
     o.add_argument("--artifact", metavar="DIR", help="artifact folder (default: the default artifact)")
     o.add_argument("--instance", metavar="ID", help="instance id the source is opened for (logged)")

@@ -16,39 +16,58 @@ def register(sub) -> None:
     sp = p.add_subparsers(dest="baselines_command", metavar="ACTION")
     sp.required = True
 
-    r = sp.add_parser("run", help="run baselines and store their results")
+    r = sp.add_parser("run", help="run baselines and store their results",
+                      description="Run one family of offline baselines (or all of them), write one submission file "
+                      "per run under --out and score each into the leaderboard store (unless --no-store).")
     rs = r.add_subparsers(dest="track", metavar="TRACK")
     rs.required = True
 
-    t = rs.add_parser("theorem-retrieval", help="Re2Math proof state -> reference statement (Recall@k, nDCG@10)")
-    t.add_argument("--retriever", choices=("bm25", "static", "hybrid", ALL), default=ALL)
+    t = rs.add_parser("theorem-retrieval", help="Re2Math proof state -> reference statement (Recall@k, nDCG@10)",
+                      description="Rank the Re2Math retrieval corpus of reference statements for each rendered "
+                      "proof state, with each chosen retriever and query rendering.")
+    t.add_argument("--retriever", choices=("bm25", "static", "hybrid", ALL), default=ALL,
+                   help="bm25, static embeddings, their hybrid, or all (default all)")
     t.add_argument("--variant", choices=("raw", "assisted", ALL), default=ALL, help="query rendering (window m=5)")
     t.add_argument("--split", choices=("test", "dev"), default="test", help="query split (test = Eval-200)")
     _common(t)
     t.set_defaults(handler=run_theorem)
 
-    e = rs.add_parser("equivalence", help="TaoBench statement -> its twin in the other framework")
-    e.add_argument("--release", choices=("taobench-150", "taobench-v1", ALL), default=ALL)
-    e.add_argument("--direction", choices=("tao2mathlib", "mathlib2tao", ALL), default=ALL)
-    e.add_argument("--retriever", choices=("bm25", "static", "hybrid", ALL), default=ALL)
+    e = rs.add_parser("equivalence", help="TaoBench statement -> its twin in the other framework",
+                      description="For each TaoBench statement, rank the statements of the other framework "
+                      "(Tao's definitions or Mathlib) to find its twin.")
+    e.add_argument("--release", choices=("taobench-150", "taobench-v1", ALL), default=ALL,
+                   help="TaoBench release (default all)")
+    e.add_argument("--direction", choices=("tao2mathlib", "mathlib2tao", ALL), default=ALL,
+                   help="query framework -> corpus framework (default all)")
+    e.add_argument("--retriever", choices=("bm25", "static", "hybrid", ALL), default=ALL,
+                   help="bm25, static embeddings, their hybrid, or all (default all)")
     _common(e)
     e.set_defaults(handler=run_equivalence)
 
-    a = rs.add_parser("agent", help="the non-LLM end-to-end Re2Math agent on the offline artifact")
-    a.add_argument("--track", dest="agent_track", choices=("raw", "assisted"), default="assisted")
-    a.add_argument("--split", choices=("eval200/test", "pool/dev"), default="eval200/test")
+    a = rs.add_parser("agent", help="the non-LLM end-to-end Re2Math agent on the offline artifact",
+                      description="Run the non-LLM Re2Math agent end to end: search the frozen offline artifact, "
+                      "open sources and answer each instance with a trajectory that is replayed when scored.")
+    a.add_argument("--track", dest="agent_track", choices=("raw", "assisted"), default="assisted",
+                   help="raw: no anchor hint; assisted: with it (default assisted)")
+    a.add_argument("--split", choices=("eval200/test", "pool/dev"), default="eval200/test",
+                   help="instances to answer, as config/split (default eval200/test)")
     _common(a, depth=False)
     a.set_defaults(handler=run_agent)
 
-    al = rs.add_parser("all", help="every baseline above, in turn")
+    al = rs.add_parser("all", help="every baseline above, in turn",
+                       description="Run every baseline above with its default choices, in turn.")
     _common(al)
     al.set_defaults(handler=run_all)
 
-    x = sp.add_parser("export", help="write a derived retrieval track as BEIR files (corpus, queries, qrels)")
-    x.add_argument("what", choices=("equivalence",))
-    x.add_argument("--release", choices=("taobench-150", "taobench-v1"), required=True)
-    x.add_argument("--direction", choices=("tao2mathlib", "mathlib2tao"), required=True)
-    x.add_argument("--out", metavar="DIR", required=True)
+    x = sp.add_parser("export", help="write a derived retrieval track as BEIR files (corpus, queries, qrels)",
+                      description="Write a retrieval track derived from a release as BEIR files (corpus.jsonl, "
+                      "queries.jsonl, qrels/test.tsv), so any BEIR-compatible system can run on it; the release "
+                      "is built first when missing.")
+    x.add_argument("what", choices=("equivalence",), help="the derived track (equivalence: TaoBench twins)")
+    x.add_argument("--release", choices=("taobench-150", "taobench-v1"), required=True, help="TaoBench release")
+    x.add_argument("--direction", choices=("tao2mathlib", "mathlib2tao"), required=True,
+                   help="query framework -> corpus framework")
+    x.add_argument("--out", metavar="DIR", required=True, help="folder the BEIR files are written to")
     x.set_defaults(handler=run_export)
 
 

@@ -4,21 +4,39 @@ from __future__ import annotations
 
 
 def register(sub) -> None:
-    p = sub.add_parser("list", help="list registered benchmark releases")
-    p.add_argument("--json", action="store_true", help="print the full metadata records as JSON")
+    p = sub.add_parser(
+        "list",
+        help="list registered benchmark releases, and which are built where",
+        description="List every registered benchmark release with its task type, main score and configs, and "
+        "whether it is built in the releases folder ($LEMMATA_RELEASES, default $LEMMATA_HOME/releases) and "
+        "where. A release that is not built is built by `lemmata build FAMILY`, or on demand by the commands "
+        "that need it.",
+    )
+    p.add_argument("--json", action="store_true",
+                   help="print the full metadata records as JSON, each with its 'release_id', 'built' "
+                        "(true/false) and 'path' (the release folder, where it is or would be built)")
     p.set_defaults(handler=run)
 
 
 def run(args) -> int:
     import json
 
+    from lemmata.catalog import release_root
+    from lemmata.core.paths import releases_dir
     from lemmata.registry import list_benchmarks
 
     metas = list_benchmarks()
+    folders = {m.release_id: release_root(m) for m in metas}
+    built = {rid: (path / "MANIFEST.json").is_file() for rid, path in folders.items()}
     if args.json:
-        print(json.dumps([m.model_dump(mode="json") for m in metas], indent=2, ensure_ascii=False))
+        print(json.dumps([{"release_id": m.release_id, **m.model_dump(mode="json"), "built": built[m.release_id],
+                           "path": str(folders[m.release_id])} for m in metas], indent=2, ensure_ascii=False))
         return 0
     for m in metas:
         configs = ", ".join(c.name for c in m.configs)
-        print(f"{m.release_id:<28} {m.task_type:<22} main score: {m.main_score.metric:<10} configs: {configs}")
+        state = "built" if built[m.release_id] else "not built"
+        print(f"{m.release_id:<28} {state:<10} {m.task_type:<22} main score: {m.main_score.metric:<14} "
+              f"configs: {configs}")
+    print(f"releases folder: {releases_dir()} ({sum(built.values())} of {len(metas)} built; "
+          "`lemmata build FAMILY` builds one)")
     return 0

@@ -17,15 +17,23 @@ def register(sub) -> None:
     tsub = p.add_subparsers(dest="taobench_command", metavar="ACTION")
     tsub.required = True
 
-    c = tsub.add_parser("check", help="run the offline integrity checks on one attempt (a Lean file)")
+    c = tsub.add_parser("check", help="run the offline integrity checks on one attempt (a Lean file)",
+                        description="Check one proof attempt offline against its official file: the context and the "
+                        "statement must be unchanged, only allowed helper declarations and proof text may be added, "
+                        "and the proof may not use refused forms (sorry, native_decide, ...). "
+                        "Prints 'ok' (exit 0) or one line per violation (exit 2). No Lean is run: a passing "
+                        "attempt still needs a Lean verdict from `lemmata score`.")
     c.add_argument("attempt", help="the attempt's Lean file")
     c.add_argument("--release", default="taobench-150-1.0.0", help="release id (default: taobench-150-1.0.0)")
     c.add_argument("--fqn", required=True, help="the exercise's FQN")
-    c.add_argument("--formulation", choices=("tao", "mathlib"), required=True)
+    c.add_argument("--formulation", choices=("tao", "mathlib"), required=True,
+                   help="which statement the attempt proves: Tao's framework or its Mathlib twin")
     c.add_argument("--releases", metavar="DIR", help="folder of built releases")
     c.set_defaults(handler=run_check)
 
-    e = tsub.add_parser("example", help="write the example submission (official files + hand-written proofs)")
+    e = tsub.add_parser("example", help="write the example submission (official files + hand-written proofs)",
+                        description="Write the example TaoBench proof submission: the official exercise files "
+                        "with the hand-written proofs filled in, as a lemmata-submission/1 JSONL file.")
     e.add_argument("--out", required=True, metavar="FILE", help="where to write the JSONL submission")
     e.add_argument("--proofs", metavar="FILE", help="proof texts (default: submissions/taobench/example_proofs.json)")
     e.add_argument("--releases", metavar="DIR", help="folder of built releases")

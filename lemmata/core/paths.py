@@ -56,3 +56,23 @@ def default_source_dir(benchmark_family: str) -> Path | None:
         return None
     path = root / benchmark_family
     return path if path.is_dir() else None
+
+
+def offline_advice(family: str | None = None, folder: str | None = None, *, hub: bool = False) -> str:
+    """How to build a release from local files: the one advice every "upstream not reachable" error ends with.
+
+    It names the three places raw files are looked for, in the order they are tried, so an offline user
+    reads the same options whichever source (a pinned URL, a Hub dataset, a file with no download) failed.
+    ``folder`` is the family's folder in the mirror when it is not named like the family; ``hub`` says the
+    files are a snapshot of a Hugging Face dataset.
+
+    >>> offline_advice("re2math")
+    'to build it from local files, run `lemmata build re2math --source-dir DIR` with DIR holding its upstream files, or set LEMMATA_MIRROR to a mirror holding them under re2math/, or keep that mirror at ../shared/data beside the checkout'
+    >>> offline_advice(hub=True)
+    'to build it from local files, run `lemmata build FAMILY --source-dir DIR` with DIR holding a local snapshot of the dataset, or set LEMMATA_MIRROR to a mirror holding it in one folder per benchmark family, or keep that mirror at ../shared/data beside the checkout'
+    """
+    what, them = ("a local snapshot of the dataset", "it") if hub else ("its upstream files", "them")
+    where = f"under {folder or family}/" if (folder or family) else "in one folder per benchmark family"
+    return (f"to build it from local files, run `lemmata build {family or 'FAMILY'} --source-dir DIR` with DIR "
+            f"holding {what}, or set LEMMATA_MIRROR to a mirror holding {them} {where}, "
+            "or keep that mirror at ../shared/data beside the checkout")

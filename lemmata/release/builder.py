@@ -25,7 +25,7 @@ from lemmata.release.citation import CITATION_FILE, render_citation
 from lemmata.release.croissant import write_croissant
 from lemmata.release.manifest import write_manifest
 from lemmata.release.parquet import shard_name, write_rows
-from lemmata.release.sources import resolve_sources
+from lemmata.release.sources import SourceUnavailable, resolve_sources
 
 if TYPE_CHECKING:  # pragma: no cover
     from datasets import Features
@@ -87,7 +87,10 @@ class ReleaseBuilder(ABC):
         out_root = Path(out_root) if out_root is not None else releases_dir()
         steps = Steps(6, quiet=quiet)
         steps.step(f"fetching and verifying sources of {meta.release_id}")
-        sources = self.fetch_sources()
+        try:
+            sources = self.fetch_sources()
+        except SourceUnavailable as exc:  # a Hub snapshot does not know its family; the advice names it
+            raise exc.for_family(meta.family) from None
         steps.step("converting and checking rows")
         tables = self.make_tables(sources)
         features = self.features()

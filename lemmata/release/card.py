@@ -84,6 +84,8 @@ def render_card(
 ) -> str:
     import jinja2
 
+    from lemmata.release.hub import hub_owner
+
     template = resources.files("lemmata.release").joinpath("templates/dataset_card.md.jinja").read_text("utf-8")
     env = jinja2.Environment(keep_trailing_newline=True, autoescape=False, undefined=jinja2.StrictUndefined)
     default = next((c for c in meta.configs if c.default), meta.configs[0])
@@ -96,6 +98,7 @@ def render_card(
         builder_version=builder_version,
         upstream_url=meta.upstream_url,
         default_config=default.name,
+        hub_owner=hub_owner(),
         default_split=default.splits[0],
         split_rows=[
             {"config": s.config, "split": s.split, "rows": s.rows, "description": descriptions[s.config]} for s in stats

@@ -21,14 +21,43 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lemmata.core.errors import InputError, LemmataError, Problem
+from lemmata.core.errors import InputError, Problem
 from lemmata.core.meta import HubPin
 from lemmata.formats.datafiles import iter_records  # noqa: F401  (builders read Hub data files through here)
+from lemmata.release.sources import SourceUnavailable
 
 #: revision value of a pin whose commit the maintainers have not recorded yet; never downloaded
 UNPINNED = "unpinned"
+#: the Hub user or organisation that publishes Lemmata's releases, unless LEMMATA_HUB_OWNER names another
+DEFAULT_HUB_OWNER = "lemmata"
+_OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?$")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 CARD = "README.md"
+
+
+def hub_owner(environ=None) -> str:
+    """The Hub owner the cards' and the About tab's ``load_dataset`` snippet names (``LEMMATA_HUB_OWNER``).
+
+    A release published with ``lemmata publish --repo OWNER/NAME`` loads as ``OWNER/NAME``; a fork that
+    publishes under its own organisation sets the variable so the snippets it shows point there.
+
+    >>> hub_owner({}), hub_owner({"LEMMATA_HUB_OWNER": " my-org "})
+    ('lemmata', 'my-org')
+    >>> hub_owner({"LEMMATA_HUB_OWNER": "a/b"})
+    Traceback (most recent call last):
+    ...
+    lemmata.core.errors.InputError: 1 problem found:
+      - LEMMATA_HUB_OWNER, field 'LEMMATA_HUB_OWNER': 'a/b' is not a Hub user or organisation name (letters, digits, '-', '_', '.'; at most 96 characters)
+    """
+    import os
+
+    env = os.environ if environ is None else environ
+    value = (env.get("LEMMATA_HUB_OWNER") or "").strip() or DEFAULT_HUB_OWNER
+    if not _OWNER.match(value):
+        raise InputError.one("LEMMATA_HUB_OWNER", f"{value[:100]!r} is not a Hub user or organisation name (letters, "
+                                                  "digits, '-', '_', '.'; at most 96 characters)",
+                             field="LEMMATA_HUB_OWNER")
+    return value
 
 
 def hub_url(pin: HubPin) -> str:
@@ -88,10 +117,8 @@ def snapshot(
     if source_dir is not None:
         return local_snapshot(pin, source_dir)
     if pin.revision == UNPINNED:
-        raise LemmataError(
-            f"the Hugging Face dataset {pin.repo_id} has no pinned revision yet, so it is not downloaded; "
-            f"record its commit sha in the release metadata or pass --source-dir with a local snapshot"
-        )
+        raise SourceUnavailable(f"the Hugging Face dataset {pin.repo_id} has no pinned revision yet, so it is not "
+                                "downloaded (record its commit sha in the release metadata)", hub=True)
     from huggingface_hub import constants, snapshot_download
 
     # an unreachable Hub answers from the local cache at once, instead of huggingface_hub's retry backoff
@@ -102,7 +129,7 @@ def snapshot(
             allow_patterns=list(allow_patterns), endpoint=endpoint, local_files_only=offline,
         )
     except Exception as exc:  # noqa: BLE001 - every Hub failure becomes one sentence
-        raise LemmataError(_unreachable_sentence(pin, exc)) from None
+        raise SourceUnavailable(_unreachable_sentence(pin, exc), hub=True) from None
     return Path(path)
 
 
@@ -134,7 +161,7 @@ def _unreachable_sentence(pin: HubPin, exc: Exception) -> str:
         why = "the Hub is unreachable (offline mode, HF_HUB_OFFLINE=1) and no cached copy exists"
     else:
         why = "the Hub is unreachable and no cached copy exists"
-    return f"could not download {where}: {why}; pass --source-dir with a local snapshot of it"
+    return f"could not download {where}: {why}"
 
 
 # -- the card's ``configs:`` block ---------------------------------------------

@@ -16,16 +16,52 @@ from pathlib import Path
 from lemmata.core.errors import InputError, LemmataError, Problem
 from lemmata.core.hashing import sha256_file
 from lemmata.core.meta import BenchmarkMeta, SourceFile
-from lemmata.core.paths import default_source_dir, lemmata_home
+from lemmata.core.paths import default_source_dir, lemmata_home, offline_advice
 
 DOWNLOAD_TIMEOUT_S = 60
+
+
+class SourceUnavailable(LemmataError):
+    """Upstream files that cannot be had on this machine (no network, no pinned revision, no download).
+
+    The message is one sentence: the ``reason`` (what could not be fetched, and why), then the advice of
+    :func:`lemmata.core.paths.offline_advice`. Keeping the two apart lets a caller that collects several
+    such failures (the space's start-up) list the reasons and give the advice once. Code that does not
+    know the family (a Hub snapshot) leaves it out; the release builder fills it in (:meth:`for_family`).
+    """
+
+    def __init__(self, reason: str, *, family: str | None = None, folder: str | None = None,
+                 hub: bool = False) -> None:
+        self.reason, self.family, self.folder, self.hub = reason, family, folder, hub
+        self.advice = offline_advice(family, folder, hub=hub)
+        super().__init__(f"{reason}; {self.advice}")
+
+    def for_family(self, family: str) -> "SourceUnavailable":
+        """The same failure, its advice naming ``family`` when it did not yet."""
+        if self.family is not None:
+            return self
+        return SourceUnavailable(self.reason, family=family, folder=self.folder, hub=self.hub)
+
+
+def unavailable_summary(failures: list[tuple[str, BaseException]]) -> str:
+    """``"<release>: <reason>; ...; <advice>"`` with the offline advice said once, not once per release.
+
+    >>> a = SourceUnavailable("could not download a.jsonl", family="a")
+    >>> b = SourceUnavailable("could not download b.jsonl", family="b", hub=True)
+    >>> unavailable_summary([("x-1.0.0", a), ("y-1.0.0", b), ("z-1.0.0", OSError("disk full"))])
+    'x-1.0.0: could not download a.jsonl; y-1.0.0: could not download b.jsonl; z-1.0.0: disk full; to build them from local files, run `lemmata build FAMILY --source-dir DIR` with DIR holding its upstream files, or set LEMMATA_MIRROR to a mirror holding them in one folder per benchmark family, or keep that mirror at ../shared/data beside the checkout'
+    """
+    parts = [f"{name}: {exc.reason if isinstance(exc, SourceUnavailable) else exc}" for name, exc in failures]
+    if any(isinstance(exc, SourceUnavailable) for _, exc in failures):
+        parts.append(offline_advice().replace("to build it ", "to build them ", 1))
+    return "; ".join(parts)
 
 
 def _cache_path(src: SourceFile) -> Path:
     return lemmata_home() / "cache" / "sources" / src.sha256 / src.name
 
 
-def _download(src: SourceFile, dest: Path) -> None:
+def _download(src: SourceFile, dest: Path, family: str) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=".part-")
     try:
@@ -35,9 +71,8 @@ def _download(src: SourceFile, dest: Path) -> None:
             raise InputError.one(src.url, f"downloaded file does not match the pinned sha256 {src.sha256}")
         os.replace(tmp, dest)
     except (urllib.error.URLError, OSError, TimeoutError) as exc:
-        raise LemmataError(
-            f"could not download {src.name} from {src.url} ({exc}); pass --source-dir with a local mirror"
-        ) from None
+        why = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+        raise SourceUnavailable(f"could not download {src.name} from {src.url} ({why})", family=family) from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -65,7 +100,7 @@ def resolve_sources(
         else:
             path = _cache_path(src)
             if not path.is_file():
-                _download(src, path)
+                _download(src, path, meta.family)
         actual = sha256_file(path)
         if actual != src.sha256:
             problems.append(Problem(str(path), f"sha256 mismatch: expected {src.sha256}, found {actual}"))

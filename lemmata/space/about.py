@@ -5,8 +5,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from lemmata import __version__
 from lemmata.core.meta import BenchmarkMeta
+from lemmata.release.citation import lemmata_bibtex
 from lemmata.space.safety import md_escape, safe_url
+
+#: "How to cite Lemmata": the same words as the README; the BibTeX says what the root CITATION.cff says
+CITE_LEMMATA_MD = f"""
+### How to cite Lemmata
+
+Cite the work of every benchmark whose data or numbers you use: each release below has its BibTeX and
+its `CITATION.cff`, whose authors are the benchmark's authors (they made the data; Lemmata only packaged
+it). Name the release id (for example `re2math-1.0.0`) and, for leaderboard numbers, the frozen tuple of
+the rows you compare. If the releases, the scorer or this leaderboard helped, cite Lemmata as well
+(code under the Apache-2.0 licence; `CITATION.cff` at the root of the repository says the same):
+
+```bibtex
+{lemmata_bibtex(__version__)}
+```
+"""
 
 POLICY_MD = """
 ### How to read this leaderboard
@@ -34,7 +51,7 @@ stores a new version that supersedes the old one; both stay in the store and in 
 
 **Ties share a rank**; the interval next to each score (its kind is shown on hover) says how much the
 number could move with a different sample of items.
-"""
+""" + CITE_LEMMATA_MD
 
 
 @dataclass(frozen=True)
@@ -68,8 +85,10 @@ class ReleaseCitation:
                  f"Main score: **{md_escape(m.main_score.metric)}** — {md_escape(m.main_score.description)}"]
         if not self.built:
             lines.append("_The release files are not built on this machine yet; the start-up step builds them._")
-        lines.append(f"Load it: `datasets.load_dataset(\"<path to {m.release_id}>\", \"{m.configs[0].name}\")`, "
-                     "and cite the paper below together with the release id.")
+        from lemmata.release.hub import hub_owner
+
+        lines.append(f"Load it: `datasets.load_dataset(\"{hub_owner()}/{m.name}\", \"{m.configs[0].name}\", "
+                     f"revision=\"{m.version}\")`, and cite the paper below together with the release id.")
         return "  \n".join(lines)
 
 

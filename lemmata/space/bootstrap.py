@@ -167,18 +167,23 @@ def release_step(releases_root: Path) -> Callable[[Callable[[str], None]], str]:
             except LemmataError as exc:
                 # a Hub-only release without a reachable Hub (or without a pinned revision) is expected
                 # offline: say so, and leave the rest of the space working
-                (unavailable if cls.meta.hub else failed).append(f"{release_id}: {exc}")
+                (unavailable if cls.meta.hub else failed).append((release_id, exc))
             except Exception as exc:  # one broken source must not stop the other releases
-                failed.append(f"{release_id}: {exc}")
+                failed.append((release_id, exc))
         if failed:
-            raise RuntimeError("; ".join(failed + unavailable))
+            from lemmata.release.sources import unavailable_summary
+
+            raise RuntimeError(unavailable_summary(failed + unavailable))
         if not built and not unavailable:
             raise Skip(f"all {len(present)} release(s) already built")
         parts = [f"built {', '.join(built)}"] if built else []
         if present:
             parts.append(f"{len(present)} already present")
         if unavailable:
-            parts.append(f"{len(unavailable)} Hub-only release(s) not available here: " + "; ".join(unavailable))
+            from lemmata.release.sources import unavailable_summary
+
+            parts.append(f"{len(unavailable)} Hub-only release(s) not available here: "
+                         + unavailable_summary(unavailable))
         return "; ".join(parts)
 
     return run

@@ -97,18 +97,16 @@ class MathArxivMetaBuilder(ReleaseBuilder):
 
     def fetch_sources(self) -> dict[str, Path]:
         """The pinned Parquet from ``source_dir`` or the mirror's ``arxiv_math/`` folder (no upstream URL exists)."""
-        from lemmata.core.errors import LemmataError
         from lemmata.core.paths import mirror_root
-        from lemmata.release.sources import resolve_sources
+        from lemmata.release.sources import SourceUnavailable, resolve_sources
 
         directory = self.source_dir
         if directory is None:
             root = mirror_root()
             directory = root / MIRROR_FOLDER if root is not None and (root / MIRROR_FOLDER).is_dir() else None
         if directory is None:
-            raise LemmataError(
-                f"{PARQUET} has no upstream download: pass --source-dir with the raw-source mirror's "
-                f"{MIRROR_FOLDER}/ folder, or load the published release from the Hub")
+            raise SourceUnavailable(f"{PARQUET} has no upstream download (the published release loads from the Hub)",
+                                    family=self.meta.family, folder=MIRROR_FOLDER)
         return resolve_sources(self.meta, list(self.source_names), directory)
 
     def features(self):
