@@ -13,14 +13,21 @@ def register(sub) -> None:
         "`lemmata score FILE` with LEMMATA_HOME whose artifacts folder is DIR.")
     rsub = p.add_subparsers(dest="re2math_command", metavar="ACTION")
     rsub.required = True
-    a = rsub.add_parser("run-agent", help="run the live reference agent on a split")
+    a = rsub.add_parser(
+        "run-agent", help="run the live reference agent on a split",
+        description="Run the paper's protocol live on every instance of a split: one E3 query to Google Scholar "
+        "through SerpAPI, at most one opened source materialised from arXiv, E4 to choose a source and extract its "
+        "statement. Writes the submission, the frozen query cache and the materialisation store.")
     a.add_argument("--live", action="store_true", required=True, help="use live services (the only mode)")
     a.add_argument("--out", required=True, metavar="DIR", help="where the submission goes")
     a.add_argument("--artifacts", required=True, metavar="DIR", help="where the frozen artifacts go")
     a.add_argument("--run-id", required=True, help="names the run's artifacts (letters, digits, '.', '_', '-')")
-    a.add_argument("--track", choices=("raw", "assisted"), default="raw")
-    a.add_argument("--split", choices=("eval200/test", "pool/dev"), default="eval200/test")
-    a.add_argument("--window", type=int, choices=(1, 3, 5), default=5)
+    a.add_argument("--track", choices=("raw", "assisted"), default="raw",
+                   help="raw: context only; assisted: context plus the anchor hint (default raw)")
+    a.add_argument("--split", choices=("eval200/test", "pool/dev"), default="eval200/test",
+                   help="the instances answered (default eval200/test)")
+    a.add_argument("--window", type=int, choices=(1, 3, 5), default=5,
+                   help="local proof blocks shown to the agent, m (default 5)")
     a.set_defaults(handler=run_agent)
 
 

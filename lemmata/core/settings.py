@@ -49,6 +49,8 @@ VARIABLES: tuple[Variable, ...] = (
     _v("paths", "LEMMATA_MIRROR", "local mirror of pinned upstream files, one folder per family",
        "../shared/data beside the checkout, when present"),
     _v("paths", "XDG_DATA_HOME", "base of the default LEMMATA_HOME", "~/.local/share"),
+    _v("paths", "LEMMATA_HUB_OWNER", "Hub user or organisation the releases are published under (card snippets)",
+       "lemmata"),
     # uploads and the space
     _v("space", "LEMMATA_MAX_SUBMISSION_BYTES", "upload size limit in bytes", str(32 * 1024 * 1024)),
     _v("space", "LEMMATA_RATE_LIMIT", "submissions per submitter and window, e.g. '1000/1h'"),
@@ -59,6 +61,7 @@ VARIABLES: tuple[Variable, ...] = (
     _v("space", "LEMMATA_WORKER_POLL_SECONDS", "how often the scoring worker looks at the queue"),
     _v("space", "LEMMATA_RESULTS_REPO", "Hub dataset '<owner>/<name>' that mirrors the store's immutable files"),
     _v("space", "LEMMATA_SYNC_MINUTES", "minutes between pushes to LEMMATA_RESULTS_REPO", "5"),
+    _v("space", "LEMMATA_REPO_URL", "the source repository linked from the page header, Submit tab and About page"),
     # the judge
     _v("judge", "LEMMATA_JUDGE_BASE_URL", "OpenAI-compatible endpoint of the LLM judge"),
     _v("judge", "LEMMATA_JUDGE_MODEL", "judge model name"),

@@ -49,10 +49,9 @@ def hub_owner(environ=None) -> str:
     lemmata.core.errors.InputError: 1 problem found:
       - LEMMATA_HUB_OWNER, field 'LEMMATA_HUB_OWNER': 'a/b' is not a Hub user or organisation name (letters, digits, '-', '_', '.'; at most 96 characters)
     """
-    import os
+    from lemmata.core.settings import read
 
-    env = os.environ if environ is None else environ
-    value = (env.get("LEMMATA_HUB_OWNER") or "").strip() or DEFAULT_HUB_OWNER
+    value = read("LEMMATA_HUB_OWNER", environ) or DEFAULT_HUB_OWNER
     if not _OWNER.match(value):
         raise InputError.one("LEMMATA_HUB_OWNER", f"{value[:100]!r} is not a Hub user or organisation name (letters, "
                                                   "digits, '-', '_', '.'; at most 96 characters)",
