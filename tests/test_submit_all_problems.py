@@ -215,3 +215,51 @@ def test_other_single_json_documents_get_one_problem_not_one_per_line():
         validate_upload(data, "sub.json")
     (problem,) = err.value.problems
     assert "one JSON document over" in problem.reason and "not JSONL" in problem.reason
+
+
+# -- learning to submit in the page ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("benchmark", __import__("lemmata.registry", fromlist=["x"]).known_benchmarks())
+def test_header_template_is_accepted_by_every_benchmark(benchmark):
+    """The template, with one record line, draws no header problem from the benchmark's own handler."""
+    from lemmata.space.templates import header_template
+
+    header = header_template(benchmark)
+    data = (json.dumps(header) + "\n" + json.dumps({"x": 1}) + "\n").encode()
+    try:
+        validate_upload(data, "t.jsonl")
+    except InputError as err:
+        assert not [p for p in err.problems if p.line == 1], err
+        assert not err.skipped
+    else:  # pragma: no cover - a record {"x": 1} is never valid
+        raise AssertionError("a nonsense record was accepted")
+
+
+def test_guide_links_schema_example_and_command():
+    from lemmata.space.templates import guide_markdown
+
+    md = guide_markdown("mathnet-retrieve", "https://example.org/repo")
+    assert "https://example.org/repo/blob/main/submissions/schema/mathnet-retrieve-submission.schema.json" in md
+    assert "https://example.org/repo/blob/main/submissions/mathnet/example-mathnet-retrieve-hard.jsonl" in md
+    assert "lemmata score FILE" in md
+    assert "lemmata taobench example" in guide_markdown("taobench", "https://example.org/repo")
+
+
+def test_repo_url_is_read_from_the_environment(tmp_path):
+    from lemmata.space.config import DEFAULT_REPO_URL, SpaceConfig
+
+    base = {"LEMMATA_HOME": str(tmp_path)}
+    assert SpaceConfig.from_env(base).repo_url == DEFAULT_REPO_URL
+    assert SpaceConfig.from_env({**base, "LEMMATA_REPO_URL": "https://github.com/o/r/"}).repo_url == \
+        "https://github.com/o/r"
+    with pytest.raises(InputError) as err:
+        SpaceConfig.from_env({**base, "LEMMATA_REPO_URL": "javascript:alert(1)"})
+    assert err.value.problems[0].field == "LEMMATA_REPO_URL"
+
+
+def test_panel_shows_skipped_checks_apart_from_the_counted_problems():
+    from lemmata.space.submit import SubmitOutcome, render_outcome
+
+    html = render_outcome(SubmitOutcome("invalid", "Nothing was stored.", [Problem("f", "bad <x>", 1, "header.release")],
+                                        skipped=[Problem("f", "the records were not checked: why", field="checks")]))
+    assert "1 problem found." in html and "Not checked yet" in html and "bad &lt;x&gt;" in html
