@@ -71,9 +71,9 @@ def skipped(filename: str, what: str, why: str) -> Problem:
 def single_document(data: bytes, filename: str) -> NotJsonl | None:
     """The error for an upload that is one JSON object or array spread over many lines, else None.
 
-    >>> single_document(b'{\n "a": 1\n}', "x.json").problems[0].reason[:40]
+    >>> single_document(b'{\\n "a": 1\\n}', "x.json").problems[0].reason[:40]
     'the file is one JSON document over 3 lin'
-    >>> single_document(b'{"a": 1}\n{"b": 2}', "x.jsonl") is None
+    >>> single_document(b'{"a": 1}\\n{"b": 2}', "x.jsonl") is None
     True
     """
     try:
