@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lemmata.core.errors import InputError
+from lemmata.core.errors import InputError, Problem
 from lemmata.core.family import Family
 from lemmata.core.hashing import sha256_bytes
 from lemmata.core.meta import BenchmarkMeta
@@ -98,20 +98,44 @@ def known_benchmarks() -> list[str]:
 
 
 def validate_upload(data: bytes, filename: str, *, max_bytes: int | None = None) -> "Validated":
-    """Parse the envelope, dispatch on ``benchmark`` and validate completely."""
-    from lemmata.formats.envelope import cap_problems, parse_envelope
+    """Parse the envelope, dispatch on ``benchmark`` and validate completely.
 
-    envelope = parse_envelope(data, filename, max_bytes=max_bytes)
-    benchmark = envelope.header.get("benchmark")
-    if not isinstance(benchmark, str):
-        raise InputError.one(filename, "header must name the benchmark (string)", envelope.header_line, "benchmark")
-    if benchmark not in handlers():
-        raise InputError.one(filename, suggest("benchmark", benchmark, handlers()), envelope.header_line,
-                             "benchmark")
+    Line problems of the envelope, header problems and record problems come back
+    together in one InputError; a file that is one JSON document is offered to
+    the families' recognisers, which may say what it is instead.
+    """
+    from lemmata.formats.envelope import NotJsonl, cap_problems, parse_envelope, skipped
+
     try:
-        return handler_for(benchmark).validate(envelope, sha256_bytes(data))
+        envelope = parse_envelope(data, filename, max_bytes=max_bytes, keep_going=True)
+    except NotJsonl as exc:
+        raise InputError(recognised(exc.document, filename) or list(exc.problems)) from None
+    benchmark = envelope.header.get("benchmark")
+    if not isinstance(benchmark, str) or benchmark not in handlers():
+        reason = "header must name the benchmark (string)" if not isinstance(benchmark, str) else \
+            suggest("benchmark", benchmark, handlers())
+        raise InputError(cap_problems([Problem(filename, reason, envelope.header_line, "benchmark"),
+                                       *envelope.problems], filename),
+                         [skipped(filename, "the records", "the header names no known benchmark")])
+    try:
+        validated = handler_for(benchmark).validate(envelope, sha256_bytes(data))
     except InputError as exc:  # the list a person reads stays bounded; the total stays stated
-        raise InputError(cap_problems(list(exc.problems), filename)) from None
+        given = set(exc.problems)
+        found = [p for p in envelope.problems if p not in given] + list(exc.problems)
+        raise InputError(cap_problems(found, filename), list(exc.skipped)) from None
+    if envelope.problems:  # a handler that forgot the envelope's line problems still cannot accept the file
+        raise InputError(cap_problems(list(envelope.problems), filename))
+    return validated
+
+
+def recognised(document: Any, filename: str) -> list["Problem"]:
+    """What a family's recogniser says about an upload that is one JSON document (empty: nobody knows it)."""
+    for family in families().values():
+        for ref in family.recognisers:
+            problems = family.load(ref)(document, filename)  # type: ignore[operator]
+            if problems:
+                return list(problems)
+    return []
 
 
 def schema_files() -> list["SchemaFile"]:

@@ -107,10 +107,11 @@ def test_mathnet_bad_runs_name_line_and_field():
     text = _file(_mathnet_header(), records).decode()
     nan = text + '{"query_id": "%s", "ranking": [{"doc_id": "%s::eq::hard", "score": NaN}]}\n' % (ANCHORS[3],
                                                                                                   ANCHORS[3])
-    with pytest.raises(InputError) as err:  # NaN is refused while parsing the line, with its field
+    with pytest.raises(InputError) as err:  # NaN is refused while parsing the line, with its field, next to the rest
         validate_upload(nan.encode(), "bad.jsonl")
-    assert [(p.line, p.field) for p in err.value.problems] == [(7, "ranking[0].score")]
+    assert [(p.line, p.field) for p in err.value.problems][0] == (7, "ranking[0].score")
     assert "finite" in err.value.problems[0].reason
+    assert {p.line for p in err.value.problems} == {2, 3, 4, 5, 6, 7}
     with pytest.raises(InputError) as err:
         validate_upload(text.encode(), "bad.jsonl")
     where = {(p.line, p.field): p.reason for p in err.value.problems}

@@ -46,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.handler(args) or 0)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        for note in exc.skipped:  # checks the problems kept from running
+            print(f"  skipped: {note.reason}", file=sys.stderr)
         return 2
     except UnknownNameError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -39,13 +39,28 @@ class Problem:
         return {"file": self.file, "line": self.line, "field": self.field, "reason": self.reason}
 
 
+#: the field of a Problem that says a check was not run and why: a note next to the problems, not one of them
+CHECKS = "checks"
+
+
 @dataclass
 class InputError(Error, ValueError):
-    """Raised when an input file is unusable; carries every problem found."""
+    """Raised when an input file is unusable; carries every problem found.
+
+    Problems whose field is :data:`CHECKS` move to ``skipped``: they say which
+    checks could not run because of the problems (records cannot be checked
+    against a release the header does not validly name), so they are shown but
+    not counted.
+    """
 
     problems: list[Problem] = field(default_factory=list)
+    skipped: list[Problem] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        notes = [p for p in self.problems if p.field == CHECKS]
+        if notes:
+            self.problems = [p for p in self.problems if p.field != CHECKS]
+            self.skipped = [*self.skipped, *notes]
         super().__init__(str(self))
 
     def __str__(self) -> str:

@@ -30,6 +30,9 @@ class Family(BaseModel):
                                      description="header 'benchmark' value -> 'module:Class' of its track handler")
     reported: str | None = Field(default=None, description="'module:function' importing the paper's reported rows")
     baselines: str | None = Field(default=None, description="'module:function' listing the offline baseline jobs")
+    recognisers: tuple[str, ...] = Field(default=(), description="'module:function' taking an upload that is one "
+                                         "JSON document (and its file name) and returning the Problems that say "
+                                         "what it is, or none when it is not the family's")
 
     @property
     def name(self) -> str:

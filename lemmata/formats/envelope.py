@@ -3,6 +3,15 @@
 Uploads are parsed, never executed. Before any benchmark-specific validation
 this layer enforces a size limit, UTF-8, a nesting-depth limit and one JSON
 object per line, and it reports *every* problem with its line number at once.
+
+A broken record line does not hide the rest of the file: with ``keep_going``
+the envelope keeps every line problem in :attr:`Envelope.problems` and hands
+the readable lines on, so the benchmark's handler adds its header, record and
+cross-record problems to the same list. Only a file whose header line cannot
+be read stops here, with a ``checks`` problem saying what was not looked at.
+A file that is one JSON document spread over many lines (not JSONL) is one
+problem, not one per line (:class:`NotJsonl` carries the document so a
+family can recognise what was uploaded instead).
 """
 
 from __future__ import annotations
@@ -12,8 +21,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from lemmata.core.errors import CHECKS, InputError, Problem
 from lemmata.core.settings import read as setting
-from lemmata.core.errors import InputError, Problem
 from lemmata.formats.strict_json import MAX_DEPTH, parse_line
 
 SUBMISSION_FORMAT = "lemmata-submission/1"
@@ -39,6 +48,47 @@ class Envelope:
     header: dict[str, Any]
     header_line: int
     records: list[tuple[int, dict[str, Any]]]
+    #: line problems (bad JSON, not UTF-8, …) of lines left out of ``records``; handlers report them first
+    problems: tuple[Problem, ...] = ()
+
+
+@dataclass
+class NotJsonl(InputError):
+    """The whole upload is one JSON document over several lines: a JSON file, not a JSONL submission."""
+
+    document: Any = None
+
+
+def skipped(filename: str, what: str, why: str) -> Problem:
+    """The problem saying that ``what`` was not checked because of ``why`` (field ``checks``).
+
+    >>> str(skipped("f.jsonl", "records", "the header is invalid"))
+    "f.jsonl, field 'checks': records were not checked: the header is invalid"
+    """
+    return Problem(filename, f"{what} were not checked: {why}", field=CHECKS)
+
+
+def single_document(data: bytes, filename: str) -> NotJsonl | None:
+    """The error for an upload that is one JSON object or array spread over many lines, else None.
+
+    >>> single_document(b'{\\n "a": 1\\n}', "x.json").problems[0].reason[:40]
+    'the file is one JSON document over 3 lin'
+    >>> single_document(b'{"a": 1}\\n{"b": 2}', "x.jsonl") is None
+    True
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    lines = text.count("\n") + 1
+    if lines < 2:
+        return None
+    doc, bad, _ = parse_line(text.replace("\r", " ").replace("\n", " "), max_depth=MAX_DEPTH,
+                             max_containers=MAX_CONTAINERS)
+    if bad is not None or not isinstance(doc, (dict, list)):
+        return None
+    return NotJsonl([Problem(filename, f"the file is one JSON document over {lines:,} lines, not JSONL: a submission "
+                                       "has one JSON object per line, the header first")], document=doc)
 
 
 def cap_problems(problems: list[Problem], filename: str, limit: int = MAX_PROBLEMS) -> list[Problem]:
@@ -58,8 +108,14 @@ def cap_problems(problems: list[Problem], filename: str, limit: int = MAX_PROBLE
                                                  f"({len(problems):,} in all); fix these and upload again")]
 
 
-def parse_envelope(data: bytes, filename: str, *, max_bytes: int | None = None) -> Envelope:
-    """Split an upload into header and records, or raise one InputError listing every problem."""
+def parse_envelope(data: bytes, filename: str, *, max_bytes: int | None = None,
+                   keep_going: bool = False) -> Envelope:
+    """Split an upload into header and records, or raise one InputError listing every problem.
+
+    With ``keep_going`` a file whose header line is readable comes back even when
+    other lines are not: their problems are in :attr:`Envelope.problems` and the
+    caller must report them (the handlers do, next to their own).
+    """
     limit = max_bytes if max_bytes is not None else max_submission_bytes()
     if len(data) > limit:
         raise InputError.one(filename, f"file is {len(data):,} bytes; the limit is {limit:,} bytes")
@@ -70,10 +126,13 @@ def parse_envelope(data: bytes, filename: str, *, max_bytes: int | None = None) 
         raise InputError.one(filename, f"file has {lines:,} lines; the limit is {MAX_LINES:,}")
     problems: list[Problem] = []
     objects: list[tuple[int, dict[str, Any]]] = []
+    first_line: int | None = None
     budget = MAX_CONTAINERS
     for lineno, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
+        if first_line is None:
+            first_line = lineno
         if len(raw) > MAX_LINE_BYTES:
             problems.append(Problem(filename, f"line is {len(raw):,} bytes; the limit is {MAX_LINE_BYTES:,}", lineno))
             continue
@@ -92,13 +151,23 @@ def parse_envelope(data: bytes, filename: str, *, max_bytes: int | None = None) 
             problems.append(Problem(filename, f"expected a JSON object, got {type(obj).__name__}", lineno))
             continue
         objects.append((lineno, obj))
-    if problems:
-        raise InputError(cap_problems(problems, filename))
+    if not objects or objects[0][0] != first_line:  # the header line itself is unreadable
+        whole = single_document(data, filename) if problems else None
+        if whole is not None:
+            raise whole
+        raise InputError(cap_problems(problems, filename), [skipped(
+            filename, "the header, the records and the cross-record checks",
+            f"line {first_line} (the header) is not a readable JSON object")])
     (header_line, header), records = objects[0], objects[1:]
     if header.get("format") != SUBMISSION_FORMAT:
-        raise InputError.one(filename, f"the first line must be the header with \"format\": \"{SUBMISSION_FORMAT}\"",
-                             header_line, "format")
-    return Envelope(filename=filename, header=header, header_line=header_line, records=records)
+        problems.insert(0, Problem(filename, f"the first line must be the header with \"format\": "
+                                             f"\"{SUBMISSION_FORMAT}\"", header_line, "format"))
+        raise InputError(cap_problems(problems, filename), [skipped(
+            filename, "the records", "without the submission header the benchmark is unknown")])
+    if problems and not keep_going:
+        raise InputError(cap_problems(problems, filename))
+    return Envelope(filename=filename, header=header, header_line=header_line, records=records,
+                    problems=tuple(problems))
 
 
 def validation_problems(exc: ValidationError, filename: str, line: int | None, prefix: str = "") -> list[Problem]:

@@ -56,7 +56,8 @@ def build_app(ctx: SpaceContext):
 
     with gr.Blocks(title="Lemmata leaderboard", analytics_enabled=False) as demo:
         gr.Markdown("# Lemmata leaderboard\nMathematical tool retrieval and formalization benchmarks — every "
-                    "score tied to the exact release, split and artifacts it was computed against.",
+                    "score tied to the exact release, split and artifacts it was computed against. "
+                    f"[Code, schemas and examples]({config.repo_url}).",
                     elem_id="lm-title")
         shell = Shell(banner=gr.HTML(banner_html(ctx), elem_id="lm-banner"), change_token=gr.State(""),
                       show_all=gr.State(False), watch=gr.State([]),

@@ -45,6 +45,10 @@ def parse_rate(text: str) -> RateLimit:
     return RateLimit(max_count=count, window_s=span)
 
 
+#: the repository the Submit tab links schema and example files into (``<repo>/blob/main/<path>``)
+DEFAULT_REPO_URL = "https://huggingface.co/spaces/lemmata/leaderboard"
+
+
 class HubSyncConfig(BaseModel):
     """Where a hosted Space keeps its durable files."""
 
@@ -79,6 +83,9 @@ class SpaceConfig(BaseModel):
     refresh_seconds: float = Field(default=5.0, gt=0)
     worker_poll_seconds: float = Field(default=2.0, gt=0)
     bootstrap: bool = True
+    repo_url: str = Field(default=DEFAULT_REPO_URL, pattern=r"^https?://[^\s<>\"']+$",
+                          description="where the code, schemas and examples live (LEMMATA_REPO_URL); linked "
+                                      "from the header, the Submit tab and the About page")
 
     @property
     def hosted(self) -> bool:
@@ -135,6 +142,12 @@ class SpaceConfig(BaseModel):
             "admin_token": get("LEMMATA_ADMIN_TOKEN"),
             "bootstrap": (get("LEMMATA_BOOTSTRAP") or "1") not in ("0", "false", "no"),
         }
+        repo_url = get("LEMMATA_REPO_URL")
+        if repo_url:
+            if re.match(r"^https?://[^\s<>\"']+$", repo_url):
+                values["repo_url"] = repo_url.rstrip("/")
+            else:
+                problems.append(("LEMMATA_REPO_URL", f"must be an http(s) URL, got {repo_url!r}"))
         if get("GRADIO_SERVER_PORT"):
             try:
                 values["port"] = int(get("GRADIO_SERVER_PORT"))

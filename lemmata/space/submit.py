@@ -46,6 +46,8 @@ class SubmitOutcome:
     problems: list[Problem] = field(default_factory=list)
     record: SubmissionRecord | None = None
     result_ids: list[str] = field(default_factory=list)
+    #: checks the problems kept from running, each with why (shown under the problems, not counted)
+    skipped: list[Problem] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """The machine-readable outcome the API returns next to the rendered message."""
@@ -54,6 +56,7 @@ class SubmitOutcome:
             "outcome": self.kind,
             "message": self.message,
             "problems": [p.as_dict() for p in self.problems],
+            "skipped": [p.as_dict() for p in self.skipped],
             "sha256": rec.sha256 if rec else None,
             "status": rec.status if rec else None,
             "benchmark": rec.benchmark if rec else None,
@@ -110,7 +113,7 @@ def submit_upload(store: Store, config: SpaceConfig, data: bytes | None, filenam
         validated = validate_upload(data, filename, max_bytes=config.max_submission_bytes)
     except InputError as exc:
         return SubmitOutcome("invalid", "Nothing was stored: fix the problems below and upload again.",
-                             list(exc.problems) + problems)
+                             list(exc.problems) + problems, skipped=list(exc.skipped))
     try:
         existing = store.get_submission(sha256_bytes(data))
         result_ids = store.result_ids_for_submission(existing.sha256) if existing is not None else []
@@ -158,9 +161,13 @@ def render_outcome(outcome: SubmitOutcome) -> str:
             f"<td><code>{esc(p.field) if p.field else '–'}</code></td><td>{esc(p.reason)}</td></tr>"
             for p in outcome.problems)
         n = len(outcome.problems)
+        skipped = ""
+        if outcome.skipped:
+            skipped = ('<p class="lm-skipped"><b>Not checked yet</b> (these checks run once the problems above are '
+                       "fixed):</p><ul>" + "".join(f"<li>{esc(p.reason)}</li>" for p in outcome.skipped) + "</ul>")
         return (f'<div class="lm-errors" role="alert"><b>{n} problem{"s" if n != 1 else ""} found.</b> '
                 f"{esc(outcome.message)}<table><thead><tr><th>File</th><th>Line</th><th>Field</th><th>Reason</th>"
-                f"</tr></thead><tbody>{rows}</tbody></table></div>")
+                f"</tr></thead><tbody>{rows}</tbody></table>{skipped}</div>")
     if outcome.kind in ("rate_limited", "unavailable"):
         return f'<div class="lm-errors" role="alert">{esc(outcome.message)}</div>'
     rec = outcome.record

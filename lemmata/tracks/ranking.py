@@ -36,6 +36,7 @@ from lemmata.formats.schema import SchemaFile, dumps, line_schema
 from lemmata.metrics.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from lemmata.metrics.retrieval import RetrievalEvaluation, evaluate_run
 from lemmata.tracks.base import OracleConfig, TrackHandler, Validated
+from lemmata.tracks.headers import check_header, records_skipped
 
 SCORER_VERSION = "1"
 
@@ -249,17 +250,35 @@ class RankingTrack(TrackHandler):
 
     # -- the shared checks and scoring --------------------------------------------------------------------------
     def validate(self, envelope: Envelope, sha256: str) -> Validated:
-        problems: list[Problem] = []
         name = envelope.filename
-        header = self.validated_header(envelope)
-        if not envelope.records:
-            raise InputError.one(name, "no rankings after the header")
-        runs = check_records(envelope.records, file=name, collection=self.collection(header), problems=problems)
+        problems: list[Problem] = list(envelope.problems)
+        check = check_header(envelope, self.header_model, problems,
+                             served_release=lambda h: self.meta(h).release_id)
+        if not envelope.records and not envelope.problems:  # a broken record line is no missing one
+            problems.append(Problem(name, "no rankings after the header"))
+        runs = self.checked_runs(envelope, check.context, problems)
         if problems:
-            raise InputError(problems[:200])
+            raise InputError(problems)
+        header = check.header
         return Validated(benchmark=self.benchmark, track=header.track, model=header.model, header=header,
                          records=list(runs.values()), sha256=sha256, filename=name,
                          summary=self.summary(header, runs))
+
+    def checked_runs(self, envelope: Envelope, context: Any | None, problems: list[Problem]) -> dict[str, RunRecord]:
+        """Every ranking checked against the collection ``context`` selects; without one, their shape only."""
+        name = envelope.filename
+        if context is not None:
+            try:
+                coll = self.collection(context)
+            except InputError as exc:
+                problems.extend(exc.problems)
+            else:
+                return check_records(envelope.records, file=name, collection=coll, problems=problems)
+        for line, obj in envelope.records:
+            validate_model(self.record_model or RankingRecord, obj, name, line, problems)
+        if envelope.records:
+            problems.append(records_skipped(name, self.header_model, "the rankings' query and document ids"))
+        return {}
 
     def validated_header(self, envelope: Envelope):
         """The header, checked against the model and the served release (every header problem at once)."""

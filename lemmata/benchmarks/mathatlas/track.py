@@ -30,7 +30,8 @@ from lemmata.benchmarks.mathatlas.formal_statement import statement_problems
 from lemmata.benchmarks.mathatlas.meta import MA_ALIGN, MATHATLAS
 from lemmata.core.errors import InputError, Problem
 from lemmata.catalog import load_release, read_columns
-from lemmata.tracks.ranking import received_date, served_header
+from lemmata.tracks.headers import check_header, records_skipped
+from lemmata.tracks.ranking import received_date
 from lemmata.metrics.correctness import correctness_report
 from lemmata.metrics.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, wilson_interval
 from lemmata.metrics.tool_acc import Verdict
@@ -85,11 +86,12 @@ class AlignRecord(_Strict):
     faithful: StrictBool | None = Field(description="predicted label; null abstains (counted as wrong)")
 
 
-def _records(envelope: Envelope, model: type[BaseModel], key: str, known: Mapping[str, Any],
+def _records(envelope: Envelope, model: type[BaseModel], key: str, known: Mapping[str, Any] | None,
              problems: list[Problem], why_not: Mapping[str, str] | None = None) -> dict[str, tuple[int, Any]]:
     """Validate records, one per known id; unknown and repeated ids name their line.
 
-    ``why_not`` explains ids that exist but do not belong here (an entity of another track).
+    ``why_not`` explains ids that exist but do not belong here (an entity of another track);
+    ``known`` None (the header names no usable release) checks shape and repeats only.
     """
     out: dict[str, tuple[int, Any]] = {}
     for line, obj in envelope.records:
@@ -97,7 +99,7 @@ def _records(envelope: Envelope, model: type[BaseModel], key: str, known: Mappin
         if rec is None:
             continue
         ident = getattr(rec, key)
-        if ident not in known:
+        if known is not None and ident not in known:
             reason = (why_not or {}).get(ident) or f"unknown {key} {ident!r}"
             problems.append(Problem(envelope.filename, reason, line, key))
         elif ident in out:
@@ -105,7 +107,7 @@ def _records(envelope: Envelope, model: type[BaseModel], key: str, known: Mappin
                                     line, key))
         else:
             out[ident] = (line, rec)
-    if not envelope.records:
+    if not envelope.records and not envelope.problems:  # a broken record line is no missing one
         problems.append(Problem(envelope.filename, "no records after the header"))
     return out
 
@@ -143,16 +145,24 @@ class MathAtlasHandler(TrackHandler):
     tracks = MATHATLAS.tracks
 
     def validate(self, envelope: Envelope, sha256: str) -> Validated:
-        problems: list[Problem] = []
         name = envelope.filename
-        header = served_header(envelope, AtlasHeader, MATHATLAS)
-        entities = track_entities(header.release, header.track)
-        if not entities:
-            raise InputError.one(name, f"the release has no {TRACK_TYPES[header.track]} entities to formalize",
-                                 envelope.header_line, "header.track")
-        others = {e: f"entity {e!r} is a {t}; the {header.track} track formalizes {TRACK_TYPES[header.track]} "
-                     "entities" for e, (t, _) in _entities(header.release).items() if e not in entities}
+        problems: list[Problem] = list(envelope.problems)
+        check = check_header(envelope, AtlasHeader, problems, served_release=lambda h: MATHATLAS.release_id)
+        header, context = check.header, check.context
+        entities: dict[str, int] | None = None
+        others: dict[str, str] | None = None
+        if context is not None:
+            entities = track_entities(context.release, context.track)
+            if not entities:
+                raise InputError.one(name, f"the release has no {TRACK_TYPES[context.track]} entities to formalize",
+                                     envelope.header_line, "header.track")
+            others = {e: f"entity {e!r} is a {t}; the {context.track} track formalizes {TRACK_TYPES[context.track]} "
+                         "entities" for e, (t, _) in _entities(context.release).items() if e not in entities}
         records = _records(envelope, AtlasRecord, "entity_id", entities, problems, others)
+        if context is None:
+            if envelope.records:
+                problems.append(records_skipped(name, AtlasHeader, "the records' entity ids and formal statements"))
+            raise InputError(problems)
         for line, rec in records.values():
             if rec.formal_statement is None and rec.compiles not in ("abstain", "not_evaluable"):
                 problems.append(Problem(name, "no formal_statement: compiles must be 'abstain' or 'not_evaluable'",
@@ -161,11 +171,11 @@ class MathAtlasHandler(TrackHandler):
                 problems.append(Problem(name, "formal_statement is blank; use null to abstain", line,
                                         "formal_statement"))
             elif rec.formal_statement is not None:
-                for lean_line, reason in statement_problems(rec.formal_statement, header.track)[:MAX_LEAN_PROBLEMS]:
+                for lean_line, reason in statement_problems(rec.formal_statement, context.track)[:MAX_LEAN_PROBLEMS]:
                     problems.append(Problem(name, f"formal_statement line {lean_line}: {reason}", line,
                                             "formal_statement"))
         if problems:
-            raise InputError(problems[:200])
+            raise InputError(problems)
         return Validated(benchmark=self.benchmark, track=header.track, model=header.model, header=header,
                          records=[rec for _, rec in records.values()], sha256=sha256, filename=name,
                          summary=f"{sum(r.formal_statement is not None for _, r in records.values())} of "
@@ -295,13 +305,17 @@ class MaAlignHandler(TrackHandler):
     tracks = MA_ALIGN.tracks
 
     def validate(self, envelope: Envelope, sha256: str) -> Validated:
-        problems: list[Problem] = []
         name = envelope.filename
-        header = served_header(envelope, AlignHeader, MA_ALIGN)
-        labels = align_labels(header.release)
+        problems: list[Problem] = list(envelope.problems)
+        check = check_header(envelope, AlignHeader, problems, served_release=lambda h: MA_ALIGN.release_id)
+        header = check.header
+        labels = align_labels(check.context.release) if check.context is not None else None
         records = _records(envelope, AlignRecord, "pair_id", labels, problems)
+        if labels is None and envelope.records:
+            problems.append(records_skipped(name, AlignHeader, "the records' pair ids"))
         if problems:
-            raise InputError(problems[:200])
+            raise InputError(problems)
+        assert header is not None and labels is not None  # no problem: the header was valid and served
         return Validated(benchmark=self.benchmark, track=header.track, model=header.model, header=header,
                          records=[rec for _, rec in records.values()], sha256=sha256, filename=name,
                          summary=f"{len(records)} of {len(labels)} pairs judged")

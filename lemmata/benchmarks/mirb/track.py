@@ -25,12 +25,13 @@ from lemmata.catalog import collection, load_release
 from lemmata.formats.beir import MAX_RANKING_DEPTH
 from lemmata.tracks.ranking import (
     BeirId, HeaderBase, RankedDoc, RankingTrack, StrictRecord, check_records, measure_summary, per_query_items,
-    received_date, score_collection, scoring_artifact, served_header,
+    received_date, score_collection, scoring_artifact,
 )
 from lemmata.core.registry import suggest
 from lemmata.formats.results import FrozenTuple, Result, Score, make_result
 from lemmata.tracks.base import OracleConfig, Validated
-from lemmata.formats.envelope import Envelope
+from lemmata.formats.envelope import Envelope, validate_model
+from lemmata.tracks.headers import check_header, records_skipped
 
 MEASURES = ("ndcg@10", "recall@10", "mrr@10")
 
@@ -102,9 +103,12 @@ class MirbHandler(RankingTrack):
               "(MirbRankingRecord). See submissions/mirb/README.md.")
 
     def validate(self, envelope: Envelope, sha256: str) -> Validated:
-        problems: list[Problem] = []
         name = envelope.filename
-        header = served_header(envelope, Header, MIRB)
+        problems: list[Problem] = list(envelope.problems)
+        check = check_header(envelope, Header, problems, served_release=lambda h: MIRB.release_id)
+        header = check.header
+        if not envelope.records and not envelope.problems:  # a broken record line is no missing one
+            problems.append(Problem(name, "no rankings after the header"))
         by_task: dict[str, list[tuple[int, dict[str, Any]]]] = defaultdict(list)
         for line, rec in envelope.records:
             t = rec.get("task")
@@ -120,11 +124,17 @@ class MirbHandler(RankingTrack):
                 problems.append(Problem(name, f"no rankings for task {t!r}; a MIRB submission covers all "
                                               f"{len(TASK_NAMES)} tasks", field="task"))
                 continue
-            runs = check_records(by_task[t], file=name, collection=task_collection(header.release, t),
+            if check.context is None:
+                for line, obj in by_task[t]:
+                    validate_model(MirbRankingRecord, obj, name, line, problems)
+                continue
+            runs = check_records(by_task[t], file=name, collection=task_collection(check.context.release, t),
                                  problems=problems, extra_fields=("task",))
             records.extend((t, r) for r in runs.values())
+        if check.context is None and by_task:
+            problems.append(records_skipped(name, Header, "the rankings' query and document ids"))
         if problems:
-            raise InputError(problems[:200])
+            raise InputError(problems)
         return Validated(benchmark=self.benchmark, track=header.track, model=header.model, header=header,
                          records=records, sha256=sha256, filename=name,
                          summary=f"{len(records)} rankings over {len(by_task)} tasks")

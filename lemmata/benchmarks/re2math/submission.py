@@ -155,7 +155,7 @@ def parse_submission(envelope: Envelope) -> tuple[Header, list[tuple[int, Record
                 problems.append(Problem(name, "oracle_statement given but the header does not declare oracle_run",
                                         line, "oracle_statement"))
         records.append((line, rec))  # type: ignore[arg-type]
-    if not envelope.records:
+    if not envelope.records and not envelope.problems:  # a broken record line is no missing one
         problems.append(Problem(name, "no records after the header"))
     if problems:
         raise InputError(problems)

@@ -10,11 +10,12 @@ import difflib
 
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.registry import suggest
-from lemmata.formats.envelope import Envelope
+from lemmata.formats.envelope import Envelope, skipped, validate_model
+from lemmata.tracks.headers import check_header
 from lemmata.tracks.base import Validated
 from lemmata.benchmarks.re2math.replay import replay_problems
 from lemmata.benchmarks.re2math.resources import Resources
-from lemmata.benchmarks.re2math.submission import BENCHMARK, parse_submission
+from lemmata.benchmarks.re2math.submission import BENCHMARK, Header, Record, parse_submission
 
 #: the canonical window; other windows are ranked as their own tracks (``raw-m1``, ``assisted-m3``, …)
 CANONICAL_WINDOW = 5
@@ -38,25 +39,62 @@ def unknown_release(release_id: str) -> str | None:
     return None if release_id in known else suggest("release", release_id, known)
 
 
+def readable_records(envelope: Envelope) -> list[tuple[int, Record]]:
+    """The records that pass the format check on their own (their problems are reported by ``parse_submission``)."""
+    out: list[tuple[int, Record]] = []
+    for line, obj in envelope.records:
+        rec = validate_model(Record, obj, envelope.filename, line, [])
+        if rec is not None:
+            out.append((line, rec))  # type: ignore[arg-type]
+    return out
+
+
 def validate_envelope(envelope: Envelope, sha256: str, resources: Resources) -> Validated:
-    """Complete validation of a Re²Math submission; raises one InputError listing every problem."""
-    header, records = parse_submission(envelope)
+    """Complete validation of a Re²Math submission; raises one InputError listing every problem.
+
+    Line, header and record problems come together: a header field that is wrong
+    does not stop the instance ids from being checked against the release and
+    split it names (when those are valid), nor the trajectories from being
+    replayed against its artifact (when that is valid); what could not be checked
+    is said by a ``checks`` problem.
+    """
     name = envelope.filename
     hl = envelope.header_line
-    problems: list[Problem] = []
-    msg = unknown_release(header.release)
-    if msg:
-        raise InputError([Problem(name, msg, hl, "header.release")])
-    rows = resources.rows(header.release, header.split)
-    available = resources.available_artifacts()
-    if header.retrieval_artifact not in available:
-        raise InputError([Problem(name, suggest("retrieval artifact", header.retrieval_artifact, available), hl,
-                                  "header.retrieval_artifact")])
-    artifact = resources.artifact(header.retrieval_artifact)
-    if artifact.info.release_id != header.release:
-        problems.append(Problem(name, f"retrieval artifact {artifact.artifact_id} was built from "
-                                      f"{artifact.info.release_id}, not {header.release}", hl,
-                                "header.retrieval_artifact"))
+    problems: list[Problem] = list(envelope.problems)
+    try:
+        header, records = parse_submission(envelope)
+        where, tool = header, header
+    except InputError as exc:
+        problems += exc.problems
+        records = readable_records(envelope)
+        where = check_header(envelope, Header, [], selecting=("release", "split")).context
+        tool = check_header(envelope, Header, [], selecting=("retrieval_artifact",)).context
+    rows: dict | None = None
+    if where is not None:
+        msg = unknown_release(where.release)
+        if msg:
+            problems.append(Problem(name, msg, hl, "header.release"))
+        else:
+            rows = resources.rows(where.release, where.split)
+    artifact = None
+    if tool is not None:
+        available = resources.available_artifacts()
+        if tool.retrieval_artifact not in available:
+            problems.append(Problem(name, suggest("retrieval artifact", tool.retrieval_artifact, available), hl,
+                                    "header.retrieval_artifact"))
+        else:
+            artifact = resources.artifact(tool.retrieval_artifact)
+            if where is not None and artifact.info.release_id != where.release:
+                problems.append(Problem(name, f"retrieval artifact {artifact.artifact_id} was built from "
+                                              f"{artifact.info.release_id}, not {where.release}", hl,
+                                        "header.retrieval_artifact"))
+    if rows is None and records:
+        problems.append(skipped(name, "the instance ids", "header.release and header.split must be valid and name "
+                                                         "a known release first (see the header problems)"))
+    if artifact is None and records:
+        problems.append(skipped(name, "the trajectories (queries, candidates, selected sources)",
+                                "they are replayed against the retrieval artifact the header names, and "
+                                "header.retrieval_artifact must be valid and available first"))
     first_line: dict[str, int] = {}
     searched: dict[tuple[str, int | None], list[str]] = {}
     for line, rec in records:
@@ -66,19 +104,22 @@ def validate_envelope(envelope: Envelope, sha256: str, resources: Resources) -> 
                                     "instance_id"))
             continue
         first_line[iid] = line
+        if rows is None:
+            continue
         row = rows.get(iid)
         if row is None:
             close = difflib.get_close_matches(iid, list(rows), n=1, cutoff=0.8)
             hint = f"; did you mean {close[0]!r}?" if close else ""
-            problems.append(Problem(name, f"unknown instance_id {iid!r}: not an instance of {header.release} "
-                                          f"{header.split}{hint}", line, "instance_id"))
+            problems.append(Problem(name, f"unknown instance_id {iid!r}: not an instance of {where.release} "
+                                          f"{where.split}{hint}", line, "instance_id"))
             continue
-        problems += replay_problems(name, line, rec, row, artifact, searched)
-    missing = [iid for iid in rows if iid not in first_line]
+        if artifact is not None:
+            problems += replay_problems(name, line, rec, row, artifact, searched)
+    missing = [iid for iid in rows if iid not in first_line] if rows is not None else []
     if missing:
         shown = ", ".join(missing[:MAX_LISTED_MISSING]) + (f", … ({len(missing) - MAX_LISTED_MISSING} more)"
                                                            if len(missing) > MAX_LISTED_MISSING else "")
-        problems.append(Problem(name, f"{len(missing)} instance(s) of {header.split} have no record: {shown}",
+        problems.append(Problem(name, f"{len(missing)} instance(s) of {where.split} have no record: {shown}",
                                 field="instance_id"))
     if problems:
         raise InputError(problems)

@@ -16,4 +16,5 @@ FAMILY = Family(
               "taobench-equivalence": "equivalence_track:EquivalenceRetrievalHandler"},
     reported="reported:import_reported",
     baselines="baselines:jobs",
+    recognisers=("example:recognise_proofs_spec",),
 )

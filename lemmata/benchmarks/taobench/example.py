@@ -76,3 +76,25 @@ def write_example(out: str | Path, *, proofs_path: str | Path | None = None,
     out = Path(out)
     out.write_text("".join(json.dumps(obj, ensure_ascii=False) + "\n" for obj in lines), encoding="utf-8")
     return out, len(lines) - 1
+
+
+def recognise_proofs_spec(document: object, filename: str) -> list[Problem]:
+    """One problem naming the command that builds a submission, when ``document`` is an example-proofs file.
+
+    A proofs file (``submissions/taobench/example_proofs.json``) holds proof bodies, not complete Lean
+    files, and is one JSON document, not JSONL; uploaded as it is, it would give one "malformed JSON"
+    row per line.
+
+    >>> [p.field for p in recognise_proofs_spec({"release": "r", "proofs": []}, "p.json")]
+    ['proofs']
+    >>> recognise_proofs_spec({"release": "r"}, "p.json")
+    []
+    """
+    if not (isinstance(document, dict) and isinstance(document.get("proofs"), list)
+            and isinstance(document.get("release"), str) and "format" not in document):
+        return []
+    return [Problem(filename, "this is a TaoBench proofs file (proof bodies per exercise), not a submission: "
+                              f"turn it into one with `lemmata taobench example --proofs {filename} --out "
+                              "submission.jsonl` (it splices each proof into the release's official Lean file) "
+                              "and upload submission.jsonl", field="proofs")]
+

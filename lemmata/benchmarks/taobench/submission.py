@@ -27,7 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from lemmata.core.errors import InputError, Problem
 from lemmata.formats.results import ModelInfo
-from lemmata.formats.envelope import Envelope, validate_model
+from lemmata.formats.envelope import Envelope, skipped, validate_model
+from lemmata.tracks.headers import check_header
 from lemmata.formats.schema import dumps, line_schema
 
 BENCHMARK = "taobench"
@@ -100,7 +101,7 @@ class Record(_Strict):
     attempts: list[str] = Field(min_length=1, description="complete Lean files, at most header.n; order is kept")
 
 
-def _attempt_problems(rec: Record, header: Header | None, name: str, line: int) -> list[Problem]:
+def _attempt_problems(rec: Record, header: Any | None, name: str, line: int) -> list[Problem]:
     out = []
     if header is not None and len(rec.attempts) > header.n:
         out.append(Problem(name, f"{len(rec.attempts)} attempts; the header declares n = {header.n}", line, "attempts"))
@@ -133,29 +134,36 @@ def parse_submission(envelope: Envelope, known_fqns=None) -> tuple[Header, list[
     ``known_fqns(release_id)`` returns the FQNs of a release, or raises ``InputError``
     for an unknown release; without it FQNs are not checked (format only).
     """
-    problems: list[Problem] = []
     name = envelope.filename
-    header: Header | None = validate_model(Header, envelope.header, name, envelope.header_line, problems,
-                                           prefix="header")  # type: ignore[assignment]
+    problems: list[Problem] = list(envelope.problems)
+    check = check_header(envelope, Header, problems, selecting=("release",))
+    header: Header | None = check.header  # type: ignore[assignment]
+    # a header with a wrong field still says which release, formulations and n the records are checked against
+    release = check.context
+    declared = header or check_header(envelope, Header, [], selecting=("formulations",)).context
+    counted = header or check_header(envelope, Header, [], selecting=("n",)).context
     fqns: set[str] | None = None
-    if header is not None and known_fqns is not None:
+    if release is not None and known_fqns is not None:
         try:
-            fqns = set(known_fqns(header.release))
+            fqns = set(known_fqns(release.release))
         except InputError as exc:
             problems += [Problem(name, p.reason, envelope.header_line, "header.release") for p in exc.problems]
-            header = None
+            header = release = None
+    if release is None and known_fqns is not None and envelope.records:
+        problems.append(skipped(name, "the records' FQNs", "header.release must be valid and name a known "
+                                                          "release first (see the header problems)"))
     records: list[tuple[int, Record]] = []
     seen: dict[tuple[str, str], int] = {}
     for line, obj in envelope.records:
         rec: Record | None = validate_model(Record, obj, name, line, problems)  # type: ignore[assignment]
         if rec is None:
             continue
-        problems += _attempt_problems(rec, header, name, line)
+        problems += _attempt_problems(rec, counted, name, line)
         if fqns is not None and rec.fqn not in fqns:
-            problems.append(Problem(name, unknown_fqn(rec.fqn, fqns, header.release), line, "fqn"))
-        if header is not None and rec.formulation not in header.formulations:
+            problems.append(Problem(name, unknown_fqn(rec.fqn, fqns, release.release), line, "fqn"))
+        if declared is not None and rec.formulation not in declared.formulations:
             problems.append(Problem(name, f"formulation {rec.formulation!r} is not declared in the header "
-                                    f"({', '.join(header.formulations)})", line, "formulation"))
+                                    f"({', '.join(declared.formulations)})", line, "formulation"))
         key = (rec.fqn, rec.formulation)
         if key in seen:
             problems.append(Problem(name, f"second record for {rec.fqn} ({rec.formulation}); the first is on line "
@@ -163,7 +171,7 @@ def parse_submission(envelope: Envelope, known_fqns=None) -> tuple[Header, list[
             continue
         seen[key] = line
         records.append((line, rec))
-    if not envelope.records:
+    if not envelope.records and not envelope.problems:  # a broken record line is no missing one
         problems.append(Problem(name, "no records after the header"))
     if problems:
         raise InputError(problems)

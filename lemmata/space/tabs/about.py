@@ -24,6 +24,8 @@ def layout(ctx: SpaceContext) -> AboutTab:
 
     with gr.Tab("About & cite", id="about", elem_id="lm-tab-about") as tab:
         gr.Markdown(POLICY_MD)
+        gr.Markdown(f"Code, submission schemas and example files: [{ctx.config.repo_url}]({ctx.config.repo_url}).",
+                    elem_id="lm-repo-link")
         releases = []
         for cit in release_citations(ctx.config.releases_root):
             with gr.Accordion(f"Cite {cit.meta.release_id}", open=False):

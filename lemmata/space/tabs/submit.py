@@ -10,16 +10,12 @@ from lemmata.space.tabs.shell import Shell
 from lemmata.space.views import FAST_POLL_SECONDS, availability_html, status_html
 
 SUBMIT_HELP = """
-Upload one **JSONL** file: the first line is a header, every further line one prediction record.
-
-```json
-{"format": "lemmata-submission/1", "benchmark": "re2math", "track": "raw", "model": {"name": "my-system", "url": "https://…"}}
-```
+Upload one **JSONL** file: the first line is a header, every further line one prediction record. Pick the
+benchmark below for a header it accepts, its schema and an example file.
 
 The benchmark's handler checks the whole file before anything is stored and lists **every** problem with
-its line and field. Schemas and example files live in the repository under `submissions/<benchmark>/`.
-Uploading the same bytes twice points to the existing entry. Your contact is kept for the maintainers and
-never shown.
+its line and field. Uploading the same bytes twice points to the existing entry. Your contact is kept for
+the maintainers and never shown.
 """
 
 
@@ -44,7 +40,17 @@ def layout(ctx: SpaceContext) -> SubmitTab:
     config = ctx.config
     with gr.Tab("Submit", id="submit", elem_id="lm-tab-submit") as tab:
         gr.Markdown(SUBMIT_HELP + f"\nLimits: {config.max_submission_bytes / 1_048_576:g} MiB per file; "
-                    f"{config.rate_limit.describe()} per submitter.")
+                    f"{config.rate_limit.describe()} per submitter. Code, schemas and examples: "
+                    f"[{config.repo_url}]({config.repo_url}).")
+        from lemmata.registry import known_benchmarks
+        from lemmata.space.templates import guide_markdown
+
+        names = known_benchmarks()
+        first = "re2math" if "re2math" in names else names[0]
+        chooser = gr.Dropdown(names, value=first, label="Benchmark", elem_id="lm-submit-benchmark")
+        guide = gr.Markdown(guide_markdown(first, config.repo_url), elem_id="lm-submit-guide")
+        chooser.change(lambda b: guide_markdown(b, config.repo_url), chooser, guide, api_visibility="private",
+                       show_progress="hidden")
         with gr.Row():
             with gr.Column(scale=3):
                 upload = gr.File(label="Predictions (.jsonl)", file_types=[".jsonl", ".json", ".txt"],
