@@ -18,6 +18,9 @@ def register(sub) -> None:
     p.add_argument("--window", type=int, choices=(1, 3, 5), default=5,
                    help="local proof blocks shown, m (default 5)")
     p.add_argument("--config", default="full", help="release config to look the instance up in (default full)")
+    p.add_argument("--mask-target-cite", action="store_true",
+                   help="replace the instance's own citation key inside \\cite-like commands by '?' "
+                        "(the rendering the leaderboard's new tracks use)")
     p.set_defaults(handler=run)
 
 
@@ -30,7 +33,7 @@ def run(args) -> int:
     for split in release.splits(args.config):
         for row in release.rows(args.config, split):
             if row["instance_id"] == args.instance_id:
-                print(render_instance(row, args.track, args.window))
+                print(render_instance(row, args.track, args.window, mask_target_cite=args.mask_target_cite))
                 return 0
     raise InputError.one(args.release, f"no instance {args.instance_id!r} in config {args.config!r}",
                          field="instance_id")

@@ -87,6 +87,7 @@ def finish(a: Assessment) -> tuple[dict[str, Any], dict[str, Any]]:
         "source_match_rule": a.source_match_rule, "citing_paper": a.citing_paper is not None,
         "ground": as_verdict(ground), "suff": as_verdict(suff), "anchor_match": as_verdict(anchor) if anchor else None,
         "tool_acc": tool, "oracle": oracle, "pending": pending,
+        **({"flags": dict(a.flags)} if a.flags else {}),
     }
     verdicts = {
         "instance_id": row["instance_id"], "paper_key": row["paper_key"], "domain": row["domain"],

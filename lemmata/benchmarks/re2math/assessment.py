@@ -8,8 +8,8 @@ known, because a negative Ground already settles ToolAcc.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from lemmata.benchmarks.re2math.judging import (
@@ -44,15 +44,24 @@ class Assessment:
     oracle_ground_q: Question | None = None
     oracle_suff_q: Question | None = None
     oracle_rule: tuple[str, str] | None = None
+    #: item flags shown in the result, never changing a verdict (``twin_gap``: ids of the same gap's other copies)
+    flags: dict[str, Any] = field(default_factory=dict)
 
 
 def assess(row: dict[str, Any], rec: Record, header: Header, artifact: ScholarlyArtifact, log: Any,
-           identity: SourceIdentity | None = None) -> Assessment:
-    """Judge-free part: cite rank, source match, citing-paper exclusion, abstentions, questions to ask."""
+           identity: SourceIdentity | None = None, twins: Mapping[str, Sequence[str]] | None = None) -> Assessment:
+    """Judge-free part: cite rank, source match, citing-paper exclusion, abstentions, questions to ask.
+
+    ``twins`` (from :func:`lemmata.benchmarks.re2math.twins.twin_gaps` over the
+    split's rows) flags an item whose gap is also released from another arXiv
+    version of its citing paper.
+    """
     from lemmata.benchmarks.re2math.scholar.matcher import is_citing_paper
 
     identity = identity or SourceIdentity(artifact)
     a = Assessment(row=row, rec=rec)
+    if twins and twins.get(row["instance_id"]):
+        a.flags["twin_gap"] = sorted(twins[row["instance_id"]])
     iid = row["instance_id"]
     cited_id = identity.cited_record(iid)
     matches: dict[str, tuple[str, str | None] | None] = {}

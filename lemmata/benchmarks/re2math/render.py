@@ -4,10 +4,19 @@ One function renders an instance the same way for every system, so track and
 window m are the only levers: Raw = setup + target theorem + the last m local
 proof blocks; Assisted adds the anchor hint. Missing blocks are never invented:
 fewer than m blocks renders what exists, none renders an empty section.
+
+``mask_target_cite=True`` replaces the instance's own citation key
+(``z.citation_key``) inside every LaTeX citation command (``\\cite``,
+``\\citep``, ``\\citet``, ``\\citen``, ``\\citeauthor``, …, with optional
+arguments) by :data:`MASK_TOKEN`, keeping every other key of a co-cited list:
+the key names the answer (28 of the 200 Eval-200 inputs carry it). The
+leaderboard's new tracks render masked; the release's stored renderings
+(``retrieval_queries``, ``cards/rendered/``) are left as built.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -15,6 +24,34 @@ Track = Literal["raw", "assisted"]
 Scope = Literal["global_local", "local_only"]
 TRACKS: tuple[str, ...] = ("raw", "assisted")
 WINDOWS: tuple[int, ...] = (1, 3, 5)
+
+
+#: what a masked key becomes: LaTeX's own mark for an unresolved citation, naming nothing
+MASK_TOKEN = "?"
+#: a citation command with up to two optional arguments and its key list (keys hold no braces)
+_CITE = re.compile(r"(\\[A-Za-z]*cite[A-Za-z]*\*?\s*(?:\[[^\]]*\]\s*){0,2}\{)([^{}]*)(\})")
+
+
+def mask_cite_key(text: str, key: str, token: str = MASK_TOKEN) -> str:
+    """``text`` with ``key`` replaced by ``token`` inside citation commands; other keys and text untouched.
+
+    >>> mask_cite_key(r"see \\cite[Thm.~2]{Ab1, T, Cd} and \\citet{T} but not T or \\ref{T}", "T")
+    'see \\\\cite[Thm.~2]{Ab1, ?, Cd} and \\\\citet{?} but not T or \\\\ref{T}'
+    >>> mask_cite_key(r"\\cite{TT,T2}", "T")
+    '\\\\cite{TT,T2}'
+    """
+    key = key.strip()
+    if not key:
+        return text
+
+    def one(m: re.Match[str]) -> str:
+        parts = m.group(2).split(",")
+        if not any(part.strip() == key for part in parts):
+            return m.group(0)
+        masked = [part.replace(key, token) if part.strip() == key else part for part in parts]
+        return m.group(1) + ",".join(masked) + m.group(3)
+
+    return _CITE.sub(one, text)
 
 
 def local_window(local_context: list[str], window: int) -> list[str]:
@@ -27,7 +64,8 @@ def local_window(local_context: list[str], window: int) -> list[str]:
 
 
 def render_instance(
-    instance: Mapping[str, Any], track: Track = "raw", window: int = 5, scope: Scope = "global_local"
+    instance: Mapping[str, Any], track: Track = "raw", window: int = 5, scope: Scope = "global_local",
+    *, mask_target_cite: bool = False,
 ) -> str:
     """Render a release row (or upstream record) as the agent's input text.
 
@@ -68,4 +106,7 @@ def render_instance(
             parts.append("")
     if track == "assisted":
         parts += ["", "## Anchor", (x.get("anchor_hint") or "").strip()]
-    return "\n".join(parts)
+    text = "\n".join(parts)
+    if mask_target_cite:
+        text = mask_cite_key(text, (instance.get("z") or {}).get("citation_key") or "")
+    return text

@@ -102,7 +102,11 @@ def score_validated(validated: Validated, *, received_at: str, resources: Resour
     log = MaterialisationLog()
     steps.step(f"checking {len(records)} trajectories against {ctx.artifact.artifact_id}")
     identity = resources.identity(header.retrieval_artifact)
-    assessments = [assess(row, records[iid], header, ctx.artifact, log, identity) for iid, row in ctx.rows.items()]
+    from lemmata.benchmarks.re2math.twins import twin_gaps
+
+    twins = twin_gaps(ctx.rows.values())
+    assessments = [assess(row, records[iid], header, ctx.artifact, log, identity, twins)
+                   for iid, row in ctx.rows.items()]
 
     steps.step("Ground and AnchorMatch verdicts" + ("" if judge else " (cache only: no live judge)"))
     first = [q for a in assessments for q in (a.ground_q, a.anchor_q, a.oracle_ground_q) if q is not None]

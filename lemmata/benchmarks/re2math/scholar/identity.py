@@ -15,8 +15,20 @@ from lemmata.core.errors import InputError
 from lemmata.benchmarks.re2math.scholar.protocol import ScholarlyArtifact
 
 
-def year_cutoff(artifact: ScholarlyArtifact, row: Mapping[str, Any]) -> int | None:
-    """The instance's search cutoff: the artifact's attribution, else the citing paper's publication year."""
+def year_cutoff(artifact: ScholarlyArtifact, row: Mapping[str, Any], rule: str | None = None) -> int | None:
+    """The instance's search cutoff.
+
+    ``rule=None`` (every frozen artifact, 1.0.0 and 2.0.0 alike): the
+    artifact's attribution, else the citing paper's ``publication_year`` — the
+    rule the artifact's searches were recorded with, so replays stay exact.
+    A named rule of :data:`lemmata.benchmarks.re2math.cutoffs.RULES` (e.g.
+    ``"versioned"``, measured to leave 2 rather than 13 Eval-200 cited sources
+    unreachable) is computed from the row alone, for building a new artifact.
+    """
+    if rule is not None:
+        from lemmata.benchmarks.re2math.cutoffs import rule_cutoff
+
+        return rule_cutoff(row, rule)  # type: ignore[arg-type]
     try:
         return artifact.attribution(row["instance_id"]).year_cutoff
     except InputError:
