@@ -167,7 +167,7 @@ def describe(key: str, main_metric: str = "") -> Term:
     >>> describe("per_dataset.stacks_qa", "ndcg@10").label
     'stacks qa'
     >>> describe("per_dataset.stacks_qa", "ndcg@10").definition
-    'ndcg@10 on the dataset stacks_qa alone.'
+    'nDCG@10 on the dataset stacks_qa alone.'
     >>> describe("tao.pass@1").label
     'Tao · pass@1'
     >>> describe("attempts.not_submitted").label
@@ -186,7 +186,8 @@ def describe(key: str, main_metric: str = "") -> Term:
     head, dot, tail = key.partition(".")
     if dot and head.startswith("per_"):
         dim = head[4:].replace("_", " ")
-        what = main_metric or "the main metric"
+        base = re.sub(r" \(.*\)$", "", main_metric)
+        what = (t.label if (t := lookup(base)) is not None else base) or "the main metric"
         return Term(key=key, label=tail.replace("_", " "), definition=f"{what} on the {dim} {tail} alone.")
     if dot and head in PREFIXES:
         inner = lookup(tail)
