@@ -121,3 +121,12 @@ def test_entry_column_stays_on_screen(reported_store):
     from lemmata.space.tables import BOARD_CSS
 
     assert re.search(r"td\.lm-entry \{[^}]*position: sticky; right: 0", BOARD_CSS)
+
+
+def test_about_page_has_the_glossary_and_the_ranking_rules():
+    from lemmata.space.about import POLICY_MD, glossary_md
+
+    text = glossary_md()
+    for term in TERMS:
+        assert f"`{term.key.replace('{k}', 'k')}`" in text
+    assert "Declared conditions" in POLICY_MD and "recomputed value" in POLICY_MD
