@@ -130,3 +130,46 @@ def test_about_page_has_the_glossary_and_the_ranking_rules():
     for term in TERMS:
         assert f"`{term.key.replace('{k}', 'k')}`" in text
     assert "Declared conditions" in POLICY_MD and "recomputed value" in POLICY_MD
+
+
+def test_plots_follow_the_view_past_a_pending_group(tmp_path):
+    from lemmata.space.plots import forest_svg, plot_group, plot_title, strata_frame
+
+    st = Store(tmp_path)
+    pending = make_result(
+        kind="scored", benchmark="re2math", track="raw",
+        frozen=FrozenTuple(dataset_release="re2math-2.0.0", split="eval200/test", retrieval_artifact="w2",
+                           scoring_artifact="judge@v2", date="2026-11-21"),
+        submission_sha256=sha256_bytes(b"pending"), model=ModelInfo(name="new-system"),
+        main=Score(metric="ToolAcc", value=None, total=200), pending=200, status="pending_oracle")
+    st.add_result(pending)
+    for i, v in enumerate((0.3, 0.5)):
+        st.add_result(make_result(
+            kind="reported", benchmark="re2math", track="raw",
+            frozen=FrozenTuple(dataset_release="re2math-1.0.0", split="eval200/test", retrieval_artifact="paper",
+                               scoring_artifact="paper-judge", date="2026-01-01"),
+            submission_sha256=sha256_bytes(b"paper"), model=ModelInfo(name=f"paper-model-{i}"),
+            main=Score(metric="ToolAcc", value=v, total=200), metrics={"ToolAcc": {"rate": v}},
+            breakdowns={"domain": {"algebra": v, "analysis": v / 2}}))
+    view = build_view(load_rows(st), BoardQuery(benchmark="re2math", track="raw"))
+    assert view.groups[0].rows[0].model_name == "new-system"  # newest first …
+    shown = plot_group(view)
+    assert shown is view.groups[1] and len(strata_frame(shown, "domain")) == 4  # … but the plots show the scores
+    assert "Nothing to plot" not in forest_svg(list(shown.rows), "ToolAcc")
+    # the Source filter changes what is plotted
+    scored_only = build_view(load_rows(st), BoardQuery(benchmark="re2math", track="raw", kind="scored"))
+    assert "Nothing to plot" in forest_svg(list(plot_group(scored_only).rows), "ToolAcc")
+    assert plot_title("ToolAcc", "domain") == "ToolAcc per domain"
+
+
+def test_mirb_scatter_reads_as_english_and_keeps_every_model(reported_store):
+    from lemmata.space.plots import dimensions, forest_svg, plot_group, plot_title, strata_frame
+
+    view = build_view(load_rows(reported_store), BoardQuery(benchmark="mirb", track="zero-shot"))
+    group = plot_group(view)
+    (dim,) = dimensions(group)
+    assert plot_title(group.metric, dim) == "nDCG@10 (MIRB average) per dataset"
+    frame = strata_frame(group, dim)
+    assert frame["model"].nunique() == 13 and frame["model"].str.len().max() <= 26
+    svg = forest_svg(list(group.rows), group.metric)
+    assert "lines: interval" not in svg and "blue" not in svg and "amber: reported" in svg

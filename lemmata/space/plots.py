@@ -12,11 +12,14 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lemmata.space.board import BoardGroup, BoardRow
+from lemmata.metrics.glossary import describe, dimension_label
+from lemmata.space.board import BoardGroup, BoardRow, BoardView
 from lemmata.space.safety import esc
 
-MAX_MODELS = 12
+MAX_MODELS = 15
 MAX_FOREST_ROWS = 30
+#: the widest legend label that Vega draws in full (its default label limit is 160px)
+LEGEND_CHARS = 26
 
 
 _CELL_KEYS = ("value", "score", "main")
@@ -116,6 +119,50 @@ def dimensions(group: BoardGroup | None) -> list[str]:
     return sorted(seen, key=lambda d: (-seen[d], d))
 
 
+def plot_group(view: BoardView) -> BoardGroup | None:
+    """The group the plots show: the selected one, else the first listed group with a score under the filter.
+
+    A pending submission's group (newest first, so listed first) has nothing to plot; the plots move on to the
+    first group that does, and follow the Source filter and search because ``group.rows`` are what is listed.
+    """
+    if not view.groups:
+        return None
+    return next((g for g in view.groups if any(r.value is not None for r in g.rows)), view.groups[0])
+
+
+def plot_title(metric: str, dimension: str | None) -> str:
+    """An English title: ``nDCG@10 (MIRB average) per dataset``.
+
+    >>> plot_title("ndcg@10 (MIRB average)", "per_dataset"), plot_title("ToolAcc", None)
+    ('nDCG@10 (MIRB average) per dataset', 'ToolAcc')
+    """
+    label = describe(metric).label if metric else "score"
+    return f"{label} per {dimension_label(dimension)}" if dimension else label
+
+
+def legend_label(row: BoardRow, taken: set[str], width: int = LEGEND_CHARS) -> str:
+    """A model name short enough to show whole in a legend, unique within the plot.
+
+    >>> taken = set()
+    >>> legend_label(_Named("a-very-long-model-name-that-goes-on-and-on"), taken), legend_label(_Named("x"), taken)
+    ('a-very-long-model-name-th…', 'x')
+    >>> legend_label(_Named("x"), taken)
+    'x #2'
+    """
+    label = row.model_name if len(row.model_name) <= width else row.model_name[:width - 1] + "…"
+    base, n = label, 2
+    while label in taken:
+        label = f"{base} #{n}"
+        n += 1
+    taken.add(label)
+    return label
+
+
+class _Named:
+    def __init__(self, name: str) -> None:
+        self.model_name = name
+
+
 def top_rows(group: BoardGroup, limit: int) -> list[BoardRow]:
     ranked = sorted(group.rows, key=lambda r: (r.rank is None, r.rank or 0, r.model_name.casefold()))
     return ranked[:limit]
@@ -134,7 +181,7 @@ def _label(row: BoardRow, taken: set[str]) -> str:
 
 
 def strata_frame(group: BoardGroup | None, dimension: str | None, limit: int = MAX_MODELS):
-    """A pandas frame (model, stratum, score) for the top ``limit`` ranked rows of a group."""
+    """A pandas frame (model, stratum, score) for the top ``limit`` ranked rows of a group (legend-sized names)."""
     import pandas as pd
 
     records: list[dict[str, Any]] = []
@@ -146,7 +193,7 @@ def strata_frame(group: BoardGroup | None, dimension: str | None, limit: int = M
             table = row_tables(r).get(dimension)
             if not table:
                 continue
-            label = _label(r, taken)
+            label = legend_label(r, taken)
             for stratum, score in sorted(table.items()):
                 records.append({"model": label, "stratum": stratum, "score": score})
     return pd.DataFrame.from_records(records, columns=["model", "stratum", "score"])
@@ -168,6 +215,31 @@ def _ticks(lo: float, hi: float) -> list[float]:
         out.append(round(v, 10))
         v += step
     return out
+
+
+def forest_legend(shown: Sequence[BoardRow]) -> str:
+    """The forest plot's key, naming only the marks drawn (no interval line promised where none is drawn).
+
+    >>> from dataclasses import replace
+    >>> from lemmata.space.board import row_from_index
+    >>> r = row_from_index({"result_id": "a", "submission_sha256": "0" * 64, "kind": "reported", "benchmark": "b",
+    ...     "track": "t", "group_key": "g", "model_name": "m", "main_value": 0.5, "pending": 0, "status": "complete",
+    ...     "scored_at": "", "version": 1})
+    >>> forest_legend([r])
+    'Dots: score (amber: reported from the paper).'
+    >>> forest_legend([r, replace(r, kind="scored", interval=(0.4, 0.6), interval_kind="wilson95")])
+    'Dots: score; lines: interval (wilson95), where the entry has one (blue: scored here, amber: reported from the paper).'
+    """
+    kinds = sorted({r.interval_kind for r in shown if r.interval and r.interval_kind})
+    text = "Dots: score"
+    if any(r.interval for r in shown):
+        text += "; lines: interval" + (f" ({esc(', '.join(kinds))})" if kinds else "")
+        if not all(r.interval for r in shown):
+            text += ", where the entry has one"
+    colours = [c for c, present in (("blue: scored here", any(r.kind != "reported" for r in shown)),
+                                    ("amber: reported from the paper", any(r.kind == "reported" for r in shown)))
+               if present]
+    return text + f" ({', '.join(colours)})."
 
 
 def forest_svg(rows: Sequence[BoardRow], metric: str, *, title: str = "", limit: int = MAX_FOREST_ROWS) -> str:
@@ -213,8 +285,7 @@ def forest_svg(rows: Sequence[BoardRow], metric: str, *, title: str = "", limit:
         parts.append(f'<circle cx="{x(r.value):.1f}" cy="{y:.1f}" r="4" fill="{color}"><title>'
                      f"{esc(r.model_name)}: {r.value:.4g}</title></circle>")
     parts.append("</svg>")
-    caption = "Dots: score; lines: interval" + (f" ({esc(shown[0].interval_kind)})" if shown[0].interval_kind else "")
-    caption += "; blue: scored here, amber: reported from the paper."
+    caption = forest_legend(shown)
     if len(rows) > len(shown):
         caption += f" Top {len(shown)} of {len(rows)} shown."
     parts.append(f"<figcaption>{caption}</figcaption></figure>")
