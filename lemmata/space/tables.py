@@ -363,4 +363,9 @@ BOARD_CSS = """
 .lm-progress .lm-step-running { color: #1d4ed8; font-weight: 600; }
 .lm-progress .lm-step-failed { color: #991b1b; }
 .lm-forest text { font-size: 12px; fill: currentColor; }
+#lm-audit { overflow-wrap: anywhere; }
+#lm-audit table { display: block; max-width: 100%; overflow-x: auto; }
+#lm-audit td, #lm-audit th { white-space: normal !important; overflow-wrap: anywhere; vertical-align: top; }
+#lm-audit pre, #lm-audit code { white-space: pre-wrap !important; overflow-wrap: anywhere; word-break: break-word; }
+#lm-audit blockquote { white-space: pre-wrap; }
 """
