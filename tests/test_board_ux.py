@@ -173,3 +173,11 @@ def test_mirb_scatter_reads_as_english_and_keeps_every_model(reported_store):
     assert frame["model"].nunique() == 13 and frame["model"].str.len().max() <= 26
     svg = forest_svg(list(group.rows), group.metric)
     assert "lines: interval" not in svg and "blue" not in svg and "amber: reported" in svg
+
+
+def test_sort_choices_use_the_labels():
+    from lemmata.space.views import sort_choices
+
+    labels = dict(sort_choices(("gap.relative_drop", "attempts.not_submitted"), "rank:asc"))
+    assert "Relative drop, highest first" in labels and "Attempts missing, lowest first" in labels
+    assert not any(k.startswith("gap.") or k.startswith("attempts.") for k in labels)
