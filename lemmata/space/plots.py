@@ -119,6 +119,29 @@ def dimensions(group: BoardGroup | None) -> list[str]:
     return sorted(seen, key=lambda d: (-seen[d], d))
 
 
+#: distinct colours for up to MAX_MODELS models (the plot's own legend is replaced by a wrapping HTML one)
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+           "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173")
+
+
+def model_colors(frame) -> dict[str, str]:
+    """A colour per plotted model, in rank order (the scatter's ``color_map`` and the HTML legend share it)."""
+    models = list(dict.fromkeys(frame["model"])) if len(frame) else []
+    return {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(models)}
+
+
+def legend_html(colors: Mapping[str, str]) -> str:
+    """The models of the scatter plot as a wrapping legend (every entry visible, however many).
+
+    >>> legend_html({"<b>": "#000"})
+    '<div class="lm-legend" aria-label="models"><span><i style="background:#000"></i>&lt;b&gt;</span></div>'
+    """
+    if not colors:
+        return ""
+    items = "".join(f'<span><i style="background:{c}"></i>{esc(m)}</span>' for m, c in colors.items())
+    return f'<div class="lm-legend" aria-label="models">{items}</div>'
+
+
 def plot_group(view: BoardView) -> BoardGroup | None:
     """The group the plots show: the selected one, else the first listed group with a score under the filter.
 
@@ -239,7 +262,10 @@ def forest_legend(shown: Sequence[BoardRow]) -> str:
     colours = [c for c, present in (("blue: scored here", any(r.kind != "reported" for r in shown)),
                                     ("amber: reported from the paper", any(r.kind == "reported" for r in shown)))
                if present]
-    return text + f" ({', '.join(colours)})."
+    text += f" ({', '.join(colours)})"
+    if any(r.printed is not None and r.printed.disagrees for r in shown):
+        text += "; red ring: the paper's printed aggregate, where its own cells do not support it"
+    return text + "."
 
 
 def forest_svg(rows: Sequence[BoardRow], metric: str, *, title: str = "", limit: int = MAX_FOREST_ROWS) -> str:
@@ -248,7 +274,7 @@ def forest_svg(rows: Sequence[BoardRow], metric: str, *, title: str = "", limit:
              if r.value is not None][:limit]
     if not shown:
         return '<p class="lm-empty">Nothing to plot: no listed entry of this group has a score yet.</p>'
-    values = [v for r in shown for v in [r.value, *(r.interval or ())] if v is not None]
+    values = [v for r in shown for v in [r.rank_value, r.value, *(r.interval or ())] if v is not None]
     lo, hi = min(values), max(values)
     if lo >= 0 and hi <= 1:
         lo, hi = 0.0, 1.0
@@ -269,7 +295,7 @@ def forest_svg(rows: Sequence[BoardRow], metric: str, *, title: str = "", limit:
         parts.append(f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{top}" y2="{height - bottom}" '
                      f'stroke="currentColor" stroke-opacity="0.15"/>'
                      f'<text x="{x(t):.1f}" y="{height - bottom + 14}" text-anchor="middle">{t:g}</text>')
-    parts.append(f'<text x="{label_w + plot_w / 2:.0f}" y="{height - 4}" text-anchor="middle">{esc(metric)}</text>')
+    parts.append(f'<text x="{label_w + plot_w / 2:.0f}" y="{height - 4}" text-anchor="middle">{esc(plot_title(metric, None))}</text>')
     taken: set[str] = set()
     for i, r in enumerate(shown):
         y = top + row_h * i + row_h / 2
@@ -282,8 +308,12 @@ def forest_svg(rows: Sequence[BoardRow], metric: str, *, title: str = "", limit:
             parts.append(f'<line x1="{x(a):.1f}" x2="{x(b):.1f}" y1="{y:.1f}" y2="{y:.1f}" stroke="{color}" '
                          f'stroke-width="2"><title>{esc(r.interval_kind or "interval")}: [{a:.4g}, {b:.4g}]'
                          f"</title></line>")
-        parts.append(f'<circle cx="{x(r.value):.1f}" cy="{y:.1f}" r="4" fill="{color}"><title>'
-                     f"{esc(r.model_name)}: {r.value:.4g}</title></circle>")
+        if r.printed is not None and r.printed.disagrees:  # the paper's printed aggregate, as a ring
+            parts.append(f'<circle cx="{x(r.printed.printed):.1f}" cy="{y:.1f}" r="4" fill="none" '
+                         f'stroke="#b91c1c" stroke-width="1.5"><title>{esc(r.model_name)}: printed '
+                         f"{r.printed.printed:.4g}</title></circle>")
+        parts.append(f'<circle cx="{x(r.rank_value):.1f}" cy="{y:.1f}" r="4" fill="{color}"><title>'
+                     f"{esc(r.model_name)}: {r.rank_value:.4g}</title></circle>")
     parts.append("</svg>")
     caption = forest_legend(shown)
     if len(rows) > len(shown):

@@ -210,7 +210,7 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
         _th("Model", "model", active, cls="t"),
         _th("Source", "kind", active, "reported: transcribed from the paper, not re-scored here; "
                                       "scored here: computed by this space from the uploaded predictions", cls="t"),
-        _th(main_label, "rank", active, f"{main_tip} {better.capitalize()}"
+        _th(main_label + (", recomputed" if recomputed else ""), "rank", active, f"{main_tip} {better.capitalize()}"
             + (f"; brackets: {interval_kinds}" if interval_kinds else "")
             + ("; ranked by the mean of the paper's printed cells, the printed aggregate is flagged beside it "
                "where the two disagree" if recomputed else "")
@@ -363,6 +363,9 @@ BOARD_CSS = """
 .lm-progress .lm-step-running { color: #1d4ed8; font-weight: 600; }
 .lm-progress .lm-step-failed { color: #991b1b; }
 .lm-forest text { font-size: 12px; fill: currentColor; }
+.lm-legend { display: flex; flex-wrap: wrap; gap: 0.2rem 0.9rem; margin: 0.3rem 0 0.5rem; font-size: 0.85em; }
+.lm-legend i { display: inline-block; width: 0.7rem; height: 0.7rem; border-radius: 50%; margin-right: 0.3rem;
+  vertical-align: -0.05rem; }
 #lm-audit { overflow-wrap: anywhere; }
 #lm-audit table { display: block; max-width: 100%; overflow-x: auto; }
 #lm-audit td, #lm-audit th { white-space: normal !important; overflow-wrap: anywhere; vertical-align: top; }

@@ -74,7 +74,9 @@ def extra_values(ctx: SpaceContext, view: BoardView, dim: str | None) -> list:
     """What may follow a moment later: downloads and plots (see ``BoardTab.extra_outputs``)."""
     import gradio as gr
 
-    from lemmata.space.plots import dimensions, forest_svg, plot_group, plot_title, strata_frame
+    from lemmata.metrics.glossary import dimension_label
+    from lemmata.space.plots import (dimensions, forest_svg, legend_html, model_colors, plot_group, plot_title,
+                                     strata_frame)
 
     shown = plot_group(view)
     dims = dimensions(shown)
@@ -82,15 +84,17 @@ def extra_values(ctx: SpaceContext, view: BoardView, dim: str | None) -> list:
     frame = strata_frame(shown, dim)
     csv_path, json_path = write_exports(ctx, view)
     metric = (shown.metric if shown else "") or "score"
-    models = frame["model"].nunique() if not frame.empty else 0
+    colors = model_colors(frame)
     return [
         gr.DownloadButton(value=str(csv_path)),
         gr.DownloadButton(value=str(json_path)),
-        gr.Dropdown(choices=dims, value=dim, visible=bool(dims)),
+        gr.Dropdown(choices=[(dimension_label(d), d) for d in dims], value=dim, visible=bool(dims)),
+        # Vega's bottom legend is one line cut at the plot's width: the legend is HTML instead (see plot_note)
         gr.ScatterPlot(value=frame, visible=not frame.empty, title=plot_title(metric, dim) if dim else None,
-                       height=max(320, 60 + 20 * models)),  # tall enough for one legend line per model
+                       x_title=dimension_label(dim) if dim else "stratum", y_title=plot_title(metric, None),
+                       color_map=colors or None, colors_in_legend=[]),
         forest_svg(list(shown.rows), metric, title=f"{plot_title(metric, None)} with interval") if shown else "",
-        plot_note(view, shown),
+        plot_note(view, shown) + legend_html(colors),
     ]
 
 
@@ -133,7 +137,8 @@ def layout(shell: Shell) -> BoardTab:
             plot_note = gr.HTML("")
             dim = gr.Dropdown(label="Breakdown", choices=[], interactive=True, visible=False)
             strata = gr.ScatterPlot(x="stratum", y="score", color="model", height=320, visible=False,
-                                    x_title="stratum", y_title="score", tooltip="all",
+                                    x_title="stratum", y_title="score", tooltip="all", x_label_angle=-30,
+                                    colors_in_legend=[],
                                     elem_id="lm-strata")
             forest = gr.HTML("", elem_id="lm-forest")
     return BoardTab(
