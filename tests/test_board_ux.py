@@ -171,8 +171,14 @@ def test_mirb_scatter_reads_as_english_and_keeps_every_model(reported_store):
     assert plot_title(group.metric, dim) == "nDCG@10 (MIRB average) per dataset"
     frame = strata_frame(group, dim)
     assert frame["model"].nunique() == 13 and frame["model"].str.len().max() <= 26
+    from lemmata.space.plots import legend_html, model_colors
+
+    colors = model_colors(frame)
+    assert len(set(colors.values())) == 13 and legend_html(colors).count("<span>") == 13
     svg = forest_svg(list(group.rows), group.metric)
     assert "lines: interval" not in svg and "blue" not in svg and "amber: reported" in svg
+    flagged = [r for r in group.rows if r.printed is not None and r.printed.disagrees]
+    assert svg.count('fill="none"') == len(flagged) and "red ring" in svg
 
 
 def test_sort_choices_use_the_labels():
