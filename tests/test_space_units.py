@@ -324,7 +324,12 @@ def test_release_step_reports_unreachable_hub_releases_as_unavailable_not_failed
             folder.mkdir()
             (folder / "MANIFEST.json").write_text("{}")
     assert hub_only
-    summary = release_step(tmp_path)(lambda text: None)
+    reports: list[str] = []
+    summary = release_step(tmp_path)(reports.append)
+    # progress never lingers on "building" a release the step has moved past
+    assert reports and not reports[-1].startswith("building")
+    assert all(f"{r.split()[1]} not available here" in " ".join(reports[i + 1:i + 2])
+               for i, r in enumerate(reports) if r.startswith("building"))
     assert f"{len(hub_only)} Hub-only release(s) not available here" in summary
     for release_id in hub_only:
         assert release_id in summary and not (tmp_path / release_id).exists()

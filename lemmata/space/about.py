@@ -51,7 +51,24 @@ stores a new version that supersedes the old one; both stay in the store and in 
 
 **Ties share a rank**; the interval next to each score (its kind is shown on hover) says how much the
 number could move with a different sample of items.
+
+**Declared conditions.** Submitters declare how a system was built and run; the declarations show as grey
+badges next to the model. Conditions that change what the system was given (external tools or data, Lean's
+feedback while proving, a different context window) also split the group: such rows are ranked only among
+themselves. Disclosures that leave the task unchanged (tuned on the pool or on track data, the attempt
+budget) are badges only.
+
+**Printed aggregates that their own cells contradict.** Where a paper prints an average that the mean of
+its own printed cells does not support beyond rounding (for example some rows of MIRB's Table 9), the table
+is ranked by the recomputed value; the printed number stays beside it with a red flag.
 """ + CITE_LEMMATA_MD
+
+
+def glossary_md() -> str:
+    """The glossary section: every column label and its definition, from :mod:`lemmata.metrics.glossary`."""
+    from lemmata.metrics.glossary import glossary_markdown
+
+    return glossary_markdown()
 
 
 @dataclass(frozen=True)

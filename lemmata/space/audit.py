@@ -129,6 +129,19 @@ def audited_result(store: Store, result_id: str | None) -> Result | None:
         return None
 
 
+def notes_md(notes: list[str], limit: int = 10) -> str:
+    """An entry's notes as a list: each note is a sentence of its own (joining them with '; ' read '.;').
+
+    >>> print(notes_md(["First note.", "Second | note"]))
+    **Notes:**
+    <BLANKLINE>
+    - First note\\.
+    - Second \\| note
+    <BLANKLINE>
+    """
+    return "**Notes:**\n\n" + "".join(f"- {md_escape(n)}\n" for n in notes[:limit])
+
+
 def render_audit(store: Store, cache: SubmissionCache, result_id: str | None, item: str | None) -> str:
     """Markdown for one item of one entry (or the reason there is nothing to show)."""
     from lemmata.registry import handler_for
@@ -143,7 +156,7 @@ def render_audit(store: Store, cache: SubmissionCache, result_id: str | None, it
         return f"No entry `{md_escape(result_id[:64])}` in this store."
     parts = [f"## {md_escape(result.model.name)}\n", entry_facts(result)]
     if result.notes:
-        parts.append("**Notes:** " + "; ".join(md_escape(n) for n in result.notes[:10]) + "\n")
+        parts.append(notes_md(result.notes))
     if not result.items:
         parts.append("\nThis entry carries no per-item records"
                      + (": it reproduces a paper's aggregate numbers, which were not re-scored here."

@@ -1,7 +1,8 @@
 """Leaderboard data: rows from the store index, grouped by frozen tuple, ranked, filtered, sorted, exported.
 
 A *group* is every row sharing ``FrozenTuple.group_key()`` — release, split,
-retrieval artifact and scoring artifact — and ranks are computed within a
+retrieval artifact and scoring artifact — and the declared conditions that change
+comparability (:mod:`lemmata.space.conditions`); ranks are computed within a
 group only, over all of its visible rows, before any search or filter: a search
 narrows what is listed, never what a rank means. Equal scores share a rank
 (1, 2, 2, 4); rows with no computable score yet are listed unranked.
@@ -19,6 +20,7 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict
 
+from lemmata.space.conditions import PrintedAggregate, printed_aggregate, view_group_key
 from lemmata.space.safety import csv_cell, csv_line
 from lemmata.store import Store
 
@@ -59,6 +61,23 @@ class BoardRow:
     rank: int | None = None
     #: why the stored file failed its integrity check (then the row carries no numbers), else None
     integrity: str | None = None
+    flags: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def printed(self) -> PrintedAggregate | None:
+        """The printed aggregate and its recomputed value, when the headline is a paper's printed aggregate."""
+        return printed_aggregate(self.value, self.flags, self.metrics)
+
+    @property
+    def rank_value(self) -> float | None:
+        """What the rank is computed from: the recomputed aggregate where there is one, else the score."""
+        printed = self.printed
+        return printed.recomputed if printed is not None else self.value
+
+    @property
+    def view_key(self) -> str:
+        """The group this row is ranked in: the frozen tuple plus the declared conditions that split groups."""
+        return view_group_key(self.group_key, self.flags)
 
     @property
     def date(self) -> str:
@@ -78,6 +97,7 @@ class BoardGroup:
     diagnostics: tuple[str, ...]
     higher_is_better: bool = True
     metric: str = ""
+    conditions: str = ""
 
     @property
     def pending_total(self) -> int:
@@ -153,6 +173,7 @@ def row_from_index(row: Mapping[str, Any]) -> BoardRow:
         scored_at=row["scored_at"], version=int(row["version"]), metrics=summary.get("metrics", {}),
         breakdowns=summary.get("breakdowns", {}), notes=tuple(summary.get("notes", [])),
         main_detail=summary.get("main_detail", {}), hidden=bool(row.get("hidden", 0)),
+        flags=summary.get("flags") if isinstance(summary.get("flags"), dict) else {},
     )
 
 
@@ -196,14 +217,15 @@ def rank_rows(rows: Sequence[BoardRow], higher_is_better: bool = True) -> list[B
     import bisect
     from dataclasses import replace
 
-    scored = sorted(r.value for r in rows if r.value is not None and not math.isnan(r.value))
+    scored = sorted(v for r in rows if (v := r.rank_value) is not None and not math.isnan(v))
     out = []
     for r in rows:
-        if r.value is None or math.isnan(r.value):
+        value = r.rank_value
+        if value is None or math.isnan(value):
             out.append(replace(r, rank=None))
             continue
-        better = (len(scored) - bisect.bisect_right(scored, r.value)) if higher_is_better \
-            else bisect.bisect_left(scored, r.value)
+        better = (len(scored) - bisect.bisect_right(scored, value)) if higher_is_better \
+            else bisect.bisect_left(scored, value)
         out.append(replace(r, rank=1 + better))
     return sorted(out, key=lambda r: (r.rank is None, r.rank or 0, r.model_name.casefold(), r.result_id))
 
@@ -310,7 +332,7 @@ def normalize_query(rows: Sequence[BoardRow], query: BoardQuery,
             notices.append(f"No track {track!r} in {bench}; showing {fallback!r}." if fallback
                            else f"No track {track!r} in {bench}.")
         track = fallback
-    keys = sorted({r.group_key for r in rows if r.benchmark == bench and r.track == track})
+    keys = sorted({r.view_key for r in rows if r.benchmark == bench and r.track == track})
     group = query.group
     if group and group not in keys:
         notices.append("That frozen-tuple group has no entries here; showing all groups.")
@@ -333,7 +355,7 @@ def build_view(rows: Sequence[BoardRow], query: BoardQuery,
     selected = [r for r in rows if r.benchmark == query.benchmark and r.track == query.track]
     by_group: dict[str, list[BoardRow]] = {}
     for r in selected:
-        by_group.setdefault(r.group_key, []).append(r)
+        by_group.setdefault(r.view_key, []).append(r)
     terms = [t for t in query.search.casefold().split() if t]
     groups = []
     matched = 0
@@ -348,7 +370,8 @@ def build_view(rows: Sequence[BoardRow], query: BoardQuery,
         frozen = {k: v for k, v in next((r.frozen for r in ranked if r.frozen), {}).items() if k != "date"}
         groups.append(BoardGroup(key=key, frozen=frozen, rows=tuple(sort_rows(shown, query.sort)),
                                  total_rows=len(ranked), diagnostics=diagnostic_columns(ranked),
-                                 higher_is_better=higher, metric=next((r.metric for r in ranked if r.metric), "")))
+                                 higher_is_better=higher, metric=next((r.metric for r in ranked if r.metric), ""),
+                                 conditions=key[len(ranked[0].group_key) + 3:] if key != ranked[0].group_key else ""))
     broken = sum(1 for r in selected if r.integrity)
     if broken:
         notices.append(f"{broken} entr{'y' if broken == 1 else 'ies'} failed the integrity check (the stored file "
@@ -380,7 +403,9 @@ def export_records(view: BoardView) -> list[dict[str, Any]]:
                 "retrieval_artifact": r.frozen.get("retrieval_artifact"),
                 "scoring_artifact": r.frozen.get("scoring_artifact"), "date": r.date,
                 "rank": r.rank, "model": r.model_name, "model_revision": r.model_revision, "model_url": r.model_url,
-                "kind": r.kind, "metric": r.metric, "score": r.value,
+                "kind": r.kind, "metric": r.metric, "score": r.value, "ranked_by": r.rank_value,
+                "printed_disagrees": r.printed.disagrees if r.printed else None,
+                "conditions": g.conditions or None,
                 "ci_low": r.interval[0] if r.interval else None, "ci_high": r.interval[1] if r.interval else None,
                 "interval_kind": r.interval_kind, "count": r.count, "total": r.total, "pending": r.pending,
                 "status": r.status, "result_id": r.result_id, "submission_sha256": r.submission_sha256,

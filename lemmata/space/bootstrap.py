@@ -161,6 +161,7 @@ def release_step(releases_root: Path) -> Callable[[Callable[[str], None]], str]:
                 present.append(release_id)
                 continue
             report(f"building {release_id} ({i}/{len(classes)})")
+            outcome = "built"
             try:
                 cls().build(releases_root, quiet=True)
                 built.append(release_id)
@@ -168,8 +169,12 @@ def release_step(releases_root: Path) -> Callable[[Callable[[str], None]], str]:
                 # a Hub-only release without a reachable Hub (or without a pinned revision) is expected
                 # offline: say so, and leave the rest of the space working
                 (unavailable if cls.meta.hub else failed).append((release_id, exc))
+                outcome = "not available here" if cls.meta.hub else "failed"
             except Exception as exc:  # one broken source must not stop the other releases
                 failed.append((release_id, exc))
+                outcome = "failed"
+            # the panel says what happened to this release, never "building" one that has moved on
+            report(f"{release_id} {outcome} ({i}/{len(classes)})")
         if failed:
             from lemmata.release.sources import unavailable_summary
 

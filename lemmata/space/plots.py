@@ -12,11 +12,14 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lemmata.space.board import BoardGroup, BoardRow
+from lemmata.metrics.glossary import describe, dimension_label
+from lemmata.space.board import BoardGroup, BoardRow, BoardView
 from lemmata.space.safety import esc
 
-MAX_MODELS = 12
+MAX_MODELS = 15
 MAX_FOREST_ROWS = 30
+#: the widest legend label that Vega draws in full (its default label limit is 160px)
+LEGEND_CHARS = 26
 
 
 _CELL_KEYS = ("value", "score", "main")
@@ -116,6 +119,73 @@ def dimensions(group: BoardGroup | None) -> list[str]:
     return sorted(seen, key=lambda d: (-seen[d], d))
 
 
+#: distinct colours for up to MAX_MODELS models (the plot's own legend is replaced by a wrapping HTML one)
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+           "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173")
+
+
+def model_colors(frame) -> dict[str, str]:
+    """A colour per plotted model, in rank order (the scatter's ``color_map`` and the HTML legend share it)."""
+    models = list(dict.fromkeys(frame["model"])) if len(frame) else []
+    return {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(models)}
+
+
+def legend_html(colors: Mapping[str, str]) -> str:
+    """The models of the scatter plot as a wrapping legend (every entry visible, however many).
+
+    >>> legend_html({"<b>": "#000"})
+    '<div class="lm-legend" aria-label="models"><span><i style="background:#000"></i>&lt;b&gt;</span></div>'
+    """
+    if not colors:
+        return ""
+    items = "".join(f'<span><i style="background:{c}"></i>{esc(m)}</span>' for m, c in colors.items())
+    return f'<div class="lm-legend" aria-label="models">{items}</div>'
+
+
+def plot_group(view: BoardView) -> BoardGroup | None:
+    """The group the plots show: the selected one, else the first listed group with a score under the filter.
+
+    A pending submission's group (newest first, so listed first) has nothing to plot; the plots move on to the
+    first group that does, and follow the Source filter and search because ``group.rows`` are what is listed.
+    """
+    if not view.groups:
+        return None
+    return next((g for g in view.groups if any(r.value is not None for r in g.rows)), view.groups[0])
+
+
+def plot_title(metric: str, dimension: str | None) -> str:
+    """An English title: ``nDCG@10 (MIRB average) per dataset``.
+
+    >>> plot_title("ndcg@10 (MIRB average)", "per_dataset"), plot_title("ToolAcc", None)
+    ('nDCG@10 (MIRB average) per dataset', 'ToolAcc')
+    """
+    label = describe(metric).label if metric else "score"
+    return f"{label} per {dimension_label(dimension)}" if dimension else label
+
+
+def legend_label(row: BoardRow, taken: set[str], width: int = LEGEND_CHARS) -> str:
+    """A model name short enough to show whole in a legend, unique within the plot.
+
+    >>> taken = set()
+    >>> legend_label(_Named("a-very-long-model-name-that-goes-on-and-on"), taken), legend_label(_Named("x"), taken)
+    ('a-very-long-model-name-th…', 'x')
+    >>> legend_label(_Named("x"), taken)
+    'x #2'
+    """
+    label = row.model_name if len(row.model_name) <= width else row.model_name[:width - 1] + "…"
+    base, n = label, 2
+    while label in taken:
+        label = f"{base} #{n}"
+        n += 1
+    taken.add(label)
+    return label
+
+
+class _Named:
+    def __init__(self, name: str) -> None:
+        self.model_name = name
+
+
 def top_rows(group: BoardGroup, limit: int) -> list[BoardRow]:
     ranked = sorted(group.rows, key=lambda r: (r.rank is None, r.rank or 0, r.model_name.casefold()))
     return ranked[:limit]
@@ -134,7 +204,7 @@ def _label(row: BoardRow, taken: set[str]) -> str:
 
 
 def strata_frame(group: BoardGroup | None, dimension: str | None, limit: int = MAX_MODELS):
-    """A pandas frame (model, stratum, score) for the top ``limit`` ranked rows of a group."""
+    """A pandas frame (model, stratum, score) for the top ``limit`` ranked rows of a group (legend-sized names)."""
     import pandas as pd
 
     records: list[dict[str, Any]] = []
@@ -146,7 +216,7 @@ def strata_frame(group: BoardGroup | None, dimension: str | None, limit: int = M
             table = row_tables(r).get(dimension)
             if not table:
                 continue
-            label = _label(r, taken)
+            label = legend_label(r, taken)
             for stratum, score in sorted(table.items()):
                 records.append({"model": label, "stratum": stratum, "score": score})
     return pd.DataFrame.from_records(records, columns=["model", "stratum", "score"])
@@ -170,13 +240,41 @@ def _ticks(lo: float, hi: float) -> list[float]:
     return out
 
 
+def forest_legend(shown: Sequence[BoardRow]) -> str:
+    """The forest plot's key, naming only the marks drawn (no interval line promised where none is drawn).
+
+    >>> from dataclasses import replace
+    >>> from lemmata.space.board import row_from_index
+    >>> r = row_from_index({"result_id": "a", "submission_sha256": "0" * 64, "kind": "reported", "benchmark": "b",
+    ...     "track": "t", "group_key": "g", "model_name": "m", "main_value": 0.5, "pending": 0, "status": "complete",
+    ...     "scored_at": "", "version": 1})
+    >>> forest_legend([r])
+    'Dots: score (amber: reported from the paper).'
+    >>> forest_legend([r, replace(r, kind="scored", interval=(0.4, 0.6), interval_kind="wilson95")])
+    'Dots: score; lines: interval (wilson95), where the entry has one (blue: scored here, amber: reported from the paper).'
+    """
+    kinds = sorted({r.interval_kind for r in shown if r.interval and r.interval_kind})
+    text = "Dots: score"
+    if any(r.interval for r in shown):
+        text += "; lines: interval" + (f" ({esc(', '.join(kinds))})" if kinds else "")
+        if not all(r.interval for r in shown):
+            text += ", where the entry has one"
+    colours = [c for c, present in (("blue: scored here", any(r.kind != "reported" for r in shown)),
+                                    ("amber: reported from the paper", any(r.kind == "reported" for r in shown)))
+               if present]
+    text += f" ({', '.join(colours)})"
+    if any(r.printed is not None and r.printed.disagrees for r in shown):
+        text += "; red ring: the paper's printed aggregate, where its own cells do not support it"
+    return text + "."
+
+
 def forest_svg(rows: Sequence[BoardRow], metric: str, *, title: str = "", limit: int = MAX_FOREST_ROWS) -> str:
     """Score and interval of each row as an accessible inline SVG (``<figure>`` with a text caption)."""
     shown = [r for r in sorted(rows, key=lambda r: (r.rank is None, r.rank or 0, r.model_name.casefold()))
              if r.value is not None][:limit]
     if not shown:
         return '<p class="lm-empty">Nothing to plot: no listed entry of this group has a score yet.</p>'
-    values = [v for r in shown for v in [r.value, *(r.interval or ())] if v is not None]
+    values = [v for r in shown for v in [r.rank_value, r.value, *(r.interval or ())] if v is not None]
     lo, hi = min(values), max(values)
     if lo >= 0 and hi <= 1:
         lo, hi = 0.0, 1.0
@@ -197,7 +295,7 @@ def forest_svg(rows: Sequence[BoardRow], metric: str, *, title: str = "", limit:
         parts.append(f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{top}" y2="{height - bottom}" '
                      f'stroke="currentColor" stroke-opacity="0.15"/>'
                      f'<text x="{x(t):.1f}" y="{height - bottom + 14}" text-anchor="middle">{t:g}</text>')
-    parts.append(f'<text x="{label_w + plot_w / 2:.0f}" y="{height - 4}" text-anchor="middle">{esc(metric)}</text>')
+    parts.append(f'<text x="{label_w + plot_w / 2:.0f}" y="{height - 4}" text-anchor="middle">{esc(plot_title(metric, None))}</text>')
     taken: set[str] = set()
     for i, r in enumerate(shown):
         y = top + row_h * i + row_h / 2
@@ -210,11 +308,14 @@ def forest_svg(rows: Sequence[BoardRow], metric: str, *, title: str = "", limit:
             parts.append(f'<line x1="{x(a):.1f}" x2="{x(b):.1f}" y1="{y:.1f}" y2="{y:.1f}" stroke="{color}" '
                          f'stroke-width="2"><title>{esc(r.interval_kind or "interval")}: [{a:.4g}, {b:.4g}]'
                          f"</title></line>")
-        parts.append(f'<circle cx="{x(r.value):.1f}" cy="{y:.1f}" r="4" fill="{color}"><title>'
-                     f"{esc(r.model_name)}: {r.value:.4g}</title></circle>")
+        if r.printed is not None and r.printed.disagrees:  # the paper's printed aggregate, as a ring
+            parts.append(f'<circle cx="{x(r.printed.printed):.1f}" cy="{y:.1f}" r="4" fill="none" '
+                         f'stroke="#b91c1c" stroke-width="1.5"><title>{esc(r.model_name)}: printed '
+                         f"{r.printed.printed:.4g}</title></circle>")
+        parts.append(f'<circle cx="{x(r.rank_value):.1f}" cy="{y:.1f}" r="4" fill="{color}"><title>'
+                     f"{esc(r.model_name)}: {r.rank_value:.4g}</title></circle>")
     parts.append("</svg>")
-    caption = "Dots: score; lines: interval" + (f" ({esc(shown[0].interval_kind)})" if shown[0].interval_kind else "")
-    caption += "; blue: scored here, amber: reported from the paper."
+    caption = forest_legend(shown)
     if len(rows) > len(shown):
         caption += f" Top {len(shown)} of {len(rows)} shown."
     parts.append(f"<figcaption>{caption}</figcaption></figure>")

@@ -12,7 +12,9 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 
+from lemmata.metrics.glossary import describe
 from lemmata.space.board import BoardGroup, BoardRow, BoardView, parse_sort
+from lemmata.space.conditions import badges
 from lemmata.space.safety import esc, link
 
 #: rows listed per group unless the visitor asks for all (search and sort always cover every row)
@@ -94,14 +96,36 @@ def pending_badge(pending: int, status: str) -> str:
     return ""
 
 
-def _short(metric: str) -> str:
-    """A column label: ``per_dataset.stacks_qa`` shows as ``stacks_qa`` (the full name is the tooltip).
+def condition_badges(row: BoardRow) -> str:
+    """The row's declared conditions (external tools, Lean feedback, budget, …) as badges with their meaning."""
+    return "".join(f' <span class="lm-badge lm-cond" title="{esc(tip)}">{esc(text)}</span>'
+                   for text, tip in badges(row.flags))
 
-    >>> _short("per_dataset.stacks_qa"), _short("recall@5")
-    ('stacks_qa', 'recall@5')
+
+def printed_note(row: BoardRow, pattern: str) -> str:
+    """The paper's printed aggregate beside the recomputed one the row is ranked by, when they disagree."""
+    printed = row.printed
+    if printed is None or not printed.disagrees:
+        return ""
+    tip = (f"the paper prints {pattern.format(printed.printed)}; the mean of its own printed cells is "
+           f"{pattern.format(printed.recomputed)}, beyond rounding. Ranked by the recomputed value.")
+    return (f' <span class="lm-badge lm-flag" title="{esc(tip)}">printed {pattern.format(printed.printed)} '
+            f"&#9873;</span>")
+
+
+def column_label(key: str, main_metric: str = "") -> tuple[str, str]:
+    """A column's header text and tooltip from the glossary (the stored key closes the tooltip).
+
+    >>> column_label("gap.relative_drop")[0], column_label("per_dataset.stacks_qa", "ndcg@10")[0]
+    ('Relative drop', 'stacks qa')
+    >>> column_label("unjudged_rankings")[1].endswith("(key: unjudged_rankings)")
+    True
     """
-    head, dot, tail = metric.partition(".")
-    return tail if dot and head.startswith("per_") else metric
+    term = describe(key, main_metric)
+    tip = term.definition
+    if term.higher_is_better is False:
+        tip += " Lower is better."
+    return term.label, f"{tip} (key: {key})"
 
 
 def _th(label: str, column: str, active: tuple[str, bool], title: str = "", numeric: bool = False,
@@ -157,6 +181,9 @@ def group_caption(group: BoardGroup) -> str:
         value = group.frozen.get(key)
         cells.append(f'<span class="lm-tuple-item"><span class="lm-tuple-k">{esc(label)}</span> '
                      f'<code>{esc(value if value is not None else "none")}</code></span>')
+    if group.conditions:
+        cells.append(f'<span class="lm-tuple-item"><span class="lm-tuple-k">declared conditions</span> '
+                     f'<code>{esc(group.conditions)}</code></span>')
     counts = group.counts
     stats = [f"{len(group.rows)} of {group.total_rows} shown" if len(group.rows) != group.total_rows
              else f"{group.total_rows} entr{'y' if group.total_rows == 1 else 'ies'}"]
@@ -176,42 +203,48 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
     lo_axis, hi_axis = _axis(rows)
     interval_kinds = ", ".join(sorted({r.interval_kind for r in rows if r.interval and r.interval_kind}))
     better = "higher is better" if group.higher_is_better else "lower is better"
+    main_label, main_tip = column_label(metric)
+    recomputed = any(r.printed is not None for r in rows)
     head = [
         _th("#", "rank", active, "official rank within this group (ties share a rank)", numeric=True),
         _th("Model", "model", active, cls="t"),
         _th("Source", "kind", active, "reported: transcribed from the paper, not re-scored here; "
                                       "scored here: computed by this space from the uploaded predictions", cls="t"),
-        _th(metric, "rank", active, f"{metric}, {better}; brackets: {interval_kinds or 'interval'}; "
-            "bar: score and interval on a common axis", numeric=True),
+        _th(main_label + (", recomputed" if recomputed else ""), "rank", active, f"{main_tip} {better.capitalize()}"
+            + (f"; brackets: {interval_kinds}" if interval_kinds else "")
+            + ("; ranked by the mean of the paper's printed cells, the printed aggregate is flagged beside it "
+               "where the two disagree" if recomputed else "")
+            + "; bar: score and interval on a common axis", numeric=True),
         _th("n", "n", active, "items counted / items in the split", numeric=True),
         _th("Pending", "pending", active, "items whose verdict awaits an oracle; they count as not yet scored",
             numeric=True),
     ]
-    head += [_th(_short(d), f"m.{d}", active, f"diagnostic metric {d}", numeric=True, cls="lm-diag", breaks=True)
+    labels = {d: column_label(d, metric) for d in group.diagnostics}
+    head += [_th(labels[d][0], f"m.{d}", active, labels[d][1], numeric=True, cls="lm-diag", breaks=True)
              for d in group.diagnostics]
     head += [_th("Date", "date", active, "evaluation date of the frozen tuple", cls="t"),
-             '<th class="t" title="open the per-item audit of this entry">Entry</th>']
+             '<th class="t lm-entry" title="open the per-item audit of this entry">Entry</th>']
     body = []
     for r in rows:
         ci = ""
         if r.interval:
             ci = f'<span class="lm-ci">[{main_fmt.format(r.interval[0])}, {main_fmt.format(r.interval[1])}]</span>'
-        value = fmt(r.value, main_fmt) if r.value is not None else '<span class="lm-none">pending</span>'
+        value = fmt(r.rank_value, main_fmt) if r.value is not None else '<span class="lm-none">pending</span>'
         if r.integrity:
             value = f'<span class="lm-none" title="{esc(r.integrity)}">integrity error</span>'
         n = f"{r.count}/{r.total}" if r.count is not None and r.total is not None else (r.total or "")
         revision = f'<span class="lm-rev">{esc(r.model_revision)}</span>' if r.model_revision else ""
         cells = [
             f"<td>{r.rank if r.rank is not None else '–'}</td>",
-            f'<td class="lm-model">{link(r.model_name, r.model_url)}{revision}</td>',
+            f'<td class="lm-model">{link(r.model_name, r.model_url)}{condition_badges(r)}{revision}</td>',
             f'<td class="t">{kind_badge(r.kind)}</td>',
-            f'<td><b>{value}</b> {ci}{_interval_bar(r, lo_axis, hi_axis)}</td>',
+            f'<td><b>{value}</b>{printed_note(r, main_fmt)} {ci}{_interval_bar(r, lo_axis, hi_axis)}</td>',
             f"<td>{esc(n)}</td>",
             f"<td>{pending_badge(r.pending, r.status)}</td>",
         ]
         cells += [f"<td>{fmt(r.metrics.get(d), diag_fmt[d])}</td>" for d in group.diagnostics]
         cells += [f'<td class="t">{esc(r.date)}</td>',
-                  f'<td class="t"><a href="#audit" data-audit="{esc(r.result_id)}"><code>{esc(r.short_id)}</code>'
+                  f'<td class="t lm-entry"><a href="#audit" data-audit="{esc(r.result_id)}"><code>{esc(r.short_id)}</code>'
                   f"</a></td>"]
         cls = ' class="lm-row-reported"' if r.kind == "reported" else ""
         body.append(f"<tr{cls}>{''.join(cells)}</tr>")
@@ -296,6 +329,11 @@ BOARD_CSS = """
 .lm-scored { background: #dcfce7; color: #166534; border-color: #86efac; }
 .lm-pending { background: #e0e7ff; color: #3730a3; border-color: #a5b4fc; }
 .lm-row-reported td { background: rgba(254, 243, 199, 0.18); }
+.lm-cond { background: #f1f5f9; color: #334155; border-color: #cbd5e1; font-weight: 500; margin-left: 0.3rem; }
+.lm-flag { background: #fee2e2; color: #991b1b; border-color: #fca5a5; margin-left: 0.3rem; }
+.lm-table th.lm-entry, .lm-table td.lm-entry { position: sticky; right: 0; z-index: 1;
+  background: var(--background-fill-primary); box-shadow: -1px 0 0 var(--border-color-primary); }
+.lm-table th.lm-entry { z-index: 2; }
 .lm-none { color: var(--body-text-color-subdued); }
 .lm-more { all: unset; cursor: pointer; color: var(--color-accent); text-decoration: underline; margin-left: 0.4rem; }
 .lm-table td.lm-empty { text-align: left; }
@@ -327,4 +365,12 @@ BOARD_CSS = """
 .lm-progress .lm-step-running { color: #1d4ed8; font-weight: 600; }
 .lm-progress .lm-step-failed { color: #991b1b; }
 .lm-forest text { font-size: 12px; fill: currentColor; }
+.lm-legend { display: flex; flex-wrap: wrap; gap: 0.2rem 0.9rem; margin: 0.3rem 0 0.5rem; font-size: 0.85em; }
+.lm-legend i { display: inline-block; width: 0.7rem; height: 0.7rem; border-radius: 50%; margin-right: 0.3rem;
+  vertical-align: -0.05rem; }
+#lm-audit { overflow-wrap: anywhere; }
+#lm-audit table { display: block; max-width: 100%; overflow-x: auto; }
+#lm-audit td, #lm-audit th { white-space: normal !important; overflow-wrap: anywhere; vertical-align: top; }
+#lm-audit pre, #lm-audit code { white-space: pre-wrap !important; overflow-wrap: anywhere; word-break: break-word; }
+#lm-audit blockquote { white-space: pre-wrap; }
 """

@@ -87,8 +87,11 @@ def sort_choices(diagnostics: tuple[str, ...], current: str) -> list[tuple[str, 
     out = []
     for column, (asc, desc) in _SORT_LABELS.items():
         out += [(asc, f"{column}:asc"), (desc, f"{column}:desc")]
+    from lemmata.metrics.glossary import describe
+
     for d in diagnostics:
-        out += [(f"{d}, highest first", f"m.{d}:desc"), (f"{d}, lowest first", f"m.{d}:asc")]
+        label = describe(d).label
+        out += [(f"{label}, highest first", f"m.{d}:desc"), (f"{label}, lowest first", f"m.{d}:asc")]
     if current not in {v for _, v in out}:
         col, desc = parse_sort(current)
         out.append((f"{col} ({'descending' if desc else 'ascending'})", current))

@@ -35,7 +35,7 @@ from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_
 from lemmata.formats.schema import SchemaFile, dumps, line_schema
 from lemmata.metrics.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from lemmata.metrics.retrieval import RetrievalEvaluation, evaluate_run
-from lemmata.tracks.base import OracleConfig, TrackHandler, Validated
+from lemmata.tracks.base import AuditView, OracleConfig, TrackHandler, Validated
 from lemmata.tracks.headers import check_header, records_skipped
 
 SCORER_VERSION = "1"
@@ -303,6 +303,26 @@ class RankingTrack(TrackHandler):
             metrics=measure_summary(scored), items=per_query_items(scored), notes=self.notes(header, scored),
             provenance=self.provenance(header, submission),
         )
+
+    def audit(self, result: Result, item_id: str, submission: Validated | None) -> AuditView:
+        """One query: its text, the top of the submitted ranking with scores, the relevant documents marked."""
+        from lemmata.tracks.ranking_audit import ranking_sections
+
+        item = next((it for it in result.items if str(it.get("item_id")) == item_id), None)
+        if item is None or submission is None:  # without the stored run there is only the stored record to show
+            return super().audit(result, item_id, submission)
+        collection, query_id, part = self.audit_query(submission.header, item)
+        scores: dict[str, float] = {}
+        for rec in submission.records:  # one collection: RunRecord; several: (part, RunRecord)
+            group, run = rec if isinstance(rec, tuple) else (None, rec)
+            if group == part and str(run.query_id) == query_id:
+                scores = run.scores
+        return AuditView(item_id=item_id, sections=ranking_sections(query_id, collection, scores, item))
+
+    def audit_query(self, header: Any, item: dict[str, Any]) -> tuple[Collection, str, str | None]:
+        """The collection an audited item's query lives in, its query id there, and which part of a multi-collection
+        submission holds its ranking (None for a single collection)."""
+        return self.collection(header), str(item["item_id"]), None
 
     @classmethod
     def schema_files(cls) -> list[SchemaFile]:

@@ -102,6 +102,10 @@ class MirbHandler(RankingTrack):
               "MIRB submission files are UTF-8 JSONL: line 1 is the header (Header), every further line a record "
               "(MirbRankingRecord). See submissions/mirb/README.md.")
 
+    def audit_query(self, header: Any, item: dict[str, Any]):
+        """An item ``<task>/<query id>``: the task's collection, the query id in it, and the task's rankings."""
+        return task_collection(header.release, item["task"]), str(item["item_id"]).split("/", 1)[1], item["task"]
+
     def validate(self, envelope: Envelope, sha256: str) -> Validated:
         name = envelope.filename
         problems: list[Problem] = list(envelope.problems)

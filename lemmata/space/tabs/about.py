@@ -1,4 +1,4 @@
-"""The About & cite tab: the ranking policy, and per release its citation, CITATION.cff and files."""
+"""The About & cite tab: the ranking policy, the glossary of columns, and per release its citation, CITATION.cff and files."""
 
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,12 +20,14 @@ class AboutTab:
 def layout(ctx: SpaceContext) -> AboutTab:
     import gradio as gr
 
-    from lemmata.space.about import POLICY_MD, release_citations
+    from lemmata.space.about import POLICY_MD, glossary_md, release_citations
 
     with gr.Tab("About & cite", id="about", elem_id="lm-tab-about") as tab:
         gr.Markdown(POLICY_MD)
         gr.Markdown(f"Code, submission schemas and example files: [{ctx.config.repo_url}]({ctx.config.repo_url}).",
                     elem_id="lm-repo-link")
+        with gr.Accordion("Glossary: what each column means", open=False, elem_id="lm-glossary"):
+            gr.Markdown(glossary_md())
         releases = []
         for cit in release_citations(ctx.config.releases_root):
             with gr.Accordion(f"Cite {cit.meta.release_id}", open=False):

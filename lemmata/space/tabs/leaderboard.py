@@ -74,29 +74,41 @@ def extra_values(ctx: SpaceContext, view: BoardView, dim: str | None) -> list:
     """What may follow a moment later: downloads and plots (see ``BoardTab.extra_outputs``)."""
     import gradio as gr
 
-    from lemmata.space.plots import dimensions, forest_svg, strata_frame
+    from lemmata.metrics.glossary import dimension_label
+    from lemmata.space.plots import (dimensions, forest_svg, legend_html, model_colors, plot_group, plot_title,
+                                     strata_frame)
 
-    first = view.groups[0] if view.groups else None
-    dims = dimensions(first)
+    shown = plot_group(view)
+    dims = dimensions(shown)
     dim = dim if dim in dims else (dims[0] if dims else None)
-    frame = strata_frame(first, dim)
+    frame = strata_frame(shown, dim)
     csv_path, json_path = write_exports(ctx, view)
-    plot_note = ""
-    if first is not None:
-        plot_note = (f'<p class="lm-summary">Plots show the group <b>{esc(group_label(first.key))}</b>'
-                     + (" (the first listed; choose a group above to plot another).</p>"
-                        if len(view.groups) > 1 else ".</p>"))
-    metric = (first.metric if first else "") or "score"
+    metric = (shown.metric if shown else "") or "score"
+    colors = model_colors(frame)
     return [
         gr.DownloadButton(value=str(csv_path)),
         gr.DownloadButton(value=str(json_path)),
-        gr.Dropdown(choices=dims, value=dim, visible=bool(dims)),
-        gr.ScatterPlot(value=frame, visible=not frame.empty,
-                       title=f"{metric} per {dim}" if dim else None),
-        forest_svg(list(first.rows) if first else [], metric,
-                   title=f"{metric} with interval") if first else "",
-        plot_note,
+        gr.Dropdown(choices=[(dimension_label(d), d) for d in dims], value=dim, visible=bool(dims)),
+        # Vega's bottom legend is one line cut at the plot's width: the legend is HTML instead (see plot_note)
+        gr.ScatterPlot(value=frame, visible=not frame.empty, title=plot_title(metric, dim) if dim else None,
+                       x_title=dimension_label(dim) if dim else "stratum", y_title=plot_title(metric, None),
+                       color_map=colors or None, colors_in_legend=[]),
+        forest_svg(list(shown.rows), metric, title=f"{plot_title(metric, None)} with interval") if shown else "",
+        plot_note(view, shown) + legend_html(colors),
     ]
+
+
+def plot_note(view: BoardView, shown) -> str:
+    """Which group the plots show, and why that one."""
+    if shown is None:
+        return ""
+    text = f'<p class="lm-summary">Plots show the group <b>{esc(group_label(shown.key))}</b>'
+    if view.query.group or len(view.groups) == 1:
+        return text + ".</p>"
+    if shown is not view.groups[0]:
+        return text + " (the first listed group with a score under this filter; choose a group above to plot " \
+                      "another).</p>"
+    return text + " (the first listed; choose a group above to plot another).</p>"
 
 
 def layout(shell: Shell) -> BoardTab:
@@ -125,7 +137,8 @@ def layout(shell: Shell) -> BoardTab:
             plot_note = gr.HTML("")
             dim = gr.Dropdown(label="Breakdown", choices=[], interactive=True, visible=False)
             strata = gr.ScatterPlot(x="stratum", y="score", color="model", height=320, visible=False,
-                                    x_title="stratum", y_title="score", tooltip="all",
+                                    x_title="stratum", y_title="score", tooltip="all", x_label_angle=-30,
+                                    colors_in_legend=[],
                                     elem_id="lm-strata")
             forest = gr.HTML("", elem_id="lm-forest")
     return BoardTab(

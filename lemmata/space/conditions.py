@@ -1,0 +1,143 @@
+"""Ranking rules beyond the frozen tuple: declared run conditions, and printed aggregates their parts contradict.
+
+Declared conditions come from a submission header's ``flags`` (and a reported
+row's): each is shown as a badge next to the model, and those that change what
+the system was asked to do (consulting external tools or data, seeing Lean's
+feedback, a different context window) also split the group, so a system that
+saw more is never ranked against one that saw less. Conditions that only
+disclose how a system was built (tuned on the pool, the attempt budget) are
+badges, not splits: the task and the estimate are the same.
+
+A paper's printed aggregate that its own printed cells do not support is
+flagged at import (``flags["<name>_disagrees"] = {printed, implied, …}``). The
+board ranks such tables by the recomputed value and shows the printed one
+beside it: a typo in a paper must not decide a rank.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Condition(BaseModel):
+    """One declared condition a header flag may carry."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    flag: str = Field(description="the key in the result's flags")
+    badge: str = Field(description="short text of the badge, shown when the condition holds")
+    description: str = Field(description="the badge's tooltip")
+    splits: bool = Field(description="rows that differ in it are never ranked together")
+
+
+#: the declared conditions, in badge order
+CONDITIONS: tuple[Condition, ...] = (
+    Condition(flag="used_external_tools", badge="external tools", splits=True,
+              description="consulted something beyond the declared artifact or model (web search, other corpora, "
+                          "other models, code execution)"),
+    Condition(flag="used_external_data", badge="external data", splits=True,
+              description="trained on or retrieved from data beyond the track's own corpus"),
+    Condition(flag="used_lean_feedback", badge="Lean feedback", splits=True,
+              description="saw Lean's output while producing attempts (agentic or tree search), not blind "
+                          "whole proofs"),
+    Condition(flag="tuned_on_pool", badge="tuned on pool", splits=False,
+              description="prompts, hyper-parameters or weights were tuned on pool/train or pool/dev"),
+    Condition(flag="tuned_on_track_data", badge="tuned on track data", splits=False,
+              description="weights or hyper-parameters were fitted on queries or qrels of this track"),
+    Condition(flag="trained_on_taobench", badge="trained on TaoBench", splits=False,
+              description="weights or prompts were tuned on TaoBench or its source formalization"),
+)
+
+#: valued conditions: (flag, badge format, tooltip, splits)
+VALUED: tuple[tuple[str, str, str, bool], ...] = (
+    ("window", "window {}", "local proof blocks shown to the system (m); a different window is a different task",
+     True),
+    ("n", "budget {}", "attempts drawn per exercise and formulation (pass@k is estimated from them)", False),
+)
+
+
+def badges(flags: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(badge, tooltip)`` for every declared condition that holds.
+
+    >>> badges({"used_external_tools": True, "tuned_on_pool": False, "window": 3, "n": 128})
+    [('external tools', 'consulted something beyond the declared artifact or model (web search, other corpora, other models, code execution)'), ('window 3', 'local proof blocks shown to the system (m); a different window is a different task'), ('budget 128', 'attempts drawn per exercise and formulation (pass@k is estimated from them)')]
+    """
+    out = [(c.badge, c.description) for c in CONDITIONS if flags.get(c.flag) is True]
+    for flag, fmt, tip, _ in VALUED:
+        value = flags.get(flag)
+        if isinstance(value, (int, str)) and not isinstance(value, bool):
+            out.append((fmt.format(value), tip))
+    return out
+
+
+def comparability_suffix(flags: Mapping[str, Any]) -> str:
+    """The part of a row's group key its splitting conditions add ('' when none holds).
+
+    >>> comparability_suffix({}), comparability_suffix({"used_lean_feedback": True, "tuned_on_pool": True})
+    ('', 'with Lean feedback')
+    >>> comparability_suffix({"window": 5, "used_external_tools": True})
+    'with external tools, window 5'
+    """
+    held = [c.badge for c in CONDITIONS if c.splits and flags.get(c.flag) is True]
+    valued = [fmt.format(flags[flag]) for flag, fmt, _, splits in VALUED
+              if splits and isinstance(flags.get(flag), (int, str)) and not isinstance(flags.get(flag), bool)]
+    return ", ".join((["with " + " and ".join(held)] if held else []) + valued)
+
+
+def view_group_key(group_key: str, flags: Mapping[str, Any]) -> str:
+    """The frozen tuple's group key, plus the conditions that make rows incomparable.
+
+    >>> view_group_key("r | s | - | a", {"used_external_tools": True})
+    'r | s | - | a | with external tools'
+    """
+    suffix = comparability_suffix(flags)
+    return f"{group_key} | {suffix}" if suffix else group_key
+
+
+class PrintedAggregate(BaseModel):
+    """A printed aggregate and the value its printed parts support, in the row's unit."""
+
+    model_config = ConfigDict(frozen=True)
+
+    flag: str
+    printed: float
+    recomputed: float
+    disagrees: bool
+
+
+def printed_aggregate(value: float | None, flags: Mapping[str, Any],
+                      metrics: Mapping[str, Any]) -> PrintedAggregate | None:
+    """The recomputed aggregate of a row whose headline is a printed aggregate, or None.
+
+    A ``*_disagrees`` flag carries both numbers in the paper's unit; the row's
+    value is the printed one in the board's unit, so their ratio converts. A row
+    without a flag but with ``mean_of_printed_cells`` (MIRB) is recomputed too,
+    so a whole table ranks by one rule.
+
+    >>> p = printed_aggregate(0.552, {"average_disagrees": {"printed": 55.2, "implied": 50.1042}}, {})
+    >>> round(p.recomputed, 6), p.disagrees
+    (0.501042, True)
+    >>> printed_aggregate(0.32, {}, {"mean_of_printed_cells": 0.3201}).disagrees
+    False
+    >>> printed_aggregate(0.5, {}, {}) is None
+    True
+    """
+    if value is None or not math.isfinite(value):
+        return None
+    for key, flag in flags.items():
+        if key.endswith("_disagrees") and isinstance(flag, Mapping):
+            printed, implied = flag.get("printed"), flag.get("implied")
+            if _num(printed) and _num(implied) and printed != 0:
+                return PrintedAggregate(flag=key, printed=value, recomputed=implied * value / printed, disagrees=True)
+    cells = metrics.get("mean_of_printed_cells")
+    if _num(cells):
+        return PrintedAggregate(flag="", printed=value, recomputed=float(cells), disagrees=False)
+    return None
+
+
+def _num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
