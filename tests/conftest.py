@@ -37,6 +37,14 @@ def re2math_release(releases_root) -> Path:
     return Re2MathBuilder().build(releases_root, quiet=True)
 
 
+@pytest.fixture(scope="session")
+def distractor_release(releases_root) -> Path:
+    """The math-arxiv-meta distractor release (the 2.0.0 world's haystack), built once per session."""
+    from lemmata.benchmarks.math_arxiv_meta.builder import MathArxivMetaBuilder
+
+    return MathArxivMetaBuilder().build(releases_root, quiet=True)
+
+
 @pytest.fixture
 def re2math_sources_copy(tmp_path) -> Path:
     """A writable copy of the verified raw Re2Math sources, for tests that tamper with them."""

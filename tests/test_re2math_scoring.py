@@ -29,12 +29,19 @@ EXAMPLE = ROOT / "submissions" / "re2math" / "example-re2math-bm25-raw-m5.jsonl"
 RECEIVED = "2026-11-21"
 
 
+WORLD = "re2math-scholar-offline-2.0.0"
+V1 = "re2math-scholar-offline-1.0.0"
+
+
 @pytest.fixture(scope="module")
-def artifacts_root(tmp_path_factory, re2math_release) -> Path:
+def artifacts_root(tmp_path_factory, re2math_release, distractor_release) -> Path:
+    """Both offline artifacts: the 2.0.0 world (what submissions use) and 1.0.0 (superseded, still audits)."""
     from lemmata.benchmarks.re2math.scholar.artifact import build_artifact
+    from lemmata.benchmarks.re2math.scholar.world import build_world
 
     root = tmp_path_factory.mktemp("artifacts")
     build_artifact(re2math_release, root)
+    build_world(re2math_release, distractor_release, root)
     return root
 
 
@@ -101,27 +108,33 @@ def test_shipped_example_is_what_the_documented_procedure_produces(example):
 def test_example_scores_offline_with_judge_metrics_pending(handler, example):
     result = score(handler, example.read_bytes())
     assert result.kind == "scored" and result.benchmark == "re2math" and result.track == "raw"
-    assert result.frozen.retrieval_artifact == "re2math-scholar-offline-1.0.0"
-    assert result.frozen.scoring_artifact == "re2math-judge:none:anchor.v1+ground.v1+suff.v1"
+    assert result.frozen.retrieval_artifact == WORLD
+    assert result.frozen.scoring_artifact == "re2math-judge:none:anchor.v1+suff.v2"
+    assert result.main.metric == "OfflineToolAcc" and "ToolAcc" not in result.metrics  # never the paper's name
+    assert result.flags["frozen_kind"] == "offline" and "superseded_by" not in result.flags
     assert result.frozen.date == RECEIVED and result.status == "pending_oracle"
     assert len(result.items) == 200 and result.pending > 0
     cite = result.metrics["CiteRecall@20"]
     assert cite["pending"] == 0 and cite["final"] and 0 < cite["count"] < 200
     assert cite["count"] == sum(1 for i in result.items if i["cite_rank"] is not None)
-    tool = result.metrics["ToolAcc"]
+    tool = result.metrics["OfflineToolAcc"]
     assert tool["count"] == 0 and tool["pending"] > 0 and not tool["final"]
+    assert {"SourceAcc", "SuffRate", "AbstentionRate", "CiteRecall@20"} <= set(result.metrics)
+    assert result.metrics["SourceAcc"]["count"] == sum(i["source_match"] == "cited" for i in result.items)
     assert result.main.value is None and result.main.interval is None  # never a number while pending
-    judged = [i for i in result.items if i["ground"]["by"] == "pending"]
-    assert judged and all(i["tool_acc"] == "pending" for i in judged)
-    settled = [i for i in result.items if i["ground"]["verdict"] == "abstain"]
-    assert all(i["tool_acc"] == "no" for i in settled)
+    # offline, grounded is source identity (a rule); only Suff waits for the judge
+    assert all(i["ground"]["by"] == "rule" for i in result.items)
+    waiting = [i for i in result.items if i["ground"]["verdict"] == "yes"]
+    assert all(i["tool_acc"] == "pending" for i in waiting)
+    settled = [i for i in result.items if i["ground"]["verdict"] in ("abstain", "no")]
+    assert settled and all(i["tool_acc"] == "no" for i in settled)
     assert "OracleCoverage" not in result.metrics
 
 
 def test_cite_rank_uses_the_artifact_and_the_matcher(handler, example):
     result = score(handler, example.read_bytes())
     records = {r["instance_id"]: r for r in lines_of(example)[1:]}
-    artifact = handler.resources.artifact("re2math-scholar-offline-1.0.0")
+    artifact = handler.resources.artifact(WORLD)
     for item in result.items:
         cited = artifact.attribution(item["instance_id"]).record_id
         cands = records[item["instance_id"]]["queries"][0]["candidates"]
@@ -146,14 +159,13 @@ def test_live_judge_fills_the_cache_and_a_rescore_makes_no_calls(handler, exampl
     cached_only = score(handler, data, judge=None, judge_dir=judge_dir)
     assert without_scored_at(first) == without_scored_at(again) == without_scored_at(cached_only)
     assert first.result_id == again.result_id == cached_only.result_id
-    assert first.frozen.scoring_artifact == "re2math-judge:chat:judge-model:anchor.v1+ground.v1+suff.v1"
+    assert first.frozen.scoring_artifact == "re2math-judge:chat:judge-model:anchor.v1+suff.v2"
     assert first.provenance["scoring_artifact"]["judge"]["model"] == "judge-model"
-    # the protocol judge says yes to statements found verbatim in the source: the example takes its
-    # statement from the source's frozen text, so every answered Ground is yes
-    answered = [i for i in first.items if i["ground"]["by"] == "judge"]
-    assert answered and all(i["ground"]["verdict"] == "yes" for i in answered)
-    assert all(i["suff"]["by"] == "judge" for i in answered)
-    tool = first.metrics["ToolAcc"]
+    # Suff is asked of every record with a statement (not only grounded ones), with no anchor in the prompt
+    with_statement = [i for i in first.items if i["ground"]["verdict"] != "abstain"]
+    assert with_statement and all(i["suff"]["by"] == "judge" for i in with_statement)
+    assert first.metrics["SuffRate"]["count"] == sum(i["suff"]["verdict"] == "yes" for i in first.items)
+    tool = first.metrics["OfflineToolAcc"]
     assert tool["count"] == sum(i["tool_acc"] == "yes" for i in first.items) and tool["final"]
     assert first.metrics["AnchorAcc"]["pending"] == 0
     assert all(i["anchor_match"]["verdict"] in ("yes", "uncertain", "abstain") for i in first.items)
@@ -173,16 +185,17 @@ def test_oracle_run_is_judged_against_the_cited_source(handler, example, judged,
     shutil.copytree(judged[0], tmp_path / "j")
     objs = lines_of(example)
     objs[0]["oracle_run"] = True
-    artifact = handler.resources.artifact("re2math-scholar-offline-1.0.0")
-    for rec in objs[1:]:
-        cited = artifact.materialise(artifact.attribution(rec["instance_id"]).record_id)
-        rec["oracle_statement"] = cited.statements[0].latex if cited.statements else None
+    rows = handler.resources.rows("re2math-1.0.0", "eval200/test")
+    for i, rec in enumerate(objs[1:]):  # half the oracle statements are the reference (the protocol judge's yes)
+        ref = rows[rec["instance_id"]]["y"]["reference_tool_latex"].strip()
+        rec["oracle_statement"] = ref if i % 2 == 0 else "A statement about something else."
     with ChatServer() as server:
         result = score(handler, to_bytes(objs), judge=ChatJudge(server.config()), judge_dir=tmp_path / "j")
     assert result.metrics["OracleCoverage"]["count"] == 200
-    oracle = result.metrics["Oracle ToolAcc"]
-    assert oracle["total"] == 200 and oracle["pending"] == 0 and oracle["count"] > 0
-    assert result.metrics["DeltaToOracle"] == pytest.approx(oracle["rate"] - result.metrics["ToolAcc"]["rate"])
+    oracle = result.metrics["Oracle OfflineToolAcc"]
+    assert oracle["total"] == 200 and oracle["pending"] == 0 and oracle["count"] == 100
+    assert "Oracle ToolAcc" not in result.metrics
+    assert result.metrics["DeltaToOracle"] == pytest.approx(oracle["rate"] - result.metrics["OfflineToolAcc"]["rate"])
 
 
 # -- integrity: tampered trajectories, tampered artifact, citing paper ----------------------------------------
@@ -201,9 +214,11 @@ def test_tampered_trajectories_are_rejected_with_line_query_and_field(handler, e
     assert by_line[4].field == "queries.0.candidates.0" and "replayed query 0 differs" in by_line[4].reason
     assert by_line[6].field.startswith("queries.0.candidates.") and "returns" in by_line[6].reason
     assert by_line[8].field == "queries.0.candidates.2" and "not a record of retrieval artifact" in by_line[8].reason
-    assert by_line[10].field.startswith("queries.1.candidates.")
+    on_10 = {p.field: p.reason for p in err.value.problems if p.line == 10}
+    assert any(f.startswith("queries.1.candidates.") for f in on_10)
+    assert "exceed the declared budget max_queries=1" in on_10["queries"]  # the paper protocol: one query
     assert by_line[12].field.startswith("queries.0.candidates.")
-    assert len(err.value.problems) == 5
+    assert len(err.value.problems) == 6
 
 
 def test_selected_source_must_be_among_the_returned_candidates(handler, example):
@@ -220,12 +235,12 @@ def test_selected_source_must_be_among_the_returned_candidates(handler, example)
 def test_a_one_byte_change_to_the_artifact_is_caught(tmp_path, re2math_release, artifacts_root, example):
     copy = tmp_path / "artifacts"
     shutil.copytree(artifacts_root, copy)
-    records = copy / "re2math-scholar-offline-1.0.0" / "records.jsonl"
+    records = copy / WORLD / "attributions.jsonl"
     data = bytearray(records.read_bytes())
     data[100] = ord("X") if data[100] != ord("X") else ord("Y")
     records.write_bytes(bytes(data))
     tampered = Re2MathHandler(releases_root=re2math_release.parent, artifacts_root=copy, build_missing=False)
-    with pytest.raises(InputError, match="records.jsonl"):
+    with pytest.raises(InputError, match="attributions.jsonl"):
         validate(tampered, example.read_bytes())
 
 
@@ -233,25 +248,28 @@ def test_selecting_the_citing_paper_is_ground_no_with_its_reason(handler, exampl
     shutil.copytree(judged[0], tmp_path / "j")
     objs = lines_of(example)
     rows = handler.resources.rows("re2math-1.0.0", "eval200/test")
-    artifact = handler.resources.artifact("re2math-scholar-offline-1.0.0")
+    artifact = handler.resources.artifact(WORLD)
     rec = objs[1]
     row = rows[rec["instance_id"]]
-    own = f"paper-{row['paper_key']}"
+    own = artifact.attribution(rec["instance_id"]).citing_record_id
     title = artifact.record(own).title
     from lemmata.benchmarks.re2math.scoring import year_cutoff
 
     got = artifact.search(title, year_cutoff(artifact, row), 20).ids()
     assert own in got
     rec["queries"].append({"text": title, "candidates": got})
+    objs[0]["max_queries"] = 2  # a second query is a declared, larger budget
+    rec["opened"] = [own]
     rec["selected_source"], rec["statement"] = own, "Any statement at all."
     with ChatServer() as server:
         result = score(handler, to_bytes(objs), judge=ChatJudge(server.config()), judge_dir=tmp_path / "j")
         asked = [json.dumps(r) for r in server.requests]
-    assert asked == []  # the citing paper settles Ground by rule; everything else was already judged
+    assert result.track == "raw-q2o1"  # ranked in its own budget group
+    # Ground is settled by rule; offline, Suff alone is asked of the statement (the gap and the statement only)
+    assert all("Rubric suff.v2" in body for body in asked if "Any statement at all." in body)
     item = next(i for i in result.items if i["instance_id"] == rec["instance_id"])
     assert item["citing_paper"] and item["ground"]["verdict"] == "no" and item["ground"]["by"] == "rule"
     assert "citing paper" in item["ground"]["reason"] and item["tool_acc"] == "no"
-    assert not any("Any statement at all." in body for body in asked)  # no judge was asked about it
 
 
 # -- bad input ---------------------------------------------------------------------------------------------

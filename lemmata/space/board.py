@@ -55,6 +55,7 @@ class BoardRow:
     breakdowns: dict[str, Any]
     notes: tuple[str, ...]
     main_detail: dict[str, Any] = field(default_factory=dict)
+    flags: dict[str, Any] = field(default_factory=dict)
     hidden: bool = False
     rank: int | None = None
 
@@ -148,7 +149,8 @@ def row_from_index(row: Mapping[str, Any]) -> BoardRow:
         count=main.get("count"), total=main.get("total"), pending=int(row["pending"]), status=row["status"],
         scored_at=row["scored_at"], version=int(row["version"]), metrics=summary.get("metrics", {}),
         breakdowns=summary.get("breakdowns", {}), notes=tuple(summary.get("notes", [])),
-        main_detail=summary.get("main_detail", {}), hidden=bool(row.get("hidden", 0)),
+        main_detail=summary.get("main_detail", {}), flags=summary.get("flags") or {},
+        hidden=bool(row.get("hidden", 0)),
     )
 
 
