@@ -483,3 +483,119 @@ def test_the_cli_refuses_a_flipped_verdict_and_stores_nothing(tmp_path, handler,
     assert code != 0 and "verdicts.jsonl" in err and "'entry_sha256'" in err
     assert not (tmp_path / "r.json").exists()
     assert not store.exists() or not list((store / "results").rglob("*.json"))
+
+
+# -- offline semantics, budgets, openings, grouping ------------------------------------------------------------
+
+def test_offline_headline_never_carries_the_papers_name():
+    from lemmata.benchmarks.re2math.semantics import HEADLINES, PAPER_METRIC, headline
+
+    off, live = headline("offline"), headline("live")
+    assert off.metric != PAPER_METRIC and off.label != live.label and not off.label.startswith(PAPER_METRIC + " ")
+    assert live.metric == PAPER_METRIC and set(HEADLINES) == {"offline", "live"}
+
+
+def test_suff_v2_shows_no_anchor_and_v1_still_loads(handler):
+    from lemmata.benchmarks.re2math.judging import suff_question
+    from lemmata.oracles.judge import load_rubric
+
+    v1, v2 = load_rubric("suff", 1), load_rubric("suff", 2)
+    assert "anchor_hint" in v1.fields and "anchor_hint" not in v2.fields
+    assert "INTENDED NEXT STEP" not in v2.user and "anchor" not in v2.user.lower()
+    row = next(r for r in handler.resources.rows("re2math-1.0.0", "eval200/test").values()
+               if len((r["x"].get("anchor_hint") or "").strip()) > 40)
+    q = suff_question(row, "rec-000001", "Some statement.", version=2)
+    shown = " ".join(m["content"] for m in v2.render(q.values))
+    assert row["x"]["anchor_hint"].strip() not in shown
+
+
+def test_budget_is_declared_enforced_and_names_the_track(handler, example):
+    objs = lines_of(example)
+    rec = objs[2]
+    extra = {"text": "harmonic maps", "candidates": []}
+    rec["queries"].append(extra)
+    rec["opened"] = rec["opened"] + rec["queries"][0]["candidates"][1:2]
+    with pytest.raises(InputError) as err:
+        validate(handler, to_bytes(objs))
+    fields = {p.field for p in err.value.problems if p.line == 3}
+    assert {"queries", "opened"} <= fields
+    assert any("max_queries=1" in p.reason for p in err.value.problems)
+    # declaring the budget makes the same trajectory valid (after a true replay) and ranks it apart
+    artifact = handler.resources.artifact(WORLD)
+    from lemmata.benchmarks.re2math.scoring import year_cutoff
+
+    row = handler.resources.rows("re2math-1.0.0", "eval200/test")[rec["instance_id"]]
+    extra["candidates"] = artifact.search(extra["text"], year_cutoff(artifact, row), 20).ids()
+    objs[0].update(max_queries=2, max_opens=2)
+    validated = validate(handler, to_bytes(objs))
+    assert validated.track == "raw-q2o2"
+    with pytest.raises(InputError) as err:
+        validate(handler, to_bytes([dict(objs[0], max_queries=0)] + objs[1:]))
+    assert err.value.problems[0].field == "header.max_queries"
+
+
+def test_openings_are_replayed_and_required_on_the_world(handler, example):
+    objs = lines_of(example)
+    other = next(c for r in objs[1:] for c in r["queries"][0]["candidates"] if c not in objs[4]["queries"][0]["candidates"])
+    objs[4]["opened"] = [other]
+    del objs[6]["opened"]
+    rec = next(r for r in objs[7:] if r["statement"] is not None)
+    rec["opened"] = []
+    with pytest.raises(InputError) as err:
+        validate(handler, to_bytes(objs))
+    problems = {(p.line, p.field): p.reason for p in err.value.problems}
+    assert "not returned by any query" in problems[(5, "opened.0")]
+    assert "list the ids this record opened" in problems[(7, "opened")]
+    assert "was not opened" in problems[(objs.index(rec) + 1, "selected_source")]
+    # a valid file's openings go through the world's open (logged), once per opened id
+    from lemmata.benchmarks.re2math.scholar.artifact import MaterialisationLog
+    from lemmata.benchmarks.re2math.assessment import assess
+    from lemmata.benchmarks.re2math.submission import Record, parse_submission
+
+    header, records = parse_submission(parse_envelope(example.read_bytes(), "ex.jsonl"))
+    rows = handler.resources.rows("re2math-1.0.0", "eval200/test")
+    log = MaterialisationLog()
+    for _, r in records[:5]:
+        assess(rows[r.instance_id], r, header, handler.resources.artifact(WORLD), log,
+               handler.resources.identity(WORLD), "offline")
+    assert [e.record_id for e in log.events] == [o for _, r in records[:5] for o in r.opened]
+    assert all(e.artifact_id == WORLD for e in log.events) and isinstance(records[0][1], Record)
+
+
+def test_superseded_v1_results_and_budgets_never_rank_together(handler, example, tmp_path, monkeypatch):
+    """1.0.0 results still score and audit, are flagged superseded and form their own group; budgets and the
+    paper's reported rows never share a ranked table with the 2.0.0 paper-protocol rows."""
+    from lemmata.benchmarks.re2math.reported import reported_results
+    from lemmata.benchmarks.re2math.scoring import year_cutoff
+    from lemmata.space.board import BoardQuery, build_view, load_rows
+    from lemmata.space.tables import superseded_badge
+
+    current = score(handler, example.read_bytes())
+    objs = lines_of(example)
+    art = handler.resources.artifact(V1)
+    rows = handler.resources.rows("re2math-1.0.0", "eval200/test")
+    old = [dict(objs[0], retrieval_artifact=V1)]
+    for rec in objs[1:]:
+        q = rec["queries"][0]["text"]
+        old.append({"instance_id": rec["instance_id"], "anchor": rec.get("anchor"),
+                    "queries": [{"text": q, "candidates": art.search(q, year_cutoff(art, rows[rec["instance_id"]]),
+                                                                      20).ids()}],
+                    "selected_source": None, "statement": None})  # 1.0.0 files need not list openings
+    v1 = score(handler, to_bytes(old))
+    assert v1.flags["superseded_by"] == WORLD and any(n.startswith("Superseded") for n in v1.notes)
+    assert v1.main.metric == "OfflineToolAcc" and v1.frozen.group_key() != current.frozen.group_key()
+    assert superseded_badge(v1.flags) and not superseded_badge(current.flags)
+    assert handler.audit(v1, v1.items[0]["instance_id"], None).sections
+    reported = reported_results()
+    assert reported and all(r.main.metric == "ToolAcc" for r in reported)  # the paper's rows keep the paper's name
+    store = Store(tmp_path / "store")
+    for r in [current, v1, *reported]:
+        store.add_result(r)
+    board = load_rows(store)
+    for track in {r.track for r in board if r.benchmark == "re2math"}:
+        view = build_view(board, BoardQuery(benchmark="re2math", track=track))
+        for group in view.groups:
+            assert len({(r.frozen["retrieval_artifact"], r.kind, r.metric) for r in group.rows}) == 1
+    by_id = {r.result_id: r for r in board}
+    assert by_id[v1.result_id].flags["superseded_by"] == WORLD and not by_id[current.result_id].flags.get(
+        "superseded_by")
