@@ -207,7 +207,7 @@ def test_tampered_trajectories_are_rejected_with_line_query_and_field(handler, e
     objs[5]["queries"][0]["candidates"].pop()
     objs[7]["queries"][0]["candidates"][2] = "src-000000000000"
     objs[9]["queries"].append({"text": "spectral gap of the laplacian", "candidates": []})
-    objs[11]["queries"][0]["text"] += " harmonic"
+    objs[11]["queries"][0]["text"] = "spectral gap of the laplacian on compact riemannian manifolds"
     with pytest.raises(InputError) as err:
         validate(handler, to_bytes(objs))
     by_line = {p.line: p for p in err.value.problems}
