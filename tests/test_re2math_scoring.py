@@ -228,8 +228,9 @@ def test_selected_source_must_be_among_the_returned_candidates(handler, example)
     rec["selected_source"] = other
     with pytest.raises(InputError) as err:
         validate(handler, to_bytes(objs))
-    (problem,) = err.value.problems
-    assert (problem.line, problem.field) == (3, "selected_source") and "not returned by any query" in problem.reason
+    problems = {(p.line, p.field): p.reason for p in err.value.problems}
+    assert "not returned by any query" in problems[(3, "selected_source")]
+    assert len(problems) == 1 and len(err.value.problems) == 2  # nor was it opened (same line and field)
 
 
 def test_a_one_byte_change_to_the_artifact_is_caught(tmp_path, re2math_release, artifacts_root, example):
@@ -349,13 +350,14 @@ def test_audit_shows_context_trajectory_and_every_verdict(handler, example, judg
     data = example.read_bytes()
     result = score(handler, data, judge=None, judge_dir=judged[0])
     validated = validate(handler, data)
-    item = next(i for i in result.items if i["ground"]["by"] == "judge")
+    item = next(i for i in result.items if i["suff"]["by"] == "judge")
     view = handler.audit(result, item["instance_id"], validated)
     titles = [t for t, _ in view.sections]
     assert titles[0] == "Input (raw track, m = 5)" and "## Target theorem" in view.sections[0][1]
     body = dict(view.sections)
     assert "**Query 0:**" in body["Queries and candidates"] and "← selected" in body["Queries and candidates"]
-    assert item["ground"]["reason"] in body["Verdicts"] and "**Suff**" in body["Verdicts"]
+    assert item["suff"]["reason"] in body["Verdicts"] and item["ground"]["reason"] in body["Verdicts"]
+    assert "**OfflineToolAcc**" in body["Verdicts"] and "`" in body["Opened"]
     assert "**AnchorMatch**" in body["Verdicts"]
     bare = handler.audit(result, item["instance_id"], None)
     assert "not available" in dict(bare.sections)["Submission"]
