@@ -37,6 +37,27 @@ def re2math_release(releases_root) -> Path:
     return Re2MathBuilder().build(releases_root, quiet=True)
 
 
+@pytest.fixture(scope="session")
+def distractor_release(releases_root) -> Path:
+    """The math-arxiv-meta distractor release (the 2.0.0 world's haystack), built once per session."""
+    from lemmata.benchmarks.math_arxiv_meta.builder import MathArxivMetaBuilder
+
+    return MathArxivMetaBuilder().build(releases_root, quiet=True)
+
+
+@pytest.fixture(scope="session")
+def scholar_artifacts(tmp_path_factory, re2math_release, distractor_release) -> Path:
+    """Both offline Re2Math artifacts, built once per session: the 2.0.0 world (what submissions use) and 1.0.0
+    (superseded, still audits). Read-only: a test that tampers copies the folder first."""
+    from lemmata.benchmarks.re2math.scholar.artifact import build_artifact
+    from lemmata.benchmarks.re2math.scholar.world import build_world
+
+    root = tmp_path_factory.mktemp("scholar-artifacts")
+    build_artifact(re2math_release, root)
+    build_world(re2math_release, distractor_release, root)
+    return root
+
+
 @pytest.fixture
 def re2math_sources_copy(tmp_path) -> Path:
     """A writable copy of the verified raw Re2Math sources, for tests that tamper with them."""

@@ -63,14 +63,35 @@ def artifacts_root(tmp_path_factory, re2math_release) -> Path:
 
 
 @pytest.fixture(scope="module")
-def example(tmp_path_factory, re2math_release, artifacts_root) -> bytes:
-    import runpy
+def example(re2math_release, artifacts_root) -> bytes:
+    """A 1.0.0 submission made as the example script made it before 2.0.0 (one query, the first admissible
+    candidate with a frozen statement): 1.0.0 is superseded but still scores, through the protocol alone."""
+    import json
 
-    script = runpy.run_path(str(ROOT / "submissions" / "re2math" / "make_example_re2math.py"))
-    out = tmp_path_factory.mktemp("example") / "example-re2math.jsonl"
-    assert script["main"](["--out", str(out), "--releases-root", str(re2math_release.parent),
-                           "--artifacts-root", str(artifacts_root)]) == 0
-    return out.read_bytes()
+    from lemmata.benchmarks.re2math.resources import Resources
+    from lemmata.benchmarks.re2math.scholar.identity import year_cutoff
+
+    resources = Resources(releases_root=re2math_release.parent, artifacts_root=artifacts_root, build_missing=False)
+    artifact = resources.artifact(art.artifact_id())
+    header = {"format": "lemmata-submission/1", "benchmark": "re2math", "release": "re2math-1.0.0",
+              "split": "eval200/test", "track": "raw", "window": 5, "model": {"name": "protocol example"},
+              "retrieval_artifact": artifact.artifact_id, "flags": {"tuned_on_pool": False,
+                                                                     "used_external_tools": False}}
+    lines = [header]
+    for row in resources.rows("re2math-1.0.0", "eval200/test").values():
+        query = " ".join(row["x"]["global_context"]["target_theorem"].split())[:2000]
+        result = artifact.search(query, year_cutoff(artifact, row), 20, instance_id=row["instance_id"])
+        selected, statement = None, None
+        for c in result.candidates:
+            if is_citing_paper(c, row):
+                continue
+            opened = artifact.materialise(c.id)
+            if opened.statements:
+                selected, statement = c.id, opened.statements[0].latex
+                break
+        lines.append({"instance_id": row["instance_id"], "queries": [{"text": query, "candidates": result.ids()}],
+                      "opened": [selected] if selected else [], "selected_source": selected, "statement": statement})
+    return "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in lines).encode("utf-8")
 
 
 def _handler(re2math_release, artifacts_root) -> Re2MathHandler:

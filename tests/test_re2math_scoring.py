@@ -29,13 +29,14 @@ EXAMPLE = ROOT / "submissions" / "re2math" / "example-re2math-bm25-raw-m5.jsonl"
 RECEIVED = "2026-11-21"
 
 
-@pytest.fixture(scope="module")
-def artifacts_root(tmp_path_factory, re2math_release) -> Path:
-    from lemmata.benchmarks.re2math.scholar.artifact import build_artifact
+WORLD = "re2math-scholar-offline-2.0.0"
+V1 = "re2math-scholar-offline-1.0.0"
 
-    root = tmp_path_factory.mktemp("artifacts")
-    build_artifact(re2math_release, root)
-    return root
+
+@pytest.fixture(scope="module")
+def artifacts_root(scholar_artifacts) -> Path:
+    """Both offline artifacts (built once per session, see ``conftest.scholar_artifacts``)."""
+    return scholar_artifacts
 
 
 @pytest.fixture(scope="module")
@@ -101,27 +102,33 @@ def test_shipped_example_is_what_the_documented_procedure_produces(example):
 def test_example_scores_offline_with_judge_metrics_pending(handler, example):
     result = score(handler, example.read_bytes())
     assert result.kind == "scored" and result.benchmark == "re2math" and result.track == "raw"
-    assert result.frozen.retrieval_artifact == "re2math-scholar-offline-1.0.0"
-    assert result.frozen.scoring_artifact == "re2math-judge:none:anchor.v1+ground.v1+suff.v1"
+    assert result.frozen.retrieval_artifact == WORLD
+    assert result.frozen.scoring_artifact == "re2math-judge:none:anchor.v1+suff.v2"
+    assert result.main.metric == "OfflineToolAcc" and "ToolAcc" not in result.metrics  # never the paper's name
+    assert result.flags["frozen_kind"] == "offline" and "superseded_by" not in result.flags
     assert result.frozen.date == RECEIVED and result.status == "pending_oracle"
     assert len(result.items) == 200 and result.pending > 0
     cite = result.metrics["CiteRecall@20"]
     assert cite["pending"] == 0 and cite["final"] and 0 < cite["count"] < 200
     assert cite["count"] == sum(1 for i in result.items if i["cite_rank"] is not None)
-    tool = result.metrics["ToolAcc"]
+    tool = result.metrics["OfflineToolAcc"]
     assert tool["count"] == 0 and tool["pending"] > 0 and not tool["final"]
+    assert {"SourceAcc", "SuffRate", "AbstentionRate", "CiteRecall@20"} <= set(result.metrics)
+    assert result.metrics["SourceAcc"]["count"] == sum(i["source_match"] == "cited" for i in result.items)
     assert result.main.value is None and result.main.interval is None  # never a number while pending
-    judged = [i for i in result.items if i["ground"]["by"] == "pending"]
-    assert judged and all(i["tool_acc"] == "pending" for i in judged)
-    settled = [i for i in result.items if i["ground"]["verdict"] == "abstain"]
-    assert all(i["tool_acc"] == "no" for i in settled)
+    # offline, grounded is source identity (a rule); only Suff waits for the judge
+    assert all(i["ground"]["by"] == "rule" for i in result.items)
+    waiting = [i for i in result.items if i["ground"]["verdict"] == "yes"]
+    assert all(i["tool_acc"] == "pending" for i in waiting)
+    settled = [i for i in result.items if i["ground"]["verdict"] in ("abstain", "no")]
+    assert settled and all(i["tool_acc"] == "no" for i in settled)
     assert "OracleCoverage" not in result.metrics
 
 
 def test_cite_rank_uses_the_artifact_and_the_matcher(handler, example):
     result = score(handler, example.read_bytes())
     records = {r["instance_id"]: r for r in lines_of(example)[1:]}
-    artifact = handler.resources.artifact("re2math-scholar-offline-1.0.0")
+    artifact = handler.resources.artifact(WORLD)
     for item in result.items:
         cited = artifact.attribution(item["instance_id"]).record_id
         cands = records[item["instance_id"]]["queries"][0]["candidates"]
@@ -146,14 +153,13 @@ def test_live_judge_fills_the_cache_and_a_rescore_makes_no_calls(handler, exampl
     cached_only = score(handler, data, judge=None, judge_dir=judge_dir)
     assert without_scored_at(first) == without_scored_at(again) == without_scored_at(cached_only)
     assert first.result_id == again.result_id == cached_only.result_id
-    assert first.frozen.scoring_artifact == "re2math-judge:chat:judge-model:anchor.v1+ground.v1+suff.v1"
+    assert first.frozen.scoring_artifact == "re2math-judge:chat:judge-model:anchor.v1+suff.v2"
     assert first.provenance["scoring_artifact"]["judge"]["model"] == "judge-model"
-    # the protocol judge says yes to statements found verbatim in the source: the example takes its
-    # statement from the source's frozen text, so every answered Ground is yes
-    answered = [i for i in first.items if i["ground"]["by"] == "judge"]
-    assert answered and all(i["ground"]["verdict"] == "yes" for i in answered)
-    assert all(i["suff"]["by"] == "judge" for i in answered)
-    tool = first.metrics["ToolAcc"]
+    # Suff is asked of every record with a statement (not only grounded ones), with no anchor in the prompt
+    with_statement = [i for i in first.items if i["ground"]["verdict"] != "abstain"]
+    assert with_statement and all(i["suff"]["by"] == "judge" for i in with_statement)
+    assert first.metrics["SuffRate"]["count"] == sum(i["suff"]["verdict"] == "yes" for i in first.items)
+    tool = first.metrics["OfflineToolAcc"]
     assert tool["count"] == sum(i["tool_acc"] == "yes" for i in first.items) and tool["final"]
     assert first.metrics["AnchorAcc"]["pending"] == 0
     assert all(i["anchor_match"]["verdict"] in ("yes", "uncertain", "abstain") for i in first.items)
@@ -173,16 +179,17 @@ def test_oracle_run_is_judged_against_the_cited_source(handler, example, judged,
     shutil.copytree(judged[0], tmp_path / "j")
     objs = lines_of(example)
     objs[0]["oracle_run"] = True
-    artifact = handler.resources.artifact("re2math-scholar-offline-1.0.0")
-    for rec in objs[1:]:
-        cited = artifact.materialise(artifact.attribution(rec["instance_id"]).record_id)
-        rec["oracle_statement"] = cited.statements[0].latex if cited.statements else None
+    rows = handler.resources.rows("re2math-1.0.0", "eval200/test")
+    for i, rec in enumerate(objs[1:]):  # half the oracle statements are the reference (the protocol judge's yes)
+        ref = rows[rec["instance_id"]]["y"]["reference_tool_latex"].strip()
+        rec["oracle_statement"] = ref if i % 2 == 0 else "A statement about something else."
     with ChatServer() as server:
         result = score(handler, to_bytes(objs), judge=ChatJudge(server.config()), judge_dir=tmp_path / "j")
     assert result.metrics["OracleCoverage"]["count"] == 200
-    oracle = result.metrics["Oracle ToolAcc"]
-    assert oracle["total"] == 200 and oracle["pending"] == 0 and oracle["count"] > 0
-    assert result.metrics["DeltaToOracle"] == pytest.approx(oracle["rate"] - result.metrics["ToolAcc"]["rate"])
+    oracle = result.metrics["Oracle OfflineToolAcc"]
+    assert oracle["total"] == 200 and oracle["pending"] == 0 and oracle["count"] == 100
+    assert "Oracle ToolAcc" not in result.metrics
+    assert result.metrics["DeltaToOracle"] == pytest.approx(oracle["rate"] - result.metrics["OfflineToolAcc"]["rate"])
 
 
 # -- integrity: tampered trajectories, tampered artifact, citing paper ----------------------------------------
@@ -194,16 +201,18 @@ def test_tampered_trajectories_are_rejected_with_line_query_and_field(handler, e
     objs[5]["queries"][0]["candidates"].pop()
     objs[7]["queries"][0]["candidates"][2] = "src-000000000000"
     objs[9]["queries"].append({"text": "spectral gap of the laplacian", "candidates": []})
-    objs[11]["queries"][0]["text"] += " harmonic"
+    objs[11]["queries"][0]["text"] = "spectral gap of the laplacian on compact riemannian manifolds"
     with pytest.raises(InputError) as err:
         validate(handler, to_bytes(objs))
     by_line = {p.line: p for p in err.value.problems}
     assert by_line[4].field == "queries.0.candidates.0" and "replayed query 0 differs" in by_line[4].reason
     assert by_line[6].field.startswith("queries.0.candidates.") and "returns" in by_line[6].reason
     assert by_line[8].field == "queries.0.candidates.2" and "not a record of retrieval artifact" in by_line[8].reason
-    assert by_line[10].field.startswith("queries.1.candidates.")
+    on_10 = {p.field: p.reason for p in err.value.problems if p.line == 10}
+    assert any(f.startswith("queries.1.candidates.") for f in on_10)
+    assert "exceed the declared budget max_queries=1" in on_10["queries"]  # the paper protocol: one query
     assert by_line[12].field.startswith("queries.0.candidates.")
-    assert len(err.value.problems) == 5
+    assert len(err.value.problems) == 6
 
 
 def test_selected_source_must_be_among_the_returned_candidates(handler, example):
@@ -213,19 +222,20 @@ def test_selected_source_must_be_among_the_returned_candidates(handler, example)
     rec["selected_source"] = other
     with pytest.raises(InputError) as err:
         validate(handler, to_bytes(objs))
-    (problem,) = err.value.problems
-    assert (problem.line, problem.field) == (3, "selected_source") and "not returned by any query" in problem.reason
+    problems = {(p.line, p.field): p.reason for p in err.value.problems}
+    assert "not returned by any query" in problems[(3, "selected_source")]
+    assert len(problems) == 1 and len(err.value.problems) == 2  # nor was it opened (same line and field)
 
 
 def test_a_one_byte_change_to_the_artifact_is_caught(tmp_path, re2math_release, artifacts_root, example):
     copy = tmp_path / "artifacts"
     shutil.copytree(artifacts_root, copy)
-    records = copy / "re2math-scholar-offline-1.0.0" / "records.jsonl"
+    records = copy / WORLD / "attributions.jsonl"
     data = bytearray(records.read_bytes())
     data[100] = ord("X") if data[100] != ord("X") else ord("Y")
     records.write_bytes(bytes(data))
     tampered = Re2MathHandler(releases_root=re2math_release.parent, artifacts_root=copy, build_missing=False)
-    with pytest.raises(InputError, match="records.jsonl"):
+    with pytest.raises(InputError, match="attributions.jsonl"):
         validate(tampered, example.read_bytes())
 
 
@@ -233,25 +243,28 @@ def test_selecting_the_citing_paper_is_ground_no_with_its_reason(handler, exampl
     shutil.copytree(judged[0], tmp_path / "j")
     objs = lines_of(example)
     rows = handler.resources.rows("re2math-1.0.0", "eval200/test")
-    artifact = handler.resources.artifact("re2math-scholar-offline-1.0.0")
+    artifact = handler.resources.artifact(WORLD)
     rec = objs[1]
     row = rows[rec["instance_id"]]
-    own = f"paper-{row['paper_key']}"
+    own = artifact.attribution(rec["instance_id"]).citing_record_id
     title = artifact.record(own).title
     from lemmata.benchmarks.re2math.scoring import year_cutoff
 
     got = artifact.search(title, year_cutoff(artifact, row), 20).ids()
     assert own in got
     rec["queries"].append({"text": title, "candidates": got})
+    objs[0]["max_queries"] = 2  # a second query is a declared, larger budget
+    rec["opened"] = [own]
     rec["selected_source"], rec["statement"] = own, "Any statement at all."
     with ChatServer() as server:
         result = score(handler, to_bytes(objs), judge=ChatJudge(server.config()), judge_dir=tmp_path / "j")
         asked = [json.dumps(r) for r in server.requests]
-    assert asked == []  # the citing paper settles Ground by rule; everything else was already judged
+    assert result.track == "raw-q2o1"  # ranked in its own budget group
+    # Ground is settled by rule; offline, Suff alone is asked of the statement (the gap and the statement only)
+    assert all("Rubric suff.v2" in body for body in asked if "Any statement at all." in body)
     item = next(i for i in result.items if i["instance_id"] == rec["instance_id"])
     assert item["citing_paper"] and item["ground"]["verdict"] == "no" and item["ground"]["by"] == "rule"
     assert "citing paper" in item["ground"]["reason"] and item["tool_acc"] == "no"
-    assert not any("Any statement at all." in body for body in asked)  # no judge was asked about it
 
 
 # -- bad input ---------------------------------------------------------------------------------------------
@@ -331,13 +344,14 @@ def test_audit_shows_context_trajectory_and_every_verdict(handler, example, judg
     data = example.read_bytes()
     result = score(handler, data, judge=None, judge_dir=judged[0])
     validated = validate(handler, data)
-    item = next(i for i in result.items if i["ground"]["by"] == "judge")
+    item = next(i for i in result.items if i["suff"]["by"] == "judge")
     view = handler.audit(result, item["instance_id"], validated)
     titles = [t for t, _ in view.sections]
     assert titles[0] == "Input (raw track, m = 5)" and "## Target theorem" in view.sections[0][1]
     body = dict(view.sections)
     assert "**Query 0:**" in body["Queries and candidates"] and "← selected" in body["Queries and candidates"]
-    assert item["ground"]["reason"] in body["Verdicts"] and "**Suff**" in body["Verdicts"]
+    assert item["suff"]["reason"] in body["Verdicts"] and item["ground"]["reason"] in body["Verdicts"]
+    assert "**OfflineToolAcc**" in body["Verdicts"] and "`" in body["Opened"]
     assert "**AnchorMatch**" in body["Verdicts"]
     bare = handler.audit(result, item["instance_id"], None)
     assert "not available" in dict(bare.sections)["Submission"]
@@ -465,3 +479,119 @@ def test_the_cli_refuses_a_flipped_verdict_and_stores_nothing(tmp_path, handler,
     assert code != 0 and "verdicts.jsonl" in err and "'entry_sha256'" in err
     assert not (tmp_path / "r.json").exists()
     assert not store.exists() or not list((store / "results").rglob("*.json"))
+
+
+# -- offline semantics, budgets, openings, grouping ------------------------------------------------------------
+
+def test_offline_headline_never_carries_the_papers_name():
+    from lemmata.benchmarks.re2math.semantics import HEADLINES, PAPER_METRIC, headline
+
+    off, live = headline("offline"), headline("live")
+    assert off.metric != PAPER_METRIC and off.label != live.label and not off.label.startswith(PAPER_METRIC + " ")
+    assert live.metric == PAPER_METRIC and set(HEADLINES) == {"offline", "live"}
+
+
+def test_suff_v2_shows_no_anchor_and_v1_still_loads(handler):
+    from lemmata.benchmarks.re2math.judging import suff_question
+    from lemmata.oracles.judge import load_rubric
+
+    v1, v2 = load_rubric("suff", 1), load_rubric("suff", 2)
+    assert "anchor_hint" in v1.fields and "anchor_hint" not in v2.fields
+    assert "INTENDED NEXT STEP" not in v2.user and "anchor" not in v2.user.lower()
+    row = next(r for r in handler.resources.rows("re2math-1.0.0", "eval200/test").values()
+               if len((r["x"].get("anchor_hint") or "").strip()) > 40)
+    q = suff_question(row, "rec-000001", "Some statement.", version=2)
+    shown = " ".join(m["content"] for m in v2.render(q.values))
+    assert row["x"]["anchor_hint"].strip() not in shown
+
+
+def test_budget_is_declared_enforced_and_names_the_track(handler, example):
+    objs = lines_of(example)
+    rec = objs[2]
+    extra = {"text": "harmonic maps", "candidates": []}
+    rec["queries"].append(extra)
+    rec["opened"] = rec["opened"] + rec["queries"][0]["candidates"][1:2]
+    with pytest.raises(InputError) as err:
+        validate(handler, to_bytes(objs))
+    fields = {p.field for p in err.value.problems if p.line == 3}
+    assert {"queries", "opened"} <= fields
+    assert any("max_queries=1" in p.reason for p in err.value.problems)
+    # declaring the budget makes the same trajectory valid (after a true replay) and ranks it apart
+    artifact = handler.resources.artifact(WORLD)
+    from lemmata.benchmarks.re2math.scoring import year_cutoff
+
+    row = handler.resources.rows("re2math-1.0.0", "eval200/test")[rec["instance_id"]]
+    extra["candidates"] = artifact.search(extra["text"], year_cutoff(artifact, row), 20).ids()
+    objs[0].update(max_queries=2, max_opens=2)
+    validated = validate(handler, to_bytes(objs))
+    assert validated.track == "raw-q2o2"
+    with pytest.raises(InputError) as err:
+        validate(handler, to_bytes([dict(objs[0], max_queries=0)] + objs[1:]))
+    assert err.value.problems[0].field == "header.max_queries"
+
+
+def test_openings_are_replayed_and_required_on_the_world(handler, example):
+    objs = lines_of(example)
+    other = next(c for r in objs[1:] for c in r["queries"][0]["candidates"] if c not in objs[4]["queries"][0]["candidates"])
+    objs[4]["opened"] = [other]
+    del objs[6]["opened"]
+    rec = next(r for r in objs[7:] if r["statement"] is not None)
+    rec["opened"] = []
+    with pytest.raises(InputError) as err:
+        validate(handler, to_bytes(objs))
+    problems = {(p.line, p.field): p.reason for p in err.value.problems}
+    assert "not returned by any query" in problems[(5, "opened.0")]
+    assert "list the ids this record opened" in problems[(7, "opened")]
+    assert "was not opened" in problems[(objs.index(rec) + 1, "selected_source")]
+    # a valid file's openings go through the world's open (logged), once per opened id
+    from lemmata.benchmarks.re2math.scholar.artifact import MaterialisationLog
+    from lemmata.benchmarks.re2math.assessment import assess
+    from lemmata.benchmarks.re2math.submission import Record, parse_submission
+
+    header, records = parse_submission(parse_envelope(example.read_bytes(), "ex.jsonl"))
+    rows = handler.resources.rows("re2math-1.0.0", "eval200/test")
+    log = MaterialisationLog()
+    for _, r in records[:5]:
+        assess(rows[r.instance_id], r, header, handler.resources.artifact(WORLD), log,
+               handler.resources.identity(WORLD), "offline")
+    assert [e.record_id for e in log.events] == [o for _, r in records[:5] for o in r.opened]
+    assert all(e.artifact_id == WORLD for e in log.events) and isinstance(records[0][1], Record)
+
+
+def test_superseded_v1_results_and_budgets_never_rank_together(handler, example, tmp_path, monkeypatch):
+    """1.0.0 results still score and audit, are flagged superseded and form their own group; budgets and the
+    paper's reported rows never share a ranked table with the 2.0.0 paper-protocol rows."""
+    from lemmata.benchmarks.re2math.reported import reported_results
+    from lemmata.benchmarks.re2math.scoring import year_cutoff
+    from lemmata.space.board import BoardQuery, build_view, load_rows
+    from lemmata.space.tables import superseded_badge
+
+    current = score(handler, example.read_bytes())
+    objs = lines_of(example)
+    art = handler.resources.artifact(V1)
+    rows = handler.resources.rows("re2math-1.0.0", "eval200/test")
+    old = [dict(objs[0], retrieval_artifact=V1)]
+    for rec in objs[1:]:
+        q = rec["queries"][0]["text"]
+        old.append({"instance_id": rec["instance_id"], "anchor": rec.get("anchor"),
+                    "queries": [{"text": q, "candidates": art.search(q, year_cutoff(art, rows[rec["instance_id"]]),
+                                                                      20).ids()}],
+                    "selected_source": None, "statement": None})  # 1.0.0 files need not list openings
+    v1 = score(handler, to_bytes(old))
+    assert v1.flags["superseded_by"] == WORLD and any(n.startswith("Superseded") for n in v1.notes)
+    assert v1.main.metric == "OfflineToolAcc" and v1.frozen.group_key() != current.frozen.group_key()
+    assert superseded_badge(v1.flags) and not superseded_badge(current.flags)
+    assert handler.audit(v1, v1.items[0]["instance_id"], None).sections
+    reported = reported_results()
+    assert reported and all(r.main.metric == "ToolAcc" for r in reported)  # the paper's rows keep the paper's name
+    store = Store(tmp_path / "store")
+    for r in [current, v1, *reported]:
+        store.add_result(r)
+    board = load_rows(store)
+    for track in {r.track for r in board if r.benchmark == "re2math"}:
+        view = build_view(board, BoardQuery(benchmark="re2math", track=track))
+        for group in view.groups:
+            assert len({(r.frozen["retrieval_artifact"], r.kind, r.metric) for r in group.rows}) == 1
+    by_id = {r.result_id: r for r in board}
+    assert by_id[v1.result_id].flags["superseded_by"] == WORLD and not by_id[current.result_id].flags.get(
+        "superseded_by")

@@ -27,13 +27,6 @@ PARQUET = "data/default/train-00000-of-00001.parquet"
 
 
 @pytest.fixture(scope="session")
-def distractor_release(releases_root) -> Path:
-    from lemmata.benchmarks.math_arxiv_meta.builder import MathArxivMetaBuilder
-
-    return MathArxivMetaBuilder().build(releases_root, quiet=True)
-
-
-@pytest.fixture(scope="session")
 def world_dir(re2math_release, distractor_release, tmp_path_factory) -> Path:
     from lemmata.benchmarks.re2math.scholar.world import build_world
 

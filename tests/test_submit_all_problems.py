@@ -147,13 +147,10 @@ def test_a_handler_that_drops_the_envelope_problems_cannot_accept_the_file(monke
 # -- Re²Math and TaoBench (their fixtures build a release and an artifact) --------------------------------------
 
 @pytest.fixture(scope="module")
-def re2math_handler(tmp_path_factory, re2math_release):
-    from lemmata.benchmarks.re2math.scholar.artifact import build_artifact
+def re2math_handler(re2math_release, scholar_artifacts):
     from lemmata.benchmarks.re2math.scoring import Re2MathHandler
 
-    root = tmp_path_factory.mktemp("artifacts")
-    build_artifact(re2math_release, root)
-    return Re2MathHandler(releases_root=re2math_release.parent, artifacts_root=root, build_missing=False)
+    return Re2MathHandler(releases_root=re2math_release.parent, artifacts_root=scholar_artifacts, build_missing=False)
 
 
 def test_re2math_issue_example(re2math_handler):

@@ -28,6 +28,13 @@ Definitions (rates over all instances unless a population is named):
   support* (Ground not ``yes``), *grounded but insufficient* (Ground ``yes``, Suff
   not ``yes``) and *success*; hence grounded-but-insufficient = GroundRate − ToolAcc.
 
+Offline companions (:func:`offline_rates`; see the metric card for when the
+headline is *OfflineToolAcc* instead of ToolAcc):
+
+* **SourceAcc** — the selected source is the cited source.
+* **SuffRate** — Suff is ``yes`` (Suff asked of every record with a statement).
+* **AbstentionRate** — no source or no statement (Ground ``abstain``).
+
 Every rate's interval resamples citing papers (``paper_key``) within that
 metric's own population, seeded, as the paper's evaluation code does.
 """
@@ -302,3 +309,31 @@ def tool_acc_report(
         alt_source_tool_acc=alt_tool, alt_source_success_rate=alt_share,
         failure_decomposition=_decompose(records),
     )
+
+
+def offline_rates(
+    verdicts: Iterable[InstanceVerdicts | Mapping[str, Any]],
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, MetricResult]:
+    """SourceAcc, SuffRate and AbstentionRate, reported beside OfflineToolAcc, with the same intervals.
+
+    >>> rows = [dict(instance_id=str(i), paper_key=f"p{i}", domain="d", ground=g, suff=s, cite_rank=None,
+    ...              selected_source=m, oracle_evaluable=False) for i, (g, s, m) in
+    ...         enumerate([("yes", "yes", "cited"), ("no", "yes", "alternative"), ("abstain", "abstain", "none"),
+    ...                    ("yes", "pending", "cited")])]
+    >>> {k: (m.count, m.pending) for k, m in offline_rates(rows, n_resamples=50).items()}
+    {'SourceAcc': (2, 0), 'SuffRate': (2, 1), 'AbstentionRate': (1, 0)}
+    """
+    records = _coerce(verdicts)
+    source = np.array([r.selected_source == "cited" for r in records])
+    suff = np.array([r.suff == "yes" for r in records])
+    abstain = np.array([r.ground == "abstain" for r in records])
+    positive = np.stack([source, suff, abstain], axis=1)
+    pending = np.stack([np.array([r.selected_source == "pending" for r in records]),
+                        np.array([r.suff == "pending" for r in records]), np.zeros_like(abstain)], axis=1)
+    names = ["SourceAcc", "SuffRate", "AbstentionRate"]
+    out = summarize_rates(names, positive, pending=pending, papers=[r.paper_key for r in records],
+                          domains=[r.domain for r in records], n_resamples=n_resamples, seed=seed)
+    return dict(zip(names, out))

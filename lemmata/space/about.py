@@ -49,6 +49,17 @@ available are *pending*: they count as not yet scored, never as correct, and the
 **Corrections are new versions.** Stored results are never edited. A rescore that changes anything
 stores a new version that supersedes the old one; both stay in the store and in the export.
 
+**Re²Math offline vs the paper's ToolAcc.** The paper's ToolAcc judges Ground against the selected
+source's full text. Submissions scored here search an offline retrieval artifact, which has no source full
+text, so their headline is **OfflineToolAcc (source identity ∧ Suff)**: grounded means the selected source
+is the cited source by the source-identity matcher, and Suff is judged from the gap and the statement alone
+(no source text, no anchor hint). It is shown with CiteRecall@20, SourceAcc, SuffRate and AbstentionRate,
+and it is never labelled ToolAcc; only the paper's reported rows carry that name. Re²Math tracks also name
+their budget: the paper protocol (one query, at most one source opened, lists of 20) is the plain track, and
+a declared larger budget is its own track (for example `raw-q3o5`). Results on
+`re2math-scholar-offline-1.0.0` carry a <span class="lm-badge lm-superseded">superseded</span> badge and are
+ranked apart from `re2math-scholar-offline-2.0.0`.
+
 **Ties share a rank**; the interval next to each score (its kind is shown on hover) says how much the
 number could move with a different sample of items.
 

@@ -57,6 +57,7 @@ class BoardRow:
     breakdowns: dict[str, Any]
     notes: tuple[str, ...]
     main_detail: dict[str, Any] = field(default_factory=dict)
+    flags: dict[str, Any] = field(default_factory=dict)
     hidden: bool = False
     rank: int | None = None
     #: why the stored file failed its integrity check (then the row carries no numbers), else None

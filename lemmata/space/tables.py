@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from lemmata.metrics.glossary import describe
 from lemmata.space.board import BoardGroup, BoardRow, BoardView, parse_sort
@@ -85,6 +86,20 @@ def kind_badge(kind: str) -> str:
         return '<span class="lm-badge lm-reported">reported</span>'
     return '<span class="lm-badge lm-scored">scored here</span>'
 
+
+def superseded_badge(flags: Mapping[str, Any]) -> str:
+    """A badge for a result on a superseded retrieval artifact (the scorer sets ``superseded_by``; a submitter's
+    header cannot: its flags are a closed model).
+
+    >>> superseded_badge({"superseded_by": "x-2.0.0"})
+    '<span class="lm-badge lm-superseded" title="superseded by x-2.0.0">superseded</span>'
+    >>> superseded_badge({})
+    ''
+    """
+    successor = flags.get("superseded_by")
+    if not successor:
+        return ""
+    return f'<span class="lm-badge lm-superseded" title="superseded by {esc(str(successor))}">superseded</span>'
 
 
 def pending_badge(pending: int, status: str) -> str:
@@ -237,7 +252,7 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
         cells = [
             f"<td>{r.rank if r.rank is not None else '–'}</td>",
             f'<td class="lm-model">{link(r.model_name, r.model_url)}{condition_badges(r)}{revision}</td>',
-            f'<td class="t">{kind_badge(r.kind)}</td>',
+            f'<td class="t">{kind_badge(r.kind)}{superseded_badge(r.flags)}</td>',
             f'<td><b>{value}</b>{printed_note(r, main_fmt)} {ci}{_interval_bar(r, lo_axis, hi_axis)}</td>',
             f"<td>{esc(n)}</td>",
             f"<td>{pending_badge(r.pending, r.status)}</td>",
@@ -328,6 +343,7 @@ BOARD_CSS = """
 .lm-reported { background: #fef3c7; color: #92400e; border-color: #fcd34d; }
 .lm-scored { background: #dcfce7; color: #166534; border-color: #86efac; }
 .lm-pending { background: #e0e7ff; color: #3730a3; border-color: #a5b4fc; }
+.lm-superseded { background: #f3f4f6; color: #374151; border-color: #d1d5db; margin-left: 0.25rem; }
 .lm-row-reported td { background: rgba(254, 243, 199, 0.18); }
 .lm-cond { background: #f1f5f9; color: #334155; border-color: #cbd5e1; font-weight: 500; margin-left: 0.3rem; }
 .lm-flag { background: #fee2e2; color: #991b1b; border-color: #fca5a5; margin-left: 0.3rem; }

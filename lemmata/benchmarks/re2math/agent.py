@@ -1,4 +1,9 @@
-"""A non-LLM Re²Math agent on the frozen offline artifact — a baseline, and a template for your own agent.
+"""A non-LLM Re²Math agent on the offline world 2.0.0 — a baseline, and a template for your own agent.
+
+It runs under the paper's budget by default — one query, at most one source
+opened, lists of 20 (:data:`MAX_QUERIES`, :data:`MAX_OPENED`) — against
+``re2math-scholar-offline-2.0.0``, where opening a record returns its
+bibliographic data and abstract, never a statement.
 
 For every instance it does what a retrieval-augmented assistant does, with no
 model in the loop, so every step is deterministic and easy to replace:
@@ -6,27 +11,29 @@ model in the loop, so every step is deterministic and easy to replace:
 1. **Write queries** from the proof state (:func:`make_queries`): the target
    theorem, the last local proof block and — on the assisted track — the
    anchor hint, each whitespace-normalised and clipped to
-   :data:`QUERY_CHARS` characters.
+   :data:`QUERY_CHARS` characters; the first ``max_queries`` are sent.
 2. **Search** the artifact once per query with the instance's year cutoff (the
    citing paper's ``publication_year``) and the scorer's list length (20),
    recording the candidate ids exactly as returned: the scorer replays them.
 3. **Rank sources** (:func:`admissible_sources`): fuse the candidate lists by
    reciprocal-rank fusion and drop the instance's own citing paper (selecting
    it settles Ground = no).
-4. **Materialise** the best source and **extract** the statement most similar
-   to the rendered proof state under BM25 (:func:`extract_statement`). A source
-   whose frozen text holds no theorem-like statement (most records of other
-   citing papers) is passed over for the next one, at most :data:`MAX_OPENED`
-   sources per instance; if none has a statement, the first is selected and
-   the statement left null (an abstention).
+4. **Open** the best sources, at most ``max_opens``, and **extract** the
+   statement most similar to the rendered proof state under BM25: a frozen
+   statement where the artifact serves them (1.0.0, :func:`extract_statement`),
+   else the closest sentence of the opened text's abstract
+   (:func:`extract_sentence`). The first opened source with something to
+   extract is selected; if none has, the first is selected and the statement
+   left null (an abstention).
 
 On the raw track the record also carries a planning *anchor* — here simply the
 last sentence of the last local proof block (:func:`raw_anchor`); the judge
 scores it against the hidden anchor hint (AnchorAcc).
 
 The output is a Re²Math submission (format v1, see ``submissions/re2math/``)
-that scores through the normal pipeline: CiteRecall@20 is computed from the
-recorded candidates; Ground and Suff need the judge and stay pending offline.
+that scores through the normal pipeline: CiteRecall@20 and SourceAcc are
+computed from the recorded trajectory; Suff needs the judge and stays pending
+without one.
 To build your own agent, replace steps 1, 3 and 4 (an LLM writing queries,
 reading the materialised text, and extracting a statement) and keep the rest.
 """
@@ -45,8 +52,10 @@ AGENT_NAME = "Lexical agent (BM25 query → top admissible source → BM25 state
 QUERY_CHARS = 1000
 #: candidates per query: the list length the scorer replays and CiteRecall@20 counts
 CANDIDATES_N = 20
-#: sources opened per instance at most, looking for one with a statement
-MAX_OPENED = 5
+#: queries per instance: the paper protocol's one
+MAX_QUERIES = 1
+#: sources opened per instance at most: the paper protocol's one
+MAX_OPENED = 1
 
 
 def clip(text: str, limit: int = QUERY_CHARS) -> str:
@@ -107,23 +116,50 @@ def extract_statement(materialisation: Any, proof_state: str) -> str | None:
     return next(s.latex for s in statements if s.id == best).strip() or None
 
 
-def solve(row: Mapping[str, Any], artifact: Any, *, track: str, window: int) -> dict[str, Any]:
-    """One instance end to end: the submission record (queries with their candidates, source, statement)."""
+def extract_sentence(text: str, proof_state: str) -> str | None:
+    """The sentence of an opened record's abstract closest to the proof state by BM25 (None without an abstract).
+
+    >>> extract_sentence("# T\\n\\n## Abstract\\nWe study graphs. Every planar graph is 4-colourable.", "planar colourable")
+    'Every planar graph is 4-colourable.'
+    """
+    import re
+
+    from lemmata.retrievers.bm25 import BM25Index
+
+    _, found, abstract = text.partition("## Abstract")
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", " ".join(abstract.split())) if s] if found else []
+    if not sentences:
+        return None
+    ids = [str(i) for i in range(len(sentences))]
+    hits = BM25Index(ids, sentences).search(proof_state, 1)
+    return clip(sentences[int(hits[0][0]) if hits else 0], 2000)
+
+
+def solve(row: Mapping[str, Any], artifact: Any, *, track: str, window: int, max_queries: int = MAX_QUERIES,
+          max_opens: int = MAX_OPENED) -> dict[str, Any]:
+    """One instance end to end: the submission record (queries with their candidates, openings, source, statement)."""
     from lemmata.benchmarks.re2math.render import render_instance
+    from lemmata.benchmarks.re2math.scholar.identity import year_cutoff
 
     iid = row["instance_id"]
-    cutoff = row["publication_year"]
-    results = [artifact.search(q, cutoff, CANDIDATES_N, instance_id=iid) for q in make_queries(row, track)]
+    cutoff = year_cutoff(artifact, row)
+    results = [artifact.search(q, cutoff, CANDIDATES_N, instance_id=iid)
+               for q in make_queries(row, track)[:max_queries]]
     sources = admissible_sources(results, row)
-    source, statement = (sources[0] if sources else None), None
+    source, statement, opened = (sources[0] if sources else None), None, []
     proof_state = render_instance(row, track, window)
-    for candidate in sources[:MAX_OPENED]:
-        statement = extract_statement(artifact.materialise(candidate, instance_id=iid), proof_state)
+    for candidate in sources[:max_opens]:
+        m = artifact.materialise(candidate, instance_id=iid)
+        opened.append(candidate)
+        found = getattr(m, "statements", ())
+        statement = extract_statement(m, proof_state) if found else extract_sentence(m.text, proof_state)
         if statement is not None:
             source = candidate
             break
+    if statement is None and source is not None and source not in opened and opened:
+        source = opened[0]
     record = {"instance_id": iid, "queries": [{"text": r.query, "candidates": r.ids()} for r in results],
-              "selected_source": source, "statement": statement}
+              "opened": opened, "selected_source": source, "statement": statement}
     if track == "raw":
         record["anchor"] = raw_anchor(row)
     return record
@@ -136,10 +172,11 @@ def run_agent(out_dir: str | Path, *, track: str = "assisted", split: str = "eva
     from lemmata.catalog import release_path
     from lemmata.benchmarks.re2math.meta import RE2MATH
     from lemmata.release.load import open_release
-    from lemmata.benchmarks.re2math.scholar.artifact import default_artifact
+    from lemmata.benchmarks.re2math.scholar.world import default_world
+    from lemmata.benchmarks.re2math.scholar.world_artifact import WorldArtifact
     from lemmata.formats.envelope import SUBMISSION_FORMAT
 
-    artifact = artifact or default_artifact(build=True)
+    artifact = artifact or WorldArtifact(default_world(build=True))
     config, _, config_split = split.partition("/")
     rows = open_release(release_path(RE2MATH)).rows(config, config_split)
     header = {
@@ -148,6 +185,7 @@ def run_agent(out_dir: str | Path, *, track: str = "assisted", split: str = "eva
         "model": {"name": AGENT_NAME, "revision": f"lemmata {__version__}"},
         "retrieval_artifact": artifact.artifact_id,
         "flags": {"tuned_on_pool": False, "used_external_tools": False},
+        "max_queries": MAX_QUERIES, "max_opens": MAX_OPENED,
         "notes": "Offline non-LLM baseline: lemmata.benchmarks.re2math.agent, reproduced by `lemmata baselines run "
                  f"agent --track {track} --split {split}`.",
     }

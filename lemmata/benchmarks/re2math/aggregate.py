@@ -6,6 +6,13 @@ bootstrap intervals, macros, per-domain, pending counts); a metric with a
 pending item is marked not final, and the main score stays empty until none
 is pending. Nothing here depends on when the result is computed except the
 evaluation date taken from ``received_at``.
+
+The headline's id and label come from the frozen tuple's kind
+(:func:`lemmata.benchmarks.re2math.semantics.headline`): on an offline
+retrieval artifact the result reports **OfflineToolAcc** (source identity ∧
+Suff) with CiteRecall@20, SourceAcc, SuffRate and AbstentionRate beside it,
+never the paper's ToolAcc; a result on a superseded artifact (1.0.0) says so
+in its flags and notes.
 """
 
 from __future__ import annotations
@@ -32,7 +39,8 @@ from lemmata.benchmarks.re2math.judging import (
 )
 from lemmata.benchmarks.re2math.replay import CANDIDATES_N
 from lemmata.benchmarks.re2math.resources import Context
-from lemmata.benchmarks.re2math.submission import BENCHMARK, Header
+from lemmata.benchmarks.re2math.semantics import OFFLINE_METRIC, FrozenKind, headline, superseded_by
+from lemmata.benchmarks.re2math.submission import BENCHMARK, Header, budget_of
 
 SCORER_VERSION = "re2math-scorer/1"
 CITE_RECALL_N = 20
@@ -55,6 +63,8 @@ def suff_verdict(a: Assessment, ground: str) -> tuple[str, str, str]:
     """The Suff verdict of a record given its Ground verdict (not asked where Ground is negative)."""
     if a.rec.statement is None or a.rec.selected_source is None:
         return "abstain", "no statement", "rule"
+    if a.suff_q is not None:
+        return verdict(a.suff_q, None)
     if not needs_suff(ground):
         return "not_evaluable", "not asked: Ground is negative, so ToolAcc is settled", "rule"
     return verdict(a.suff_q, None)
@@ -68,8 +78,10 @@ def finish(a: Assessment) -> tuple[dict[str, Any], dict[str, Any]]:
     oracle = None
     if a.oracle_evaluable:
         og = verdict(a.oracle_ground_q, a.oracle_rule)
-        if a.oracle_rule is not None:
+        if a.rec.oracle_statement is None:
             osf = ("abstain", "no statement", "rule")
+        elif a.oracle_suff_q is not None:
+            osf = verdict(a.oracle_suff_q, None)
         elif not needs_suff(og[0]):
             osf = ("not_evaluable", "not asked: oracle Ground is negative", "rule")
         else:
@@ -108,18 +120,33 @@ def as_verdict(triple: tuple[str, str, str]) -> dict[str, str]:
     return {"verdict": triple[0], "reason": triple[1], "by": triple[2]}
 
 
+#: the paper's names a result on an offline frozen tuple reports under its own names (None: not reported)
+OFFLINE_NAMES: dict[str, str | None] = {
+    "ToolAcc": OFFLINE_METRIC, "GroundRate": None, "Oracle ToolAcc": f"Oracle {OFFLINE_METRIC}",
+    "AltSourceToolAcc": None, "AltSourceSuccessRate": None,
+}
+
+
 def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessment], *, received_at: str,
-              judge: Judge | None, judge_artifact: JudgeArtifact | None) -> Result:
-    """The immutable result of judged assessments (every verdict settled or pending)."""
-    from lemmata.metrics.tool_acc import tool_acc_report
+              judge: Judge | None, judge_artifact: JudgeArtifact | None, kind: FrozenKind = "live") -> Result:
+    """The immutable result of judged assessments (every verdict settled or pending).
+
+    ``kind`` is the frozen tuple's kind: it alone decides the headline's id and label.
+    """
+    from lemmata.metrics.tool_acc import offline_rates, tool_acc_report
 
     header: Header = validated.header
+    head = headline(kind)
     finished = [finish(a) for a in assessments]
     items = [i for i, _ in finished]
     report = tool_acc_report([v for _, v in finished], cite_recall_n=CITE_RECALL_N)
+    named = dict(report.metrics())
+    if kind == "offline":
+        named = {OFFLINE_NAMES.get(k, k): v for k, v in named.items() if OFFLINE_NAMES.get(k, k) is not None}
+        named.update(offline_rates([v for _, v in finished], n_resamples=report.n_resamples, seed=report.seed))
     metrics: dict[str, Any] = {}
-    for name, m in report.metrics().items():
-        if not header.oracle_run and name in ("OracleCoverage", "Oracle ToolAcc"):
+    for name, m in named.items():
+        if not header.oracle_run and name in ("OracleCoverage", "Oracle ToolAcc", f"Oracle {OFFLINE_METRIC}"):
             continue
         metrics[name] = {**m.model_dump(mode="json"), "final": m.pending == 0}
     if header.oracle_run and report.delta_to_oracle is not None:
@@ -132,20 +159,32 @@ def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessme
         notes.append(f"{n_pending} of {len(items)} items await the judge "
                      + ("(no judge configured)." if judge is None else "(the judge did not answer)."))
     if not complete:
-        notes.append(f"ToolAcc is not final: {tool.pending} item(s) pending; {tool.count} confirmed so far.")
+        notes.append(f"{head.metric} is not final: {tool.pending} item(s) pending; {tool.count} confirmed so far.")
+    if kind == "offline":
+        notes.append(f"Offline frozen tuple: the headline is {head.label} — grounded means {head.grounded_by}; "
+                     "Suff is judged from the gap and the statement alone (no source text, no anchor hint). "
+                     "It is not the paper's ToolAcc.")
+    successor = superseded_by(ctx.artifact.artifact_id)
+    if successor:
+        notes.append(f"Superseded: {ctx.artifact.artifact_id} labels gold hits and serves reference statements "
+                     f"when a source is opened; new submissions use {successor}. Ranked apart.")
     if header.track == "assisted":
         notes.append("AnchorAcc is not scored on the assisted track (the anchor hint is part of the input).")
     if not header.oracle_run:
-        notes.append("No oracle-source run in this submission: OracleCoverage and Oracle ToolAcc are not reported.")
+        notes.append(f"No oracle-source run in this submission: OracleCoverage and Oracle {head.metric} are not "
+                     "reported.")
     art = ctx.artifact
     return make_result(
         kind="scored", benchmark=BENCHMARK, track=validated.track,
         frozen=FrozenTuple(dataset_release=header.release, split=header.split, retrieval_artifact=art.artifact_id,
-                           scoring_artifact=scoring_artifact_id(judge_artifact), date=received_date(received_at)),
+                           scoring_artifact=scoring_artifact_id(judge_artifact, head.rubrics),
+                           date=received_date(received_at)),
         submission_sha256=validated.sha256, model=header.model,
         flags={**header.flags.model_dump(), "window": header.window, "input_track": header.track,
-               "oracle_run": header.oracle_run},
-        main=Score(metric="ToolAcc", value=tool.rate if complete else None,
+               "oracle_run": header.oracle_run, "frozen_kind": kind, "headline": head.label,
+               "budget": budget_of(header).model_dump(),
+               **({"superseded_by": successor} if successor else {})},
+        main=Score(metric=head.metric, value=tool.rate if complete else None,
                    interval=tool.wilson95 if complete else None, interval_kind="wilson95" if complete else None,
                    count=tool.count, total=tool.total),
         metrics=metrics,
@@ -159,7 +198,8 @@ def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessme
                                    "manifest_sha256": manifest_sha(art.root)},
             "scoring_artifact": (judge_artifact.describe() if judge_artifact is not None else
                                  {"artifact_id": scoring_artifact_id(None), "judge": {"id": NO_JUDGE},
-                                  "rubrics": {n: {"id": r.id, "sha256": r.sha256} for n, r in rubrics().items()}}),
+                                  "rubrics": {n: {"id": r.id, "sha256": r.sha256}
+                                              for n, r in rubrics(head.rubrics).items()}}),
             "candidates_per_query": CANDIDATES_N, "source_text_limit": SOURCE_TEXT_LIMIT,
             "bootstrap": {"resamples": report.n_resamples, "seed": report.seed, "cluster": "paper_key"},
         },

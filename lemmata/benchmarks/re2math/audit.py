@@ -57,6 +57,8 @@ def audit_view(result: Result, item_id: str, submission: Validated | None, resou
                 lines.append(f"{rank}. `{cid}`{title}{mark}")
             lines.append("")
         sections.append(("Queries and candidates", "\n".join(lines) or "(no queries)"))
+        if rec.opened is not None:
+            sections.append(("Opened", ", ".join(f"`{o}`" for o in rec.opened) or "(nothing opened)"))
         if rec.anchor is not None:
             sections.append(("Planning anchor", fence(rec.anchor)))
         sections.append(("Selected source", f"`{rec.selected_source}`" if rec.selected_source else "(abstained)"))
@@ -67,7 +69,7 @@ def audit_view(result: Result, item_id: str, submission: Validated | None, resou
         sections.append(("Submission", "The submission file is not available; showing the stored verdicts only."))
     verdicts = [f"- **Ground**: {item['ground']['verdict']} ({item['ground']['by']}) — {item['ground']['reason']}",
                 f"- **Suff**: {item['suff']['verdict']} ({item['suff']['by']}) — {item['suff']['reason']}",
-                f"- **ToolAcc**: {item['tool_acc']}"]
+                f"- **{result.main.metric}**: {item['tool_acc']}"]
     if item.get("anchor_match"):
         am = item["anchor_match"]
         verdicts.append(f"- **AnchorMatch**: {am['verdict']} ({am['by']}) — {am['reason']}")

@@ -29,11 +29,18 @@ ENV_JUDGE_ARTIFACT = "LEMMATA_JUDGE_ARTIFACT"
 ENV_CONCURRENCY = "LEMMATA_JUDGE_CONCURRENCY"
 
 
-def rubrics() -> dict[str, Any]:
-    return {name: load_rubric(name, version) for name, version in RUBRIC_VERSIONS.items()}
+def rubrics(versions: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """The rubric set asked of the judge: ``versions`` (name -> version), by default :data:`RUBRIC_VERSIONS`.
+
+    An offline frozen tuple asks ``suff.v2`` and ``anchor.v1`` (see
+    :mod:`lemmata.benchmarks.re2math.semantics`); ``suff.v1`` stays loadable so
+    judge artifacts made with it still verify.
+    """
+    return {name: load_rubric(name, version) for name, version in (versions or RUBRIC_VERSIONS).items()}
 
 
-def judge_artifact_for(judge: Judge | None, folder: str | Path | None = None) -> JudgeArtifact | None:
+def judge_artifact_for(judge: Judge | None, folder: str | Path | None = None,
+                       versions: Mapping[str, int] | None = None) -> JudgeArtifact | None:
     """The judge artifact to read (and, with a live judge, write) verdicts in.
 
     ``folder`` (or ``$LEMMATA_JUDGE_ARTIFACT``) names an existing artifact;
@@ -42,7 +49,7 @@ def judge_artifact_for(judge: Judge | None, folder: str | Path | None = None) ->
     """
     from lemmata.oracles.judge import ARTIFACT_FILE, ArtifactManifest
 
-    rubric_set = rubrics()
+    rubric_set = rubrics(versions)
     folder = folder or setting(ENV_JUDGE_ARTIFACT)
     judge_id = judge.judge_id if judge is not None else None
     describe = judge.describe() if judge is not None else None
@@ -61,10 +68,10 @@ def judge_artifact_for(judge: Judge | None, folder: str | Path | None = None) ->
                          judge_id=judge_id, rubrics=rubric_set, describe=describe)
 
 
-def scoring_artifact_id(artifact: JudgeArtifact | None) -> str:
+def scoring_artifact_id(artifact: JudgeArtifact | None, versions: Mapping[str, int] | None = None) -> str:
     from lemmata.oracles.judge import artifact_id
 
-    return artifact.artifact_id if artifact is not None else artifact_id(BENCHMARK, NO_JUDGE, rubrics())
+    return artifact.artifact_id if artifact is not None else artifact_id(BENCHMARK, NO_JUDGE, rubrics(versions))
 
 
 @dataclass
@@ -84,9 +91,9 @@ def proof_blocks(row: Mapping[str, Any]) -> str:
     return "\n\n".join(f"[block {i}]\n{b.strip()}" for i, b in enumerate(blocks, start=1))
 
 
-def question(rubric: str, iid: str, values: dict[str, str], **fields: Any) -> Question:
+def question(rubric: str, iid: str, values: dict[str, str], *, version: int | None = None, **fields: Any) -> Question:
     """Key fields name what is asked; ``prompt_sha256`` pins everything the judge is shown."""
-    rendered = rubrics()[rubric].render(values)
+    rendered = load_rubric(rubric, version or RUBRIC_VERSIONS[rubric]).render(values)
     return Question(rubric=rubric, values=values,
                     fields={"instance_id": iid, **fields, "prompt_sha256": sha256_json(rendered)})
 
@@ -100,12 +107,15 @@ def ground_question(row, source_id: str, materialised: OpenedSource, statement: 
     return question("ground", row["instance_id"], values, source_id=source_id, statement=statement)
 
 
-def suff_question(row, source_id: str, statement: str) -> Question:
+def suff_question(row, source_id: str, statement: str, version: int = 1) -> Question:
+    """Suff of ``statement`` for the gap; ``suff.v2`` is shown neither source text nor the anchor hint."""
     x = row["x"]
     values = {"setup": x["global_context"]["setup"].strip(), "target_theorem": x["global_context"]["target_theorem"].strip(),
-              "local_context": proof_blocks(row), "anchor_hint": (x.get("anchor_hint") or "").strip() or "(none)",
-              "reference_statement": row["y"]["reference_tool_latex"].strip(), "statement": statement}
-    return question("suff", row["instance_id"], values, source_id=source_id, statement=statement)
+              "local_context": proof_blocks(row), "reference_statement": row["y"]["reference_tool_latex"].strip(),
+              "statement": statement}
+    if version == 1:
+        values["anchor_hint"] = (x.get("anchor_hint") or "").strip() or "(none)"
+    return question("suff", row["instance_id"], values, version=version, source_id=source_id, statement=statement)
 
 
 def anchor_question(row, anchor: str) -> Question:

@@ -2,7 +2,8 @@
 
 A record's queries are re-run with the instance's year cutoff and must return
 exactly the candidates it lists: a system cannot claim candidates the artifact
-never showed it. Every difference is reported with its line and field.
+never showed it. Every id it opened must be one of those candidates (the
+scorer then re-opens it through the artifact, which logs the opening). Every difference is reported with its line and field.
 """
 
 from __future__ import annotations
@@ -61,6 +62,11 @@ def replay_problems(filename: str, line: int, rec: Record, row: Mapping[str, Any
                 problems.append(Problem(filename, f"replayed query {qi} differs: {why}", line,
                                         f"queries.{qi}.candidates.{j}"))
                 break
+    returned = set(rec.candidate_ids())
+    for oi, oid in enumerate(rec.opened or []):
+        if oid not in returned:
+            problems.append(Problem(filename, f"opened id {oid!r} was not returned by any query of this record", line,
+                                    f"opened.{oi}"))
     if rec.selected_source is not None and rec.selected_source not in rec.candidate_ids():
         problems.append(Problem(filename, f"selected source {rec.selected_source!r} was not returned by any query "
                                           "of this record", line, "selected_source"))

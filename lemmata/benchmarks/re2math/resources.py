@@ -100,6 +100,7 @@ class Resources:
         import json
 
         from lemmata.benchmarks.re2math.scholar.artifact import INFO_FILE, SCHEMA, artifact_id
+        from lemmata.benchmarks.re2math.scholar.world import SCHEMA as WORLD_SCHEMA, world_id
 
         found = set()
         root = self._artifacts_dir()
@@ -108,24 +109,36 @@ class Resources:
                 info = json.loads((folder / INFO_FILE).read_text("utf-8"))
             except (OSError, ValueError):
                 continue
-            if isinstance(info, dict) and info.get("schema_version") == SCHEMA and (folder / "MANIFEST.json").is_file():
+            if isinstance(info, dict) and info.get("schema_version") in (SCHEMA, WORLD_SCHEMA) and (
+                    folder / "MANIFEST.json").is_file():
                 found.add(folder.name)
-        return sorted(found | {artifact_id()})
+        return sorted(found | {artifact_id(), world_id()})
 
     def artifact(self, artifact_id: str) -> ScholarlyArtifact:
         from lemmata.benchmarks.re2math.scholar import artifact as art
+        from lemmata.benchmarks.re2math.scholar import world as scholar_world
 
         with self._lock:
             if artifact_id not in self._artifacts:
                 path = self._artifacts_dir() / artifact_id
+                defaults = (art.artifact_id(), scholar_world.world_id())
                 if not path.is_dir():
-                    if not (self.build_missing and artifact_id == art.artifact_id()):
+                    if not (self.build_missing and artifact_id in defaults):
                         raise LemmataError(f"retrieval artifact {artifact_id} is not under {self._artifacts_dir()}")
                     from lemmata.benchmarks.re2math.meta import RE2MATH
 
                     release = self.release(RE2MATH.release_id)
-                    art.build_artifact(release.root, self._artifacts_dir(), quiet=True)
-                opened = _open_artifact_once(path)
+                    if artifact_id == art.artifact_id():
+                        art.build_artifact(release.root, self._artifacts_dir(), quiet=True)
+                    else:
+                        scholar_world.build_world(release.root, scholar_world.default_distractor_path(),
+                                                  self._artifacts_dir(), quiet=True)
+                if scholar_world.is_world(path):
+                    from lemmata.benchmarks.re2math.scholar.world_artifact import WorldArtifact
+
+                    opened = WorldArtifact(scholar_world.open_world(path))
+                else:
+                    opened = _open_artifact_once(path)
                 if not is_scholarly(opened):
                     raise LemmataError(f"retrieval artifact {artifact_id} cannot be scored against: it does not "
                                        "provide records, attributions and materialisation")
@@ -133,9 +146,14 @@ class Resources:
             return self._artifacts[artifact_id]
 
     def identity(self, artifact_id: str) -> SourceIdentity:
+        """The source-identity matcher of an artifact (a world's is record equality with its attribution)."""
+        from lemmata.benchmarks.re2math.scholar.world_artifact import WorldArtifact, WorldIdentity
+
         with self._lock:
             if artifact_id not in self._identities:
-                self._identities[artifact_id] = SourceIdentity(self.artifact(artifact_id))
+                opened = self.artifact(artifact_id)
+                self._identities[artifact_id] = (WorldIdentity(opened) if isinstance(opened, WorldArtifact)
+                                                 else SourceIdentity(opened))
             return self._identities[artifact_id]
 
     def context(self, header: Header) -> Context:

@@ -11,7 +11,10 @@ Pipeline (one :class:`~lemmata.formats.results.Result` per submission):
    candidates, by the source-identity matcher), whether the selected source
    is the cited one, the citing-paper exclusion (selecting the citing paper,
    any version, settles Ground = no), abstentions.
-3. **Verdicts** — Ground, Suff and (raw track) AnchorMatch from the judge's
+3. **Verdicts** — on an offline frozen tuple (every artifact this handler
+   opens: 1.x and the 2.x world) grounded is source identity and the headline
+   is OfflineToolAcc (:mod:`~lemmata.benchmarks.re2math.semantics`); Ground,
+   Suff and (raw track) AnchorMatch come from the judge's
    scoring artifact (verdict cache), asking a configured live judge for what
    is missing. Without an answer an item is *pending*: shown, never a success.
    Suff is not asked where Ground is already negative (ToolAcc is settled).
@@ -63,6 +66,7 @@ from lemmata.benchmarks.re2math.judging import (
 from lemmata.benchmarks.re2math.replay import CANDIDATES_N, replay_problems
 from lemmata.benchmarks.re2math.resources import Context, Resources
 from lemmata.benchmarks.re2math.scholar.identity import SourceIdentity, year_cutoff
+from lemmata.benchmarks.re2math.semantics import FrozenKind, headline
 from lemmata.benchmarks.re2math.submission import BENCHMARK, Header
 from lemmata.benchmarks.re2math.validation import (
     CANONICAL_WINDOW,
@@ -90,8 +94,10 @@ class ScoreRun:
 
 
 def score_validated(validated: Validated, *, received_at: str, resources: Resources, judge: Judge | None = None,
-                    judge_artifact: JudgeArtifact | None = None, quiet: bool = True) -> ScoreRun:
-    """Score a validated submission into an immutable result."""
+                    judge_artifact: JudgeArtifact | None = None, quiet: bool = True,
+                    kind: FrozenKind = "offline") -> ScoreRun:
+    """Score a validated submission into an immutable result; ``kind`` names the frozen tuple's kind (the
+    artifacts :class:`Resources` opens are offline; a live path passes ``"live"``)."""
     from lemmata.core.progress import Steps
     from lemmata.benchmarks.re2math.scholar.artifact import MaterialisationLog
 
@@ -105,7 +111,7 @@ def score_validated(validated: Validated, *, received_at: str, resources: Resour
     from lemmata.benchmarks.re2math.twins import twin_gaps
 
     twins = twin_gaps(ctx.rows.values())
-    assessments = [assess(row, records[iid], header, ctx.artifact, log, identity, twins)
+    assessments = [assess(row, records[iid], header, ctx.artifact, log, identity, kind, twins)
                    for iid, row in ctx.rows.items()]
 
     steps.step("Ground and AnchorMatch verdicts" + ("" if judge else " (cache only: no live judge)"))
@@ -116,7 +122,7 @@ def score_validated(validated: Validated, *, received_at: str, resources: Resour
 
     steps.step("aggregating")
     result = aggregate(validated, ctx, assessments, received_at=received_at, judge=judge,
-                       judge_artifact=judge_artifact)
+                       judge_artifact=judge_artifact, kind=kind)
     stats: dict[str, int] = {}
     if judge_artifact is not None:
         s = judge_artifact.stats
@@ -178,7 +184,7 @@ class Re2MathHandler(TrackHandler):
                                       "unparsable": s.unparsable} if s else {})
             return result
         # -- end of the live protocol hook
-        artifact = judge_artifact_for(judge, folder)
+        artifact = judge_artifact_for(judge, folder, headline("offline").rubrics)
         run = score_validated(submission, received_at=received_at, resources=self.resources, judge=judge,
                               judge_artifact=artifact, quiet=self.quiet)
         self.last_judge_stats = run.judge_stats

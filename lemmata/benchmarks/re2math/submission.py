@@ -2,9 +2,16 @@
 
 A record is a *trajectory*, not just an answer: the queries the system sent to
 the frozen retrieval artifact with the candidate ids each one returned (in
-order), the source it selected among them (or null to abstain) and the
-statement it extracted from that source. The scorer replays every query, so a
-record can only cite candidates the artifact really returns for it. The JSON
+order), the ids it opened among those candidates, the source it selected (or
+null to abstain) and the statement it extracted from that source. The scorer
+replays every query and every opening, so a record can only cite candidates
+the artifact really returns for it.
+
+**Budget.** The paper protocol — one query, at most one source opened, lists
+of 20 — is the default. A system that uses more declares ``max_queries`` /
+``max_opens`` in its header and is ranked in its own budget group (its
+leaderboard track names the budget, see :func:`budget_suffix`); a record that
+exceeds the declared budget is refused. The JSON
 Schema in ``submissions/schema/re2math-submission.schema.json`` is exported
 from these models (``lemmata schemas``).
 """
@@ -23,6 +30,10 @@ from lemmata.formats.schema import dumps, line_schema
 BENCHMARK = "re2math"
 SPLITS: tuple[str, ...] = ("eval200/test", "pool/dev")
 MAX_QUERIES = 16
+MAX_OPENS = 16
+#: the paper protocol's budget: one query, at most one source opened
+PAPER_MAX_QUERIES = 1
+PAPER_MAX_OPENS = 1
 MAX_CANDIDATES = 20
 MAX_QUERY_CHARS = 2_000
 MAX_STATEMENT_CHARS = 20_000
@@ -71,6 +82,12 @@ class Header(_Strict):
     oracle_run: bool = Field(default=False, description="records carry 'oracle_statement': the statement extracted "
                              "when the cited source's frozen text was given directly (for Oracle ToolAcc)")
     flags: Flags
+    max_queries: int = Field(default=PAPER_MAX_QUERIES, ge=1, le=MAX_QUERIES,
+                             description="queries a record may send (the paper protocol: 1); a larger budget is "
+                                         "ranked in its own group")
+    max_opens: int = Field(default=PAPER_MAX_OPENS, ge=0, le=MAX_OPENS,
+                           description="sources a record may open (the paper protocol: 1); a larger budget is "
+                                       "ranked in its own group")
     notes: str = Field(default="", max_length=4000, description="free text shown with the entry")
 
     @field_validator("window", mode="before")
@@ -104,6 +121,10 @@ class Record(_Strict):
     anchor: str | None = Field(default=None, max_length=MAX_ANCHOR_CHARS,
                                description="the system's own planning anchor (raw track: scored as AnchorAcc)")
     queries: list[Query] = Field(max_length=MAX_QUERIES)
+    opened: list[SourceId] | None = Field(
+        default=None, max_length=MAX_OPENS,
+        description="ids the system opened, in order, each among this record's candidates; required on "
+                    "re2math-scholar-offline-2.0.0 (where a statement's source must be among them)")
     selected_source: str | None = Field(max_length=MAX_ID_CHARS,
                                         description="a candidate id returned by one of the queries; null abstains")
     statement: str | None = Field(max_length=MAX_STATEMENT_CHARS,
@@ -135,6 +156,30 @@ class Record(_Strict):
             for cid in q.candidates:
                 seen.setdefault(cid, None)
         return list(seen)
+
+
+class Budget(_Strict):
+    """The declared budget of a submission: part of its leaderboard track, so budgets never rank together."""
+
+    max_queries: int = Field(ge=1, le=MAX_QUERIES)
+    max_opens: int = Field(ge=0, le=MAX_OPENS)
+
+    @property
+    def is_paper(self) -> bool:
+        return self.max_queries == PAPER_MAX_QUERIES and self.max_opens == PAPER_MAX_OPENS
+
+
+def budget_of(header: Header) -> Budget:
+    return Budget(max_queries=header.max_queries, max_opens=header.max_opens)
+
+
+def budget_suffix(budget: Budget) -> str:
+    """The track suffix of a budget: none for the paper protocol, else ``-q<queries>o<opens>``.
+
+    >>> budget_suffix(Budget(max_queries=1, max_opens=1)), budget_suffix(Budget(max_queries=3, max_opens=5))
+    ('', '-q3o5')
+    """
+    return "" if budget.is_paper else f"-q{budget.max_queries}o{budget.max_opens}"
 
 
 def parse_submission(envelope: Envelope) -> tuple[Header, list[tuple[int, Record]]]:

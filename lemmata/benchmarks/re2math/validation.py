@@ -15,20 +15,47 @@ from lemmata.tracks.headers import check_header
 from lemmata.tracks.base import Validated
 from lemmata.benchmarks.re2math.replay import replay_problems
 from lemmata.benchmarks.re2math.resources import Resources
-from lemmata.benchmarks.re2math.submission import BENCHMARK, Header, Record, parse_submission
+from lemmata.benchmarks.re2math.semantics import superseded_by
+from lemmata.benchmarks.re2math.submission import (
+    BENCHMARK, Budget, Header, Record, budget_of, budget_suffix, parse_submission,
+)
 
 #: the canonical window; other windows are ranked as their own tracks (``raw-m1``, ``assisted-m3``, …)
 CANONICAL_WINDOW = 5
 MAX_LISTED_MISSING = 25
 
 
-def result_track(track: str, window: int) -> str:
-    """The leaderboard track of a submission: windows other than the canonical one never rank with it.
+def result_track(track: str, window: int, budget: Budget | None = None) -> str:
+    """The leaderboard track of a submission: windows other than the canonical one, and budgets other than the
+    paper protocol's, never rank with it.
 
     >>> result_track("raw", 5), result_track("assisted", 1)
     ('raw', 'assisted-m1')
+    >>> result_track("raw", 5, Budget(max_queries=4, max_opens=2))
+    'raw-q4o2'
     """
-    return track if window == CANONICAL_WINDOW else f"{track}-m{window}"
+    base = track if window == CANONICAL_WINDOW else f"{track}-m{window}"
+    return base + (budget_suffix(budget) if budget is not None else "")
+
+
+def budget_problems(name: str, line: int, rec: Record, header: Header, needs_opened: bool) -> list[Problem]:
+    """Every way a record exceeds the header's declared budget, or leaves out the openings it must list."""
+    problems = []
+    if len(rec.queries) > header.max_queries:
+        problems.append(Problem(name, f"{len(rec.queries)} queries exceed the declared budget max_queries="
+                                      f"{header.max_queries} (declare a larger budget in the header to be ranked "
+                                      "in its own group)", line, "queries"))
+    opened = rec.opened or []
+    if len(opened) > header.max_opens:
+        problems.append(Problem(name, f"{len(opened)} sources opened exceed the declared budget max_opens="
+                                      f"{header.max_opens}", line, "opened"))
+    if needs_opened and rec.opened is None:
+        problems.append(Problem(name, "list the ids this record opened ([] when none): openings are part of the "
+                                      "trajectory on this artifact", line, "opened"))
+    if rec.statement is not None and rec.opened is not None and rec.selected_source not in rec.opened:
+        problems.append(Problem(name, f"the statement's source {rec.selected_source!r} was not opened by this record",
+                                line, "selected_source"))
+    return problems
 
 
 def unknown_release(release_id: str) -> str | None:
@@ -61,9 +88,10 @@ def validate_envelope(envelope: Envelope, sha256: str, resources: Resources) -> 
     name = envelope.filename
     hl = envelope.header_line
     problems: list[Problem] = list(envelope.problems)
+    budgeted: Header | None = None  # the budget is checked only against a header that validated
     try:
         header, records = parse_submission(envelope)
-        where, tool = header, header
+        where, tool, budgeted = header, header, header
     except InputError as exc:
         problems += exc.problems
         records = readable_records(envelope)
@@ -95,6 +123,7 @@ def validate_envelope(envelope: Envelope, sha256: str, resources: Resources) -> 
         problems.append(skipped(name, "the trajectories (queries, candidates, selected sources)",
                                 "they are replayed against the retrieval artifact the header names, and "
                                 "header.retrieval_artifact must be valid and available first"))
+    needs_opened = artifact is not None and superseded_by(artifact.artifact_id) is None
     first_line: dict[str, int] = {}
     searched: dict[tuple[str, int | None], list[str]] = {}
     for line, rec in records:
@@ -113,6 +142,8 @@ def validate_envelope(envelope: Envelope, sha256: str, resources: Resources) -> 
             problems.append(Problem(name, f"unknown instance_id {iid!r}: not an instance of {where.release} "
                                           f"{where.split}{hint}", line, "instance_id"))
             continue
+        if budgeted is not None:
+            problems += budget_problems(name, line, rec, budgeted, needs_opened)
         if artifact is not None:
             problems += replay_problems(name, line, rec, row, artifact, searched)
     missing = [iid for iid in rows if iid not in first_line] if rows is not None else []
@@ -126,10 +157,11 @@ def validate_envelope(envelope: Envelope, sha256: str, resources: Resources) -> 
     n_queries = sum(len(r.queries) for _, r in records)
     abstained = sum(r.selected_source is None or r.statement is None for _, r in records)
     return Validated(
-        benchmark=BENCHMARK, track=result_track(header.track, header.window), model=header.model, header=header,
+        benchmark=BENCHMARK, track=result_track(header.track, header.window, budget_of(header)), model=header.model, header=header,
         records=records, sha256=sha256, filename=name,
         summary=(f"{len(records)} instances of {header.release} {header.split}, {header.track} track, "
-                 f"m={header.window}; {n_queries} queries replayed against {artifact.artifact_id}; "
+                 f"m={header.window}, budget {header.max_queries} quer(y/ies) / {header.max_opens} opening(s); "
+                 f"{n_queries} queries and {sum(len(r.opened or []) for _, r in records)} openings replayed against {artifact.artifact_id}; "
                  f"{abstained} abstentions"),
         needs_oracle=True,
     )

@@ -1,0 +1,81 @@
+"""What a Re²Math headline number means, decided by the kind of frozen tuple it was computed against.
+
+The paper's **ToolAcc** is Ground ∧ Suff, where Ground is judged against the
+*full text* of the selected source. An offline retrieval artifact (1.x or the
+2.x world) has no source full text, so Ground cannot be judged as the paper
+does; a number computed there must not carry the paper's name. The kinds:
+
+- ``"offline"`` — the frozen tuple's retrieval artifact is an offline
+  artifact. The headline is **OfflineToolAcc (source identity ∧ Suff)**:
+  grounded means the selected source *is* the instance's cited source by the
+  identity matcher, and Suff is judged from the gap and the statement alone
+  (rubric ``suff.v2``: no source text, no anchor hint).
+- ``"live"`` — the frozen tuple records real source text for every opened
+  source (the paper's reported rows; the live protocol). Only here is the
+  headline **ToolAcc**.
+
+:func:`headline` is the one place the id and label come from; the
+aggregation takes them from the frozen tuple's kind, never from the caller's
+choice of words.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+FrozenKind = Literal["offline", "live"]
+
+#: the metric id of the paper's measurement; never used for an offline number
+PAPER_METRIC = "ToolAcc"
+OFFLINE_METRIC = "OfflineToolAcc"
+
+
+class Headline(BaseModel):
+    """A headline metric: its id (the key in ``Result.metrics`` and ``Score.metric``) and its display label."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: FrozenKind
+    metric: str = Field(min_length=1)
+    label: str = Field(min_length=1)
+    grounded_by: str = Field(description="what 'grounded' means for this kind")
+    rubrics: dict[str, int] = Field(description="rubric name -> version asked of the judge")
+
+
+HEADLINES: dict[str, Headline] = {
+    "offline": Headline(kind="offline", metric=OFFLINE_METRIC, label="OfflineToolAcc (source identity ∧ Suff)",
+                        grounded_by="the selected source is the cited source by the source-identity matcher",
+                        rubrics={"suff": 2, "anchor": 1}),
+    "live": Headline(kind="live", metric=PAPER_METRIC, label="ToolAcc (Ground ∧ Suff)",
+                     grounded_by="the judge finds the statement in the selected source's full text",
+                     rubrics={"ground": 1, "suff": 1, "anchor": 1}),
+}
+
+
+def headline(kind: FrozenKind) -> Headline:
+    """The headline metric of a frozen-tuple kind.
+
+    >>> headline("offline").metric, headline("live").metric
+    ('OfflineToolAcc', 'ToolAcc')
+    >>> headline("offline").rubrics["suff"]
+    2
+    """
+    return HEADLINES[kind]
+
+
+def superseded_by(artifact_id: str) -> str | None:
+    """The artifact that supersedes an offline retrieval artifact, or None for a current one.
+
+    Results on ``re2math-scholar-offline-1.0.0`` still audit, but that
+    artifact labels gold hits and serves reference statements when a source is
+    opened; they are marked superseded by the 2.0.0 world and ranked apart.
+
+    >>> superseded_by("re2math-scholar-offline-1.0.0"), superseded_by("re2math-scholar-offline-2.0.0")
+    ('re2math-scholar-offline-2.0.0', None)
+    """
+    from lemmata.benchmarks.re2math.scholar.artifact import artifact_id as v1_id
+    from lemmata.benchmarks.re2math.scholar.world import world_id
+
+    return world_id() if artifact_id == v1_id() else None
