@@ -49,7 +49,7 @@ SPLITS: dict[str, tuple[str, str]] = {"test": ("eval200", "test"), "train": ("po
 #: the header ``split`` values a run may answer (train is for fitting, never scored)
 SCORED_SPLITS: tuple[str, ...] = ("eval200/test", "pool/dev")
 EXPORT_FILES = ("corpus.jsonl", *(f"queries/{s}.jsonl" for s in SPLITS), *(f"qrels/{s}.tsv" for s in SPLITS),
-                "README.md")
+                *(f"qrels/{s}.jsonl" for s in SPLITS), "README.md")
 
 __all__ = ["SOURCE_BENCHMARK", "SPLITS", "SCORED_SPLITS", "VARIANTS", "WINDOW", "SourceTrack", "make_source_track",
            "default_source_track", "query_split", "write_beir"]
@@ -162,9 +162,12 @@ def write_beir(track: SourceTrack, out_dir: str | Path) -> list[str]:
 
     ``corpus.jsonl`` (``_id``, ``title``, ``text``), ``queries/<split>.jsonl``
     (``_id``, ``text_raw``, ``text_assisted``, ``paper_key``, ``domain``),
-    ``qrels/<split>.tsv`` (``query-id``, ``corpus-id``, ``score``) and a
-    ``README.md`` whose YAML names the configs ``corpus``, ``queries``, ``qrels``
-    and records the sha256 of every file written.
+    ``qrels/<split>.tsv`` (``query-id``, ``corpus-id``, ``score``; what BEIR
+    tools read) with the same rows as ``qrels/<split>.jsonl`` (what the
+    ``qrels`` config loads: ``load_dataset`` picks one reader for a folder, and
+    the folder is mostly JSON Lines) and a ``README.md`` whose YAML names the
+    configs ``corpus``, ``queries``, ``qrels`` and records the sha256 of every
+    file written.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -177,6 +180,7 @@ def write_beir(track: SourceTrack, out_dir: str | Path) -> list[str]:
             fh.write("query-id\tcorpus-id\tscore\n")
             for q in track.qrels[split]:
                 fh.write(f"{q['query-id']}\t{q['corpus-id']}\t{q['score']}\n")
+        _write_lines(out / "qrels" / f"{split}.jsonl", track.qrels[split])
     hashes = {name: sha256_file(out / name) for name in EXPORT_FILES if name != "README.md"}
     (out / "README.md").write_text(card(track, hashes), encoding="utf-8", newline="\n")
     return list(EXPORT_FILES)
@@ -190,7 +194,7 @@ def card(track: SourceTrack, hashes: Mapping[str, str]) -> str:
 
     yaml = ("---\nconfigs:\n" + files("corpus", [("corpus", "corpus.jsonl")])
             + files("queries", [(s, f"queries/{s}.jsonl") for s in SPLITS])
-            + files("qrels", [(s, f"qrels/{s}.tsv") for s in SPLITS]) + "---\n")
+            + files("qrels", [(s, f"qrels/{s}.jsonl") for s in SPLITS]) + "---\n")
     counts = ", ".join(f"{s} {len(track.queries[s])}" for s in SPLITS)
     sums = "\n".join(f"| `{name}` | `{digest}` |" for name, digest in hashes.items())
     return f"""{yaml}
@@ -204,7 +208,8 @@ Written by `lemmata artifact export-beir`; rebuild it with the same command.
   distribution between cited sources and the arXiv haystack, so they would tell the answer's origin.
 - **queries** (`queries/<split>.jsonl`): one per Re²Math instance, `text_raw` / `text_assisted` = the Raw and
   Assisted renderings with window m = {WINDOW}; `test` = Eval-200, `train` / `dev` from `pool` ({counts}).
-- **qrels** (`qrels/<split>.tsv`): each query's one relevant record is its cited source's record.
+- **qrels** (`qrels/<split>.tsv` for BEIR tools, the same rows as `qrels/<split>.jsonl` for `load_dataset`): each
+  query's one relevant record is its cited source's record.
 
 No year cutoff applies (plain IR over a fixed corpus). Submissions go through `lemmata score` with header
 `benchmark: {SOURCE_BENCHMARK}` (see `submissions/baselines/README.md`).
