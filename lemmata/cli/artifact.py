@@ -91,6 +91,25 @@ def register(sub) -> None:
     o.add_argument("--json", action="store_true", help="print each opened record as one JSON line")
     o.set_defaults(handler=run_open)
 
+    x = sp.add_parser("export-beir", help="write the re2math-source-retrieval track (world records as corpus, "
+                                          "proof states as queries, cited sources as qrels) as BEIR files",
+                      description="Write the Re2Math source-retrieval track as BEIR files that load_dataset reads: "
+                      "every record of re2math-scholar-offline-2.0.0 as the corpus (title and authors), the rendered "
+                      "proof states of every split as queries, the cited source's record as qrels, and a card stub "
+                      "naming the world and every file's sha256.")
+    x.add_argument("--out", metavar="DIR", required=True, help="folder to write corpus.jsonl, queries/, qrels/ and "
+                                                               "README.md into")
+    x.set_defaults(handler=run_export_beir)
+
+
+def run_export_beir(args) -> int:
+    from lemmata.benchmarks.re2math.source_retrieval import default_source_track, write_beir
+
+    track = default_source_track()
+    for name in write_beir(track, args.out):
+        print(f"{args.out}/{name}")
+    return 0
+
 
 def _open(path: str | None):
     """The artifact at ``path`` (folder or id; a 2.x world opens as its :class:`ScholarWorld`) or the default."""

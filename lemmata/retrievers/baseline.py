@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal, Protocol
 
-from lemmata.retrievers.fusion import RRF_K, Ranking, reciprocal_rank_fusion
+from lemmata.retrievers.fusion import RRF_K, Ranking, top_k
 
 RetrieverName = Literal["bm25", "static", "hybrid"]
 RETRIEVERS: tuple[str, ...] = ("bm25", "static", "hybrid")
@@ -30,8 +30,7 @@ class Retriever(Protocol):
 class HybridIndex:
     """Reciprocal-rank fusion of BM25 and static embeddings over their *complete* rankings.
 
-    Fusing the whole corpus (not a top-100 cut) keeps the fused scores exact;
-    the corpora here have at most a few thousand documents.
+    Fusing the whole corpus (not a top-100 cut) keeps the fused scores exact.
     """
 
     def __init__(self, doc_ids: Sequence[str], texts: Sequence[str]) -> None:
@@ -47,8 +46,30 @@ class HybridIndex:
                 "parts": [p.config for p in self.parts]}
 
     def search_many(self, queries: Sequence[str], k: int | None = None) -> list[Ranking]:
-        lists = [p.search_many(queries, None) for p in self.parts]
-        return [reciprocal_rank_fusion(pair, k) for pair in zip(*lists)]
+        """Exactly :func:`reciprocal_rank_fusion` of the parts' complete rankings, computed on score arrays.
+
+        Holding two complete rankings as lists for every query does not fit in
+        memory for a corpus of a few hundred thousand records (the Re²Math
+        world); the ranks are computed per query with the same order (score
+        descending, doc id ascending) and summed in the same order (BM25 term
+        first), so every fused score is bit-identical to the list version.
+        """
+        import numpy as np
+
+        bm25, static = self.parts
+        n = len(self.doc_ids)
+        tiebreak = np.empty(n, dtype=np.int64)
+        tiebreak[np.argsort(np.asarray(self.doc_ids, dtype=object).astype(str), kind="stable")] = np.arange(n)
+        dense = static.scores_many(queries)
+        out: list[Ranking] = []
+        for query, dense_row in zip(queries, dense):
+            fused = np.zeros(n, dtype=np.float64)
+            for scores in (bm25.scores(query), dense_row):
+                ranks = np.empty(n, dtype=np.int64)
+                ranks[np.lexsort((tiebreak, -np.asarray(scores).astype(np.float64)))] = np.arange(1, n + 1)
+                fused += 1.0 / (RRF_K + ranks)
+            out.append(top_k(fused, self.doc_ids, k))
+        return out
 
 
 def build_retriever(name: str, doc_ids: Sequence[str], texts: Sequence[str]) -> Retriever:

@@ -1,4 +1,4 @@
-"""Re²Math's offline baselines: theorem retrieval by BM25 / static embeddings / hybrid, and the lexical agent."""
+"""Re²Math's offline baselines: theorem and source retrieval by BM25 / static embeddings / hybrid, and the lexical agent."""
 
 from __future__ import annotations
 
@@ -22,6 +22,29 @@ def theorem_retrieval_run(retriever: str, variant: str, out_dir: str | Path, *, 
                      f"{retriever} --variant {variant}`; top {depth} of {len(doc_ids)} statements.")
     return write_run(Path(out_dir) / f"{THEOREM_BENCHMARK}.{split}.{variant}.{retriever}.jsonl",
                   run_lines(header, rankings))
+
+
+def source_retrieval_run(retriever: str, variant: str, out_dir: str | Path, *, split: str = "test",
+                         depth: int = DEFAULT_DEPTH) -> Path:
+    """Rank the records of the offline world for every proof state of ``split``; returns the run file."""
+    from lemmata.benchmarks.re2math.source_retrieval import SOURCE_BENCHMARK, SPLITS, default_source_track
+
+    track = default_source_track()
+    queries = track.query_texts(split, variant)
+    rankings, config = rank_all(retriever, track.doc_ids, track.doc_texts(), queries, depth)
+    header = run_header(SOURCE_BENCHMARK, track.release_id, "/".join(SPLITS[split]), variant, retriever, config,
+                        f"Offline baseline, reproduced by `lemmata baselines run source-retrieval --retriever "
+                        f"{retriever} --variant {variant}`; top {depth} of {len(track.doc_ids)} records of "
+                        f"{track.world_id} (title and author surnames).")
+    header = {**header, "corpus": track.world_id}
+    return write_run(Path(out_dir) / f"{SOURCE_BENCHMARK}.{split}.{variant}.{retriever}.jsonl",
+                     run_lines(header, rankings))
+
+
+def source_jobs() -> list[tuple[str, Callable[[Path], Path]]]:
+    """The source-retrieval baseline runs (not in :func:`jobs`: they need the 2.0.0 world, see the CLI)."""
+    return [(f"source retrieval, {variant}, {r}", lambda folder, r=r, v=variant: source_retrieval_run(r, v, folder))
+            for variant in ("raw", "assisted") for r in RETRIEVERS]
 
 
 def jobs() -> list[tuple[str, Callable[[Path], Path]]]:

@@ -1,0 +1,220 @@
+"""The Re²Math source-retrieval track: proof states as queries, the offline scholarly world as the corpus (BEIR layout).
+
+The headline Re²Math task asks a system to *find* the work a gap cites; the
+theorem-retrieval track ranks statements, and this track ranks the works
+themselves, in plain IR form, so any retriever can be scored on the step
+"which paper holds the tool?" without running an agent:
+
+- **corpus** — every record of the offline world ``re2math-scholar-offline-2.0.0``
+  (346,409 records: the ``math-arxiv-meta`` haystack, every cited source and
+  every citing paper, one work one record), as the world's own BEIR export:
+  ``_id`` (the record id), ``title`` (the shown title) and ``text`` (the shown
+  author surnames). Exactly what a search hit shows, minus the year and the
+  snippet: the year is left out because records dated before 1991 are all
+  cited sources (arXiv begins in 1991), so a year would tell gold from
+  haystack; the snippet is only authors and year again.
+- **queries** — one per instance, the same renderings as the theorem-retrieval
+  track (:func:`lemmata.benchmarks.re2math.theorem_retrieval.query_row`, window
+  m = 5, ``text_raw`` and ``text_assisted``), split as the release: ``test`` =
+  Eval-200 (``eval200/test``), ``train`` / ``dev`` from ``pool``.
+- **qrels** — each query's single relevant record is its cited source's record
+  (:meth:`ScholarWorld.attribution`); one work is one record, so there is
+  exactly one.
+
+This is a plain IR track: **no year cutoff applies** (the agent track's
+"nothing published after the citing paper" rule is a property of the search
+protocol, not of a ranking over a fixed corpus), and nothing is excluded per
+query — a query's own citing paper is an ordinary non-relevant record.
+
+A world is bound to the release it was built from: the world's recorded
+sha256 of the release's ``MANIFEST.json`` must match the release opened here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lemmata.core.errors import LemmataError
+from lemmata.core.hashing import sha256_file
+from lemmata.benchmarks.re2math.theorem_retrieval import VARIANTS, WINDOW, query_row
+
+SOURCE_BENCHMARK = "re2math-source-retrieval"
+#: query split -> the release's (config, split) it is rendered from
+SPLITS: dict[str, tuple[str, str]] = {"test": ("eval200", "test"), "train": ("pool", "train"),
+                                      "dev": ("pool", "dev")}
+#: the header ``split`` values a run may answer (train is for fitting, never scored)
+SCORED_SPLITS: tuple[str, ...] = ("eval200/test", "pool/dev")
+EXPORT_FILES = ("corpus.jsonl", *(f"queries/{s}.jsonl" for s in SPLITS), *(f"qrels/{s}.tsv" for s in SPLITS),
+                *(f"qrels/{s}.jsonl" for s in SPLITS), "README.md")
+
+__all__ = ["SOURCE_BENCHMARK", "SPLITS", "SCORED_SPLITS", "VARIANTS", "WINDOW", "SourceTrack", "make_source_track",
+           "default_source_track", "query_split", "write_beir"]
+
+
+def query_split(split: str) -> str:
+    """The query split of a header ``split`` (``'<config>/<split>'`` of the release).
+
+    >>> query_split("eval200/test"), query_split("pool/dev")
+    ('test', 'dev')
+    """
+    for name, pair in SPLITS.items():
+        if "/".join(pair) == split:
+            return name
+    raise ValueError(f"unknown split {split!r}; expected one of {['/'.join(p) for p in SPLITS.values()]}")
+
+
+@dataclass(frozen=True)
+class SourceTrack:
+    """The track's rows: the corpus (from the world) plus queries and qrels per query split."""
+
+    world_id: str
+    release_id: str
+    doc_ids: list[str]
+    titles: list[str]
+    authors: list[str]
+    queries: dict[str, list[dict[str, Any]]]
+    qrels: dict[str, list[dict[str, Any]]]
+
+    def doc_texts(self) -> list[str]:
+        """What a retriever indexes: title and author line, as the world's own BM25 does."""
+        from lemmata.benchmarks.re2math.scholar.world import index_text
+
+        return [index_text(t, a.split()) for t, a in zip(self.titles, self.authors)]
+
+    def query_texts(self, split: str, variant: str) -> dict[str, str]:
+        if variant not in VARIANTS:
+            raise ValueError(f"unknown variant {variant!r}; expected one of {VARIANTS}")
+        return {q["_id"]: q[f"text_{variant}"] for q in self.queries[split]}
+
+    def qrels_of(self, split: str) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        for q in self.qrels[split]:
+            out.setdefault(q["query-id"], {})[q["corpus-id"]] = int(q["score"])
+        return out
+
+
+def make_source_track(world, release) -> SourceTrack:
+    """The track from an opened world (:class:`ScholarWorld`) and the opened release it was built from."""
+    from lemmata.release.manifest import MANIFEST
+
+    info = world.info
+    if info.release_id != release.release_id:
+        raise LemmataError(f"world {info.id} was built from {info.release_id}, not from {release.release_id}; "
+                           "rebuild it with `lemmata artifact build --version 2.0.0`")
+    if sha256_file(Path(release.root) / MANIFEST) != info.release_manifest_sha256:
+        raise LemmataError(f"world {info.id} was built from other bytes of {release.release_id} (release "
+                           f"MANIFEST.json sha256 differs); rebuild it with `lemmata artifact build --version 2.0.0`")
+    ids, titles, authors = [], [], []
+    for doc in world.beir_corpus():
+        ids.append(doc["_id"])
+        titles.append(doc["title"])
+        authors.append(doc["text"])
+    queries: dict[str, list[dict[str, Any]]] = {}
+    qrels: dict[str, list[dict[str, Any]]] = {}
+    for split, (config, rsplit) in SPLITS.items():
+        rows = release.rows(config, rsplit)
+        queries[split] = [query_row(r) for r in rows]
+        qrels[split] = [{"query-id": r["instance_id"], "corpus-id": world.attribution(r["instance_id"]).record_id,
+                         "score": 1} for r in rows]
+    known = set(ids)
+    for split, rows in qrels.items():
+        missing = [q["query-id"] for q in rows if q["corpus-id"] not in known]
+        if missing:
+            raise LemmataError(f"{split}: the cited sources of {missing[:3]} are not records of {info.id}")
+    return SourceTrack(world_id=info.id, release_id=release.release_id, doc_ids=ids, titles=titles,
+                       authors=authors, queries=queries, qrels=qrels)
+
+
+_TRACKS: dict[tuple[str, str], SourceTrack] = {}
+
+
+def default_source_track(release_id: str | None = None, *, build: bool = True) -> SourceTrack:
+    """The track over the served Re²Math release and the default 2.0.0 world (both built when missing).
+
+    Kept once per process per (release, world) pair: both are immutable and
+    verified against their manifests when opened here.
+    """
+    from lemmata.benchmarks.re2math.meta import RE2MATH
+    from lemmata.benchmarks.re2math.scholar.world import default_world
+    from lemmata.catalog import load_release
+
+    release = load_release(RE2MATH, release_id)
+    world = default_world(build=build, quiet=True)
+    key = (release.release_id, world.artifact_id)
+    if key not in _TRACKS:
+        _TRACKS[key] = make_source_track(world, release)
+    return _TRACKS[key]
+
+
+def _write_lines(path: Path, rows) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def write_beir(track: SourceTrack, out_dir: str | Path) -> list[str]:
+    """Write the track as BEIR files with a dataset-card stub, loadable with ``datasets.load_dataset(out_dir, …)``.
+
+    ``corpus.jsonl`` (``_id``, ``title``, ``text``), ``queries/<split>.jsonl``
+    (``_id``, ``text_raw``, ``text_assisted``, ``paper_key``, ``domain``),
+    ``qrels/<split>.tsv`` (``query-id``, ``corpus-id``, ``score``; what BEIR
+    tools read) with the same rows as ``qrels/<split>.jsonl`` (what the
+    ``qrels`` config loads: ``load_dataset`` picks one reader for a folder, and
+    the folder is mostly JSON Lines) and a ``README.md`` whose YAML names the
+    configs ``corpus``, ``queries``, ``qrels`` and records the sha256 of every
+    file written.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    _write_lines(out / "corpus.jsonl", ({"_id": i, "title": t, "text": a}
+                                        for i, t, a in zip(track.doc_ids, track.titles, track.authors)))
+    for split in SPLITS:
+        _write_lines(out / "queries" / f"{split}.jsonl", track.queries[split])
+        (out / "qrels").mkdir(parents=True, exist_ok=True)
+        with open(out / "qrels" / f"{split}.tsv", "w", encoding="utf-8", newline="\n") as fh:
+            fh.write("query-id\tcorpus-id\tscore\n")
+            for q in track.qrels[split]:
+                fh.write(f"{q['query-id']}\t{q['corpus-id']}\t{q['score']}\n")
+        _write_lines(out / "qrels" / f"{split}.jsonl", track.qrels[split])
+    hashes = {name: sha256_file(out / name) for name in EXPORT_FILES if name != "README.md"}
+    (out / "README.md").write_text(card(track, hashes), encoding="utf-8", newline="\n")
+    return list(EXPORT_FILES)
+
+
+def card(track: SourceTrack, hashes: Mapping[str, str]) -> str:
+    """The card stub of an export: configs for ``load_dataset``, what the files are, and their sha256."""
+    def files(config: str, names: list[tuple[str, str]]) -> str:
+        rows = "".join(f"  - split: {s}\n    path: {p}\n" for s, p in names)
+        return f"- config_name: {config}\n  data_files:\n{rows}"
+
+    yaml = ("---\nconfigs:\n" + files("corpus", [("corpus", "corpus.jsonl")])
+            + files("queries", [(s, f"queries/{s}.jsonl") for s in SPLITS])
+            + files("qrels", [(s, f"qrels/{s}.jsonl") for s in SPLITS]) + "---\n")
+    counts = ", ".join(f"{s} {len(track.queries[s])}" for s in SPLITS)
+    sums = "\n".join(f"| `{name}` | `{digest}` |" for name, digest in hashes.items())
+    return f"""{yaml}
+# {SOURCE_BENCHMARK} (BEIR export)
+
+Frozen tuple: dataset release `{track.release_id}`, corpus = retrieval artifact `{track.world_id}`.
+Written by `lemmata artifact export-beir`; rebuild it with the same command.
+
+- **corpus** (`corpus.jsonl`, {len(track.doc_ids):,} records): every record of `{track.world_id}`; `_id` is the
+  record id, `title` the shown title, `text` the shown author surnames. No year, no abstract: both differ in
+  distribution between cited sources and the arXiv haystack, so they would tell the answer's origin.
+- **queries** (`queries/<split>.jsonl`): one per Re²Math instance, `text_raw` / `text_assisted` = the Raw and
+  Assisted renderings with window m = {WINDOW}; `test` = Eval-200, `train` / `dev` from `pool` ({counts}).
+- **qrels** (`qrels/<split>.tsv` for BEIR tools, the same rows as `qrels/<split>.jsonl` for `load_dataset`): each
+  query's one relevant record is its cited source's record.
+
+No year cutoff applies (plain IR over a fixed corpus). Submissions go through `lemmata score` with header
+`benchmark: {SOURCE_BENCHMARK}` (see `submissions/baselines/README.md`).
+
+| file | sha256 |
+|---|---|
+{sums}
+"""

@@ -1,0 +1,97 @@
+"""The Re²Math source-retrieval track: rank the offline world's records for a rendered proof state.
+
+A run is a submission in the shared envelope — a header line, then one ranking
+per query, the records of every BEIR-style track::
+
+    {"format": "lemmata-submission/1", "benchmark": "re2math-source-retrieval", "release": "re2math-1.0.0",
+     "corpus": "re2math-scholar-offline-2.0.0", "split": "eval200/test", "track": "raw",
+     "model": {"name": "BM25 (bm25s)"}, "flags": {"tuned_on_track_data": false, "used_external_data": false}}
+    {"query_id": "1903.08525_gap_0", "ranking": [{"doc_id": "rec-300246", "score": 12.5}, …]}
+
+The header names the world (``corpus``) because record ids are positions in
+one world: the same id is another work in another world version. Scores are
+Recall@1/5/10, nDCG@10 (headline) and MRR@100 with bootstrap-over-queries
+intervals; a query without a record scores 0. The frozen tuple names the
+release, the query split, the world as retrieval artifact and the qrels with
+the scorer version. No year cutoff applies (see
+:mod:`lemmata.benchmarks.re2math.source_retrieval`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import Field
+
+from lemmata.benchmarks.re2math.meta import RE2MATH
+from lemmata.benchmarks.re2math.source_retrieval import SOURCE_BENCHMARK, default_source_track, query_split
+from lemmata.formats.beir import Collection, Doc
+from lemmata.formats.results import FrozenTuple
+from lemmata.tracks.ranking import (
+    RUN_MAIN_METRIC, RUN_MEASURES, RankingTrack, RunHeader, received_date, run_notes, scoring_artifact,
+)
+
+#: the world a run ranks (record ids are positions in it)
+WORLD = "re2math-scholar-offline-2.0.0"
+
+
+class SourceRunHeader(RunHeader):
+    benchmark: Literal["re2math-source-retrieval"]
+    release: str = Field(pattern=r"^re2math-\d+\.\d+\.\d+$")
+    corpus: Literal["re2math-scholar-offline-2.0.0"] = Field(
+        description="the offline world whose record ids the rankings use")
+    split: Literal["eval200/test", "pool/dev"]
+    track: Literal["raw", "assisted"] = Field(description="which rendering of the proof state is the query")
+
+
+@lru_cache(maxsize=8)
+def source_collection(release_id: str, split: str, variant: str) -> Collection:
+    """The source-retrieval collection of one query split and variant (world and release built when missing)."""
+    track = default_source_track(release_id)
+    if track.world_id != WORLD:
+        from lemmata.core.errors import LemmataError
+
+        raise LemmataError(f"the default world is {track.world_id}; this track ranks {WORLD}")
+    name = query_split(split)
+    return Collection(corpus={i: Doc(i, "") for i in track.doc_ids}, queries=track.query_texts(name, variant),
+                      qrels=track.qrels_of(name))
+
+
+class SourceRetrievalHandler(RankingTrack):
+    """Re²Math source retrieval: rank the world's records so that the cited source comes first."""
+
+    benchmark = SOURCE_BENCHMARK
+    tracks = ("raw", "assisted")
+    header_model = SourceRunHeader
+    measures = RUN_MEASURES
+    main_metric = RUN_MAIN_METRIC
+    schema = (f"{SOURCE_BENCHMARK}-run.schema.json",
+              f"{SOURCE_BENCHMARK} run, format lemmata-submission/1 (one JSONL line)",
+              f"A {SOURCE_BENCHMARK} run is a UTF-8 JSONL file: line 1 is the header (SourceRunHeader), every "
+              "further line one query's ranking (RankingRecord) over the records of re2math-scholar-offline-2.0.0. "
+              "See submissions/baselines/README.md.")
+
+    def meta(self, header: SourceRunHeader):
+        return RE2MATH
+
+    def collection(self, header: SourceRunHeader) -> Collection:
+        return source_collection(header.release, header.split, header.track)
+
+    def summary(self, header: SourceRunHeader, runs) -> str:
+        return f"{len(runs)} rankings of {header.corpus} records for {header.split} ({header.track})"
+
+    def frozen(self, header: SourceRunHeader, received_at: str) -> FrozenTuple:
+        qrels = f"{header.corpus}/attributions/{header.split}"
+        return FrozenTuple(dataset_release=header.release, split=header.split, retrieval_artifact=header.corpus,
+                           scoring_artifact=f"qrels:{qrels}; {scoring_artifact()}", date=received_date(received_at))
+
+    def notes(self, header: SourceRunHeader, scored) -> list[str]:
+        return run_notes(header, scored, self.measures) + [
+            f"Corpus: every record of {header.corpus}; no year cutoff applies in this track."]
+
+    def flags(self, header: SourceRunHeader) -> dict:
+        return header.flags.model_dump()
+
+    def provenance(self, header: SourceRunHeader, submission) -> dict:
+        return {"header_notes": header.notes, "filename": submission.filename, "system": header.system}
