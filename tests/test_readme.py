@@ -33,7 +33,7 @@ def test_every_documented_cli_command_exists():
     from lemmata.cli import COMMANDS
 
     for doc in DOCS:
-        for cmd in re.findall(r"(?<![\w/.-])lemmata ([a-z][a-z-]+)", doc.read_text("utf-8")):
+        for cmd in re.findall(r"(?<![\w/.-])lemmata ([a-z][a-z0-9-]+)", doc.read_text("utf-8")):
             assert cmd in COMMANDS, f"{doc.relative_to(ROOT)} mentions `lemmata {cmd}`, which does not exist"
 
 
