@@ -179,6 +179,12 @@ def snippet(authors: Sequence[str], year: int | None) -> str:
     return " - ".join(parts)
 
 
+def index_text(title: str, authors: Sequence[str]) -> str:
+    """The text a search ranks for one record — its shown title, then its shown authors — as exported for BEIR
+    corpora and external rankers (the index itself tokenizes the same two fields)."""
+    return title + "\n" + " ".join(authors)
+
+
 def render_opened(title: str, authors: Sequence[str], year: int | None, arxiv_id: str | None, doi: str | None,
                   abstract: str | None, record_id: str) -> str:
     """The text of an opened record, the same layout for every record."""
