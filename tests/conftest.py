@@ -8,7 +8,16 @@ pinned upstream files, so the suite also runs on a networked machine.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
+from pathlib import Path
+
+# Tests mirror the package's folders; some reuse another module's protocol server (``from test_judge import
+# ChatServer``), so every test folder is importable by module name, wherever the importing test lives.
+for _folder in sorted(p for p in Path(__file__).resolve().parent.rglob("*") if p.is_dir()
+                      and "fixtures" not in p.parts and p.name != "__pycache__"):
+    if str(_folder) not in sys.path:
+        sys.path.append(str(_folder))
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -17,8 +26,6 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 _HOME = tempfile.mkdtemp(prefix="lemmata-test-home-")
 os.environ["LEMMATA_HOME"] = _HOME
 os.environ.setdefault("HF_HOME", os.path.join(_HOME, "hf"))
-
-from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 

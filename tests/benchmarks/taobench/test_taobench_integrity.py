@@ -1,0 +1,247 @@
+"""Integrity checks: every violation kind on hand-written attempts, and every official statement passes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from lemmata.benchmarks.taobench.lean.integrity import IntegrityReport, Violation, check_attempt, token_keys
+from lemmata.lean.lexer import LexError, lex
+from lemmata.benchmarks.taobench.lean.statements import locate
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "taobench"
+ATTEMPTS = sorted((FIXTURES / "attempts").glob("*.lean"))
+#: one crafted cheat per file, each with a header saying what it tries and the violation expected
+ATTACKS = sorted((FIXTURES / "attacks").glob("*.lean"))
+ALL_KINDS = set(Violation.model_fields["kind"].annotation.__args__)
+#: a genuine proof text: real tactics, no sorry (whether it closes the goal is the verifier's business)
+PROOF = ":= by\n  classical\n  constructor <;> intro h <;> simp_all\n  all_goals aesop\n"
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return locate((FIXTURES / "official.lean").read_text("utf-8"), "Demo.PNat.ofNat_succ")
+
+
+def expected(text: str) -> set[tuple[str, int | None]]:
+    """``-- expect: kind[, kind]`` on a line marks violations of that line; ``-- expect-file:`` line-less ones."""
+    out: set[tuple[str, int | None]] = set()
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if m := re.search(r"-- expect: (.*)$", line):
+            out |= {(k.strip(), lineno) for k in m.group(1).split(",")}
+        if m := re.search(r"-- expect-file: (.*)$", line):
+            out |= {(k.strip(), None) for k in m.group(1).split(",")}
+    return out
+
+
+@pytest.mark.parametrize("path", ATTEMPTS, ids=[p.stem for p in ATTEMPTS])
+def test_hand_written_attempt(demo, path):
+    text = path.read_text("utf-8")
+    report = check_attempt(demo, text)
+    assert {(v.kind, v.line) for v in report.violations} == expected(text), [str(v) for v in report.violations]
+    assert report.ok == (not expected(text))
+
+
+@pytest.mark.parametrize("path", ATTACKS, ids=[p.stem for p in ATTACKS])
+def test_attack_is_refused(demo, path):
+    text = path.read_text("utf-8")
+    header = re.search(r"^-- Attack: (.+)\n-- Expected violation: (.+)\.\n", text)
+    assert header, "an attack file starts with what it tries and the violation expected"
+    report = check_attempt(demo, text)
+    assert not report.ok
+    assert {(v.kind, v.line) for v in report.violations} == expected(text), [str(v) for v in report.violations]
+    assert set(report.kinds()) == {k.strip() for k in header.group(2).split(",")}
+    assert all(v.line is not None and f"line {v.line}" in str(v) for v in report.violations)
+
+
+def test_attack_corpus_covers_the_reported_cheats():
+    names = {p.stem for p in ATTACKS}
+    assert {"guard_msgs_drop_all", "elab_answers_probe", "macro_answers_probe", "eval_bang_before",
+            "interpolated_string_spaced", "dbg_trace_interpolation", "decide_plus_kernel", "decide_config_native",
+            "decide_config_positional", "unification_hint_attribute"} <= names
+
+
+def test_fixtures_cover_every_violation_kind():
+    found = set().union(*(expected(p.read_text("utf-8")) for p in ATTEMPTS + ATTACKS))
+    assert {kind for kind, _ in found} == ALL_KINDS
+    assert any(not expected(p.read_text("utf-8")) for p in ATTEMPTS), "an honest attempt must be among the fixtures"
+
+
+def test_official_file_itself_is_flagged_for_its_sorry(demo):
+    report = check_attempt(demo, (FIXTURES / "official.lean").read_text("utf-8"))
+    assert [(v.kind, v.line) for v in report.violations] == [("sorry", 40)]
+
+
+def test_official_lines_cover_context_not_proof(demo):
+    text = (FIXTURES / "attempts" / "honest_helper_and_mentions.lean").read_text("utf-8")
+    report = check_attempt(demo, text)
+    lines = {n for lo, hi in report.official_lines for n in range(lo, hi + 1)}
+    given = next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith("theorem zero_add"))
+    exercise = next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith("theorem PNat.ofNat_succ "))
+    assert given in lines and exercise not in lines and exercise + 2 not in lines
+
+
+def test_completing_the_official_file_passes(demo):
+    assert check_attempt(demo, demo.complete(PROOF)).ok
+
+
+def test_statement_is_extracted_without_body(demo):
+    assert demo.statement == "theorem PNat.ofNat_succ (k : ℕ) : PNat.ofNat (Nat.succ k) = (PNat.ofNat k)⁺"
+    assert demo.statement_line == 39 and demo.decl_name == "Demo.PNat.ofNat_succ" and demo.how == "exact"
+
+
+def test_whitespace_that_changes_meaning_is_kept():
+    assert token_keys(lex("f x.1").tokens) != token_keys(lex("f x .1").tokens)
+    assert token_keys(lex("(f x).1").tokens) != token_keys(lex("(f x) .1").tokens)
+    assert token_keys(lex("xs[i]").tokens) != token_keys(lex("xs [i]").tokens)
+    assert token_keys(lex("f  (x:ℕ)  -- c\n").tokens) == token_keys(lex("f (x : ℕ)").tokens)
+
+
+@pytest.mark.parametrize(
+    ("source", "texts"),
+    [
+        ('"a -- b /- c" x', ['"a -- b /- c"', "x"]),
+        ("/- a /- b -/ sorry -/ y", ["y"]),
+        ("/-- doc sorry -/ theorem", ["theorem"]),
+        ("'\"' sorry", ["'\"'", "sorry"]),
+        ("h' a'.1 «sorry» x₁", ["h'", "a'.1", "«sorry»", "x₁"]),
+        ('r#"say "sorry" here"# z', ['r#"say "sorry" here"#', "z"]),
+        ('s!"v {sorry} w" k', ['s!', '"v {sorry} w"', "sorry", "k"]),
+        # Lean reads the string after these heads as interpolatedStr, with or without a space
+        ('s! "v {sorry} w" k', ['s!', '"v {sorry} w"', "sorry", "k"]),
+        ('m!"{a}"', ['m!', '"{a}"', "a"]),
+        ('dbg_trace "{b}"; c', ['dbg_trace', '"{b}"', "b", ";", "c"]),
+        ('throwError "{d}"', ['throwError', '"{d}"', "d"]),
+        ('trace[x] "{e}"', ['trace', '[', 'x', ']', '"{e}"', "e"]),
+        ('f "{not code}"', ['f', '"{not code}"']),
+        ('"line\\\n   gap" q', ['"line\\\n   gap"', "q"]),
+        ("ℝ → 𝓝 x ∘ f⁻¹", ["ℝ", "→", "𝓝", "x", "∘", "f", "⁻¹"]),
+        (".Icc a b :=", [".Icc", "a", "b", ":="]),
+    ],
+)
+def test_lexer(source, texts):
+    assert [t.text for t in lex(source).tokens] == texts
+
+
+@pytest.mark.parametrize(("source", "line"), [("a\n/- open /- nested -/\n", 2), ('x\ny "no end', 2), ("'\\", None)])
+def test_lexer_reports_unterminated_input(source, line):
+    if line is None:
+        assert [t.text for t in lex(source).tokens] == ["'", "\\"]
+        return
+    with pytest.raises(LexError) as exc:
+        lex(source)
+    assert exc.value.line == line
+
+
+def test_report_is_data():
+    report = IntegrityReport(violations=(Violation(kind="sorry", line=3, message="m"),))
+    assert not report.ok and report.kinds() == ["sorry"] and str(report.violations[0]) == "line 3: sorry: m"
+
+
+# --- the real releases ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def official_exercises():
+    """Every well-formed official file of both releases, located from the pinned upstream rows."""
+    from lemmata.benchmarks.taobench.meta import MATHLIB_V1, PAIRS_150, TAOBENCH_V1, TEXTBOOK_V1
+    from lemmata.benchmarks.taobench.builder import load_rows
+    from lemmata.release.sources import resolve_sources
+    from lemmata.benchmarks.taobench.schema import MathlibRow, PairRow, TextbookRow
+
+    src = resolve_sources(TAOBENCH_V1, [PAIRS_150, TEXTBOOK_V1, MATHLIB_V1])
+    files = []
+    for _, r in load_rows(src[PAIRS_150], PAIRS_150, PairRow):
+        files += [("150/tao", r.FQN, r.TaoBench), ("150/mathlib", r.FQN, r.TaoBenchMathlib)]
+    for name, model, kind in ((TEXTBOOK_V1, TextbookRow, "v1/tao"), (MATHLIB_V1, MathlibRow, "v1/mathlib")):
+        files += [(kind, r.FQN, r.code) for _, r in load_rows(src[name], name, model)]
+    out = []
+    for kind, fqn, code in files:
+        try:
+            out.append((kind, fqn, locate(code, fqn)))
+        except LexError:
+            assert kind == "v1/tao", f"{kind} {fqn} does not lex"
+    assert len(out) == 2 * 150 + 2 * 600 - 6
+    return out
+
+
+def test_every_official_statement_completed_with_a_proof_passes(official_exercises):
+    failures = []
+    for kind, fqn, ex in official_exercises:
+        report = check_attempt(ex, ex.complete(PROOF))
+        if not report.ok:
+            failures.append((kind, fqn, [str(v) for v in report.violations]))
+    assert failures == []
+
+
+def test_real_attempts_are_caught(official_exercises):
+    """Tampering with a real exercise is caught: statement, local definitions, sorry in the proof."""
+    kind, fqn, ex = next(e for e in official_exercises if e[1] == "Chapter2.Nat.backwards_induction" and e[0] == "150/tao")
+    honest = ex.complete(PROOF)
+    weakened = honest.replace("∀ m, m ≤ n → P m", "∀ m, m = n → P m", 1)
+    assert check_attempt(ex, weakened).kinds() == ["statement_changed"]
+    redefined = honest.replace("le n m := ∃ a : Nat, m = n + a", "le n m := True", 1)
+    assert check_attempt(ex, redefined).kinds() == ["prefix_changed"]
+    assert check_attempt(ex, ex.complete(":= by\n  sorry\n")).kinds() == ["sorry"]
+    commented = ex.complete(":= by\n  -- sorry is not used here\n  exact fun m _ => hn.elim\n")
+    assert check_attempt(ex, commented).ok
+    answered = honest + '\nelab "#print" "axioms" _x:ident : command => pure ()\n'
+    assert check_attempt(ex, answered).kinds() == ["after_exercise", "not_permitted"]
+    assert ex.statement in honest
+    guarded = honest.replace(ex.statement, "#guard_msgs (drop all) in\n" + ex.statement, 1)
+    assert check_attempt(ex, guarded).kinds() == ["not_permitted", "statement_changed"]
+    native = ex.complete(":= by\n  decide (config := { kernel := true })\n")
+    assert check_attempt(ex, native).kinds() == ["not_permitted"]
+
+
+# --- command structure ----------------------------------------------------------------------------------------------
+
+
+def test_commands_namespaces_and_statements():
+    from lemmata.lean.structure import parse
+
+    src = (
+        "import Mathlib\nnamespace A.B\nsection S\nopen Real in\n"
+        "theorem t (x : ℝ) : |x| ≥ 0 ∧\n    |x - 1| = |1 - x| := by\n  simp [abs_sub_comm]\n"
+        "end S\nend A.B\nnamespace C\n"
+        "theorem e : ∀ n : ℕ, n + 0 = n\n  | 0 => rfl\n  | n + 1 => rfl\n"
+        "instance inst : Inhabited ℕ where\n  default := 0\n"
+        "theorem _root_.top (h : let k := 1; k = 1) : True := trivial\n"
+        "@[simp] private lemma p : True := by\n  set_option maxHeartbeats 400000 in\n  open Nat in\n  trivial\n"
+    )
+    cmds = parse(src).commands
+    heads = [c.head for c in cmds]
+    assert heads == ["import", "namespace", "section", "theorem", "end", "end", "namespace", "theorem", "instance",
+                     "theorem", "lemma"]
+    t = cmds[3]
+    assert t.decl.full_name == "A.B.t" and [x.text for x in t.scoped_prefix] == ["open", "Real", "in"]
+    assert [x.text for x in t.decl.header][-5:] == ["|", "1", "-", "x", "|"], "absolute values are not equations"
+    assert t.decl.body[0].text == ":="
+    e = cmds[7]
+    assert e.decl.full_name == "C.e" and e.decl.body[0].text == "|" and e.decl.header[-1].text == "n"
+    assert cmds[8].decl.full_name == "C.inst" and cmds[8].decl.body[0].text == "where"
+    top = cmds[9]
+    assert top.decl.full_name == "top" and top.decl.body[0].text == ":=" and top.decl.body[1].text == "trivial"
+    p = cmds[10]
+    assert p.decl.modifiers == ("private",) and p.decl.attributes == ("simp",) and p.decl.full_name == "C.p"
+    assert [x.text for x in p.decl.body][-1] == "trivial", "tactic-level open/set_option stay in the proof"
+
+
+@pytest.mark.parametrize(
+    ("source", "texts"),
+    [
+        # Lean swallows the character after a plain `/-` before counting nesting
+        ("/-/- -/ sorry -- -/", ["sorry"]),
+        ("/-x-/ y", ["y"]),
+        ("/-!/- a -/ b -/ c", ["c"]),
+    ],
+)
+def test_comment_openings_match_lean(source, texts):
+    assert [t.text for t in lex(source).tokens] == texts
+
+
+def test_doc_comment_opening_is_a_token():
+    with pytest.raises(LexError):
+        lex("/--/")

@@ -1,0 +1,218 @@
+"""The space as a README reader meets it: ``lemmata serve`` with the default home, in a real Chromium.
+
+The rest of the suite keeps ``LEMMATA_HOME`` under a temp folder, which Gradio
+serves by default; a README reader's home is ``~/.local/share/lemmata``, which it
+does not. So this module starts the command exactly as the README says, as a
+subprocess whose ``HOME`` is a fresh folder *outside* every temp directory
+(``test-output/readme-home``, git-ignored) and outside its working folder,
+with no ``LEMMATA_*`` variables:
+the first start builds the releases from the mirror beside the checkout, the
+retrieval artifact, the reported rows and the baselines. One server serves every
+check. Any error toast, failed request, console error or server traceback fails
+the test. Screenshots of every tab go to ``test-output/readme-literal/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "test-output"
+SHOTS = OUT / "readme-literal"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--no-first-run", "--disable-sync"]
+FIRST_START_SECONDS = 900  # releases, artifact, reported rows and baselines, on a shared two-core machine
+TABS = (("Leaderboard", "board"), ("Submit", "submit"), ("Status", "status"), ("Audit", "audit"),
+        ("About & cite", "about"), ("Admin", "admin"))
+SERVER_FAILURES = ("Traceback (most recent call last)", "InvalidPathError", "Cannot move")
+
+pytestmark = pytest.mark.browser
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _command() -> list[str]:
+    """``lemmata serve`` from the environment running the tests (the console script when installed)."""
+    script = Path(sys.executable).with_name("lemmata")
+    return [str(script), "serve"] if script.is_file() else [sys.executable, "-m", "lemmata", "serve"]
+
+
+@pytest.fixture(scope="module")
+def server():
+    home = OUT / "readme-home"
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    import tempfile
+
+    assert not str(home.resolve()).startswith(str(Path(tempfile.gettempdir()).resolve()))
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("LEMMATA_", "GRADIO_")) and k != "XDG_DATA_HOME"}
+    port = _free_port()  # the README's 7860 may be taken by another space on this machine
+    env.update(HOME=str(home), PYTHONPATH=str(ROOT), GRADIO_ANALYTICS_ENABLED="False", GRADIO_SERVER_PORT=str(port),
+               HF_HUB_OFFLINE=os.environ.get("HF_HUB_OFFLINE", "1"))
+    log_path = OUT / "readme-literal-server.log"
+    log = log_path.open("w", encoding="utf-8")
+    # The working folder is Gradio's other default served folder, so it must not hold the home either (a
+    # README reader's ~ is not inside their checkout); the mirror is still found beside the checkout.
+    cwd = OUT / "readme-cwd"
+    cwd.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen(_command(), cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    deadline = time.monotonic() + FIRST_START_SECONDS
+    try:
+        while "[lemmata] ready" not in log_path.read_text(encoding="utf-8", errors="replace"):
+            assert proc.poll() is None, "lemmata serve exited:\n" + log_path.read_text(encoding="utf-8")[-4000:]
+            assert time.monotonic() < deadline, "first start did not finish:\n" + log_path.read_text()[-4000:]
+            time.sleep(1)
+        assert (home / ".local" / "share" / "lemmata" / "releases" / "re2math-1.0.0" / "croissant.json").is_file()
+        yield {"url": f"http://127.0.0.1:{port}", "log": log_path, "home": home}
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Watched:
+    """A page that records every console error, page error, failed request and error toast."""
+
+    def __init__(self, browser):
+        self.page = browser.new_page(viewport={"width": 1360, "height": 900})
+        self.problems: list[str] = []
+        self.page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
+        self.page.on("pageerror", lambda exc: self.problems.append(f"page error: {exc}"))
+        self.page.on("requestfailed", lambda r: "ERR_ABORTED" not in (r.failure or "")  # cancelled by the page
+                     and self.problems.append(f"request failed: {r.url} {r.failure}"))
+        self.page.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"))
+
+    def check(self) -> None:
+        toasts = self.page.locator("[data-testid=toast-body].error")
+        if toasts.count():
+            self.problems += [f"error toast: {t}" for t in toasts.all_inner_texts()]
+        assert self.problems == []
+
+
+def _shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def _download(page, button) -> str:
+    """Click a DownloadButton as a visitor would and return the file it saved (a button without a file saves
+    nothing, so this times out)."""
+    with page.expect_download(timeout=30_000) as info:
+        button.click()
+    download = info.value
+    assert download.failure() is None, download.failure()
+    return Path(download.path()).read_text(encoding="utf-8")
+
+
+def test_readme_literal_every_tab_loads_clean(server, browser):
+    w = Watched(browser)
+    page, base = w.page, server["url"]
+    page.goto(base + "/")
+    page.wait_for_selector("#lm-board .lm-board", timeout=60_000)
+
+    # first load, no control touched: plots drawn, both downloads answer
+    page.wait_for_selector("#lm-forest svg", timeout=30_000)
+    csv = _download(page, page.locator("#lm-csv"))
+    assert csv.splitlines()[0].count(",") >= 3 and len(csv.splitlines()) > 1
+    exported = json.loads(_download(page, page.locator("#lm-json")))
+    assert exported["groups"]
+    _shot(page, "1-board")
+
+    page.get_by_role("tab", name="Submit").click()
+    page.locator("#lm-upload").wait_for(timeout=10_000)
+    _shot(page, "2-submit")
+
+    page.get_by_role("tab", name="Status").click()
+    page.wait_for_selector("#lm-status table tbody tr", timeout=30_000)
+    assert page.locator("#lm-status table tbody tr").count() >= 1
+    _shot(page, "3-status")
+
+    page.get_by_role("tab", name="Audit").click()
+    page.locator("#lm-audit-entry input").first.click()
+    page.wait_for_selector("[role=option]", timeout=15_000)
+    assert page.locator("[role=option]").count() >= 1
+    page.keyboard.press("Escape")
+    _shot(page, "4-audit")
+
+    page.get_by_role("tab", name="About & cite").click()
+    page.get_by_text("Cite re2math-1.0.0").first.click()
+    button = page.locator("#lm-tab-about button", has_text="Download croissant.json").first
+    croissant = json.loads(_download(page, button))
+    assert "re2math" in json.dumps(croissant)[:20_000]
+    _shot(page, "5-about")
+
+    page.get_by_role("tab", name="Admin").click()
+    page.locator("#lm-admin-entry").wait_for(timeout=10_000)
+    _shot(page, "6-admin")
+
+    page.wait_for_timeout(1000)  # a late failing event would show its toast now
+    w.check()
+    page.close()
+    log = server["log"].read_text(encoding="utf-8", errors="replace")
+    assert not [s for s in SERVER_FAILURES if s in log], log[-6000:]
+
+
+def test_readme_literal_upload_for_a_hub_only_release_says_why_in_the_panel(server, browser):
+    """Offline, MathNet/MIRB/MathAtlas releases cannot be built: their shipped examples get the validation
+    panel with the reason, never an exception, a bare Error badge or a server path."""
+    w = Watched(browser)
+    page = w.page
+    page.goto(server["url"] + "/?tab=submit")
+    listing = page.locator("#lm-availability")
+    listing.wait_for(timeout=30_000)
+    assert "re2math" in listing.inner_text() and "mathnet-retrieve" in listing.inner_text()
+    scored_now = listing.inner_text().split(".", 1)[0]
+    assert "re2math" in scored_now and "mathnet-retrieve" not in scored_now
+    assert "Hub is unreachable" in listing.inner_text()
+    examples = [ROOT / "submissions" / "mathnet" / "example-mathnet-retrieve-hard.jsonl",
+                ROOT / "submissions" / "mirb" / "example-mirb.jsonl",
+                ROOT / "submissions" / "mathatlas" / "example-ma-align.jsonl"]
+    for n, example in enumerate(examples):
+        if n:  # a fresh page per file: a cleared upload box re-renders its input under the test's feet
+            page.goto(server["url"] + "/?tab=submit")
+        page.locator("#lm-upload input[type=file]").wait_for(state="attached", timeout=30_000)
+        page.locator("#lm-submitter textarea, #lm-submitter input").first.fill("README reader")
+        page.locator("#lm-upload input[type=file]").set_input_files(str(example))
+        page.locator("#lm-upload").get_by_text(example.name).wait_for(timeout=10_000)
+        page.locator("#lm-submit").click()
+        panel = page.locator("#lm-outcome .lm-errors", has_text=example.name)
+        panel.wait_for(timeout=60_000)
+        text = panel.inner_text()
+        assert "the Hub is unreachable from this server" in text and "Nothing was stored" in text, text
+        assert str(server["home"]) not in text and "/" not in text, text
+        _shot(page, f"7-unavailable-{n}")
+    w.check()
+    assert page.locator(".error, [data-testid=toast-body]").filter(has_text="Error").count() == 0
+    page.close()
+    log = server["log"].read_text(encoding="utf-8", errors="replace")
+    assert not [s for s in SERVER_FAILURES if s in log], log[-6000:]
