@@ -195,20 +195,20 @@ def release_step(releases_root: Path) -> Callable[[Callable[[str], None]], str]:
 
 
 def artifact_step() -> Callable[[Callable[[str], None]], str]:
-    """Build the default offline retrieval artifact (and the release it is built from) when missing."""
+    """Build the offline retrieval world submissions are scored against (re2math-scholar-offline-2.0.0, with the
+    releases it indexes) when missing; the superseded 1.0.0 artifact is built on demand, for old results only."""
 
     def run(report: Callable[[str], None]) -> str:
-        from lemmata.benchmarks.re2math.scholar.artifact import default_artifact, default_artifact_path
+        from lemmata.benchmarks.re2math.scholar.world import default_world, default_world_path
 
-        if default_artifact_path().is_dir():
-            raise Skip(f"{default_artifact_path().name} already built")
-        report(f"building {default_artifact_path().name}")
-        artifact = default_artifact(build=True, quiet=True)
-        return f"built {artifact.root.name}"
+        path = default_world_path()
+        if path.is_dir():
+            raise Skip(f"{path.name} already built")
+        report(f"building {path.name} (the distractor corpus and every cited source; about 30 s)")
+        world = default_world(build=True, quiet=True)
+        return f"built {world.root.name}"
 
     return run
-
-
 
 
 def reported_step(store, importers: list[tuple[str, Callable]] | None = None) -> Callable[[Callable[[str], None]], str]:
