@@ -45,7 +45,7 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="lemmata-re2math-speed-") as home:
         os.environ["LEMMATA_HOME"] = home
-        sys.path.insert(0, str(ROOT / "tests"))
+        sys.path.insert(0, str(ROOT / "tests" / "oracles"))
         from test_judge import ChatServer  # the protocol server the tests verify
 
         from lemmata.core.hashing import sha256_bytes

@@ -61,13 +61,18 @@ class InputError(Error, ValueError):
         if notes:
             self.problems = [p for p in self.problems if p.field != CHECKS]
             self.skipped = [*self.skipped, *notes]
-        super().__init__(str(self))
+        # the exception's argument is the one-line count, not the full list: a hostile file can hold millions of
+        # problems, and str(self) (what the CLI prints) is only ever built from a capped list
+        super().__init__(self._head())
+
+    def _head(self) -> str:
+        n = len(self.problems)
+        return "invalid input" if not n else (f"{n} problem(s) found" if n > 1 else "1 problem found")
 
     def __str__(self) -> str:
         if not self.problems:
             return "invalid input"
-        head = f"{len(self.problems)} problem(s) found" if len(self.problems) > 1 else "1 problem found"
-        return head + ":\n" + "\n".join(f"  - {p}" for p in self.problems)
+        return self._head() + ":\n" + "\n".join(f"  - {p}" for p in self.problems)
 
     @classmethod
     def one(cls, file: str, reason: str, line: int | None = None, field: str | None = None) -> "InputError":
