@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-RELEASE = "taobench-150-1.0.0"
+RELEASE = "taobench-150-1.1.0"
 PROOFS = (":= by\n  intro h\n  simp_all", ":= by\n  constructor <;> intro h <;> simp_all", ":= by\n  aesop",
           ":= by\n  classical\n  exact?", ":= by\n  simp", ":= by\n  omega", ":= by\n  norm_num", ":= by\n  tauto")
 

@@ -24,7 +24,7 @@ def register(sub) -> None:
                         "Prints 'ok' (exit 0) or one line per violation (exit 2). No Lean is run: a passing "
                         "attempt still needs a Lean verdict from `lemmata score`.")
     c.add_argument("attempt", help="the attempt's Lean file")
-    c.add_argument("--release", default="taobench-150-1.0.0", help="release id (default: taobench-150-1.0.0)")
+    c.add_argument("--release", default="taobench-150-1.1.0", help="release id (default: taobench-150-1.1.0)")
     c.add_argument("--fqn", required=True, help="the exercise's FQN")
     c.add_argument("--formulation", choices=("tao", "mathlib"), required=True,
                    help="which statement the attempt proves: Tao's framework or its Mathlib twin")

@@ -58,9 +58,9 @@ def needed_releases(benchmark: str, release_names: list[tuple[str, str]]) -> tup
     release whose name is the benchmark or a dash-prefix of it (either way)
     belongs to it; a benchmark matching none (``taobench-equivalence``) may use any.
 
-    >>> fam = [("taobench-150", "taobench-150-1.0.0"), ("taobench-v1", "taobench-v1-1.0.0")]
+    >>> fam = [("taobench-150", "taobench-150-1.1.0"), ("taobench-v1", "taobench-v1-1.0.0")]
     >>> needed_releases("taobench", fam)
-    ('taobench-150-1.0.0', 'taobench-v1-1.0.0')
+    ('taobench-150-1.1.0', 'taobench-v1-1.0.0')
     >>> needed_releases("re2math-theorem-retrieval", [("re2math", "re2math-1.0.0")])
     ('re2math-1.0.0',)
     >>> needed_releases("ma-align", [("mathatlas", "mathatlas-1.0.0"), ("ma-align", "ma-align-1.0.0")])

@@ -14,7 +14,7 @@ from lemmata.benchmarks.taobench.release import open_taobench
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
     root = tmp_path_factory.mktemp("tb-cache")
-    return open_taobench("taobench-150-1.0.0", root).root
+    return open_taobench("taobench-150-1.1.0", root).root
 
 
 def test_a_verified_release_is_not_hashed_again_until_its_folder_changes(folder, monkeypatch):

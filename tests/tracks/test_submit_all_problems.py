@@ -180,7 +180,7 @@ def taobench(tmp_path_factory):
     from lemmata.benchmarks.taobench.track import TaoBenchProofsHandler
 
     root = tmp_path_factory.mktemp("tb-releases")
-    release = open_taobench("taobench-150-1.0.0", root)
+    release = open_taobench("taobench-150-1.1.0", root)
     return release, TaoBenchProofsHandler(root)
 
 
@@ -188,7 +188,7 @@ def test_taobench_issue_example(taobench):
     release, handler = taobench
     fqns = sorted(release.fqns())[:3]
     header = {"format": "lemmata-submission/1", "benchmark": "taobench", "track": "proofs",
-              "release": "taobench-150-1.0.0", "formulations": ["tao"], "model": {"name": "m"}, "n": 1,
+              "release": "taobench-150-1.1.0", "formulations": ["tao"], "model": {"name": "m"}, "n": 1,
               "sampling": {"temperature": 0.0},
               "flags": {"used_lean_feedback": False, "trained_on_taobench": False, "used_external_tools": False}}
     objs = [header, *({"fqn": f, "formulation": "tao", "attempts": ["theorem x : True := trivial"]} for f in fqns)]

@@ -327,8 +327,11 @@ def card_body(release_id: str, rows: list[dict], stats: _Stats, *, v1: bool, lic
         "`lean_version` is upstream's `lean_version` field (`leanprover/lean4:v4.26.0` on every row); "
         f"`mathlib_version` is `{MATHLIB_V1_VERSION}`, the Mathlib version upstream's Croissant names for the files."
         if v1 else
-        f"Upstream states the pairs were checked on Lean `{LEAN_150.split(':')[-1]}` (`lean_version` = `{LEAN_150}`); "
-        "it does not state a Mathlib revision, so `mathlib_version` is null."
+        f"Upstream states the pairs were checked on Lean `{LEAN_150.split(':')[-1]}` (`lean_version` = `{LEAN_150}`). "
+        f"`mathlib_version` is `{MATHLIB_150}`: the paper's evaluation README deploys the Kimina Lean server with "
+        f"`LEAN_SERVER_LEAN_VERSION={LEAN_150.split(':')[-1]}`, whose `setup.sh` installs mathlib4 at the tag of that "
+        "Lean version unless told otherwise. Version 1.1.0 records this pin (1.0.0 left `mathlib_version` null); the "
+        "exercises are otherwise unchanged."
     )
     defect_text = (f"- {len(stats.defects)} upstream file(s) are not well-formed Lean; their row keeps the file, "
                    f"leaves the statement columns null, states the defect in `*_defect`, and scoring leaves the "

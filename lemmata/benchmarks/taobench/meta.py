@@ -25,7 +25,11 @@ LICENSE = "LICENSE"
 
 #: what upstream states about the toolchains (the 150 file carries no version field)
 LEAN_150 = "leanprover/lean4:v4.23.0-rc2"
-MATHLIB_150: str | None = None  # not stated upstream
+#: the Mathlib the 150 pairs were checked with upstream: the paper's evaluation README
+#: (``Evaluation/README.md`` at upstream commit 7e176d83) deploys the Kimina Lean server with
+#: ``LEAN_SERVER_LEAN_VERSION=v4.23.0-rc2``, whose ``setup.sh`` installs mathlib4 at ``MATHLIB_BRANCH``, which
+#: defaults to that Lean version: Mathlib's tag ``v4.23.0-rc2``. Release 1.0.0 left it null (not stated in the data).
+MATHLIB_150 = "v4.23.0-rc2"
 MATHLIB_V1_VERSION = "v4.26.0"  # upstream croissant: "Compiles under leanprover/lean4:v4.26.0 + Mathlib v4.26.0"
 
 #: the two formulations of every exercise
@@ -113,8 +117,8 @@ TAOBENCH_150 = BenchmarkMeta(
         "equivalent statement over standard Mathlib. A prover must replace the exercise's `sorry`; pass@k is "
         "compared between the two formulations of the same exercise."
     ),
-    version="1.0.0",
-    released="2026-11-21",
+    version="1.1.0",
+    released="2026-11-22",
     task_type="theorem-proving",
     upstream_repo=UPSTREAM_REPO,
     upstream_commit=COMMIT_150,

@@ -74,7 +74,7 @@ class Header(_Strict):
     benchmark: Literal["taobench"]
     track: Literal["proofs"] = Field(description="the formal-correctness track: whole-proof attempts checked by Lean")
     release: str = Field(pattern=r"^taobench-[a-z0-9]+-\d+\.\d+\.\d+$",
-                         description="dataset release id, e.g. 'taobench-150-1.0.0' or 'taobench-v1-1.0.0'")
+                         description="dataset release id, e.g. 'taobench-150-1.1.0' or 'taobench-v1-1.0.0'")
     formulations: list[Literal["tao", "mathlib"]] = Field(
         min_length=1, max_length=2, description="formulations the submission answers; their exercises without a "
         "record count as n failed attempts")

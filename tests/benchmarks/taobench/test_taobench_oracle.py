@@ -153,7 +153,7 @@ def test_config_from_env():
 def test_artifact_keys_identity_and_first_verdict_wins(server, tmp_path):
     verifier = LeanVerifier(_config(server))
     art = LeanArtifact(tmp_path / "art", benchmark="taobench", identity=verifier.identity, checks={"integrity": "v1"})
-    item = {"release": "taobench-150-1.0.0", "fqn": "F", "formulation": "tao", "attempt_sha256": "a" * 64}
+    item = {"release": "taobench-150-1.1.0", "fqn": "F", "formulation": "tao", "attempt_sha256": "a" * 64}
     assert art.lookup(**item) is None
     first = art.record({"compiles": True}, verifier=verifier, **item)
     assert first == {"compiles": True} and art.record({"compiles": False}, verifier=verifier, **item) == first

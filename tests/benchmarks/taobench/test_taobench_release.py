@@ -43,7 +43,7 @@ def _all_bytes(root: Path) -> dict[str, bytes]:
 
 
 def test_registry_records():
-    for meta, rid in ((TAOBENCH_150, "taobench-150-1.0.0"), (TAOBENCH_V1, "taobench-v1-1.0.0")):
+    for meta, rid in ((TAOBENCH_150, "taobench-150-1.1.0"), (TAOBENCH_V1, "taobench-v1-1.0.0")):
         assert get_benchmark(meta.name) is meta and get_benchmark(rid) is meta
         assert meta.family == "taobench" and meta.release_id == rid and meta.license_id == "mit"
         assert "2603.12744" in meta.citation and "CC-BY-4.0" in meta.license_note and "uclanlp/TaoBench" in meta.license_note
@@ -72,7 +72,7 @@ def test_150_rows_match_upstream(built, sources):
         src = by_fqn[row["fqn"]]
         assert row["tao_lean"] == src["TaoBench"] and row["mathlib_lean"] == src["TaoBenchMathlib"]
         assert row["chapter_name"] == src["chapter_name"] == f"Section_{row['section'].replace('.', '_')}"
-        assert row["lean_version"] == "leanprover/lean4:v4.23.0-rc2" and row["mathlib_version"] is None
+        assert row["lean_version"] == "leanprover/lean4:v4.23.0-rc2" and row["mathlib_version"] == "v4.23.0-rc2"  # pinned in 1.1.0 (see the card)
         for f in ("tao", "mathlib"):
             assert row[f"{f}_defect"] is None
             stmt, line = row[f"{f}_statement"], row[f"{f}_statement_line"]

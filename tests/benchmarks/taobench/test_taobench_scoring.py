@@ -21,7 +21,7 @@ from lemmata.benchmarks.taobench.track import TaoBenchProofsHandler, verificatio
 from lemmata.formats.envelope import parse_envelope
 
 ROOT = Path(__file__).parents[3]
-RELEASE = "taobench-150-1.0.0"
+RELEASE = "taobench-150-1.1.0"
 PROOF = ":= by\n  intro x\n  simp_all"
 RECEIVED = "2026-11-21T12:00:00+00:00"
 
@@ -97,7 +97,7 @@ def test_wrong_release_and_non_utf8(handler, release):
         validate(handler, jsonl([header(release="taobench-150-9.9.9"),
                                  {"fqn": release.fqns()[0], "formulation": "tao", "attempts": ["x"]}]))
     (p,) = exc.value.problems
-    assert (p.line, p.field) == (1, "header.release") and "taobench-150-1.0.0" in p.reason
+    assert (p.line, p.field) == (1, "header.release") and "taobench-150-1.1.0" in p.reason
     bad = jsonl([header()]) + b'{"fqn": "\xff", "formulation": "tao", "attempts": ["x"]}\n'
     with pytest.raises(InputError) as exc:
         validate(handler, bad)
