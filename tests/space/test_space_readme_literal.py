@@ -51,11 +51,28 @@ def _command() -> list[str]:
     return [str(script), "serve"] if script.is_file() else [sys.executable, "-m", "lemmata", "serve"]
 
 
+def _home_outside_temp() -> Path:
+    """A fresh home folder outside the temp folder Gradio serves: beside the checkout when the checkout is not itself
+    under the temp folder (a CI clone may be), else under the user's cache or /var/tmp."""
+    import tempfile
+    import uuid
+
+    temp = str(Path(tempfile.gettempdir()).resolve())
+    for base in (OUT, Path.home() / ".cache" / "lemmata-readme-literal", Path("/var/tmp") / "lemmata-readme-literal"):
+        if not str(base.resolve()).startswith(temp):
+            home = base / ("readme-home" if base == OUT else f"home-{uuid.uuid4().hex[:12]}")
+            shutil.rmtree(home, ignore_errors=True)
+            try:
+                home.mkdir(parents=True)
+            except OSError:
+                continue
+            return home
+    pytest.fail("no writable folder outside the temp folder for the README-literal home")
+
+
 @pytest.fixture(scope="module")
 def server():
-    home = OUT / "readme-home"
-    shutil.rmtree(home, ignore_errors=True)
-    home.mkdir(parents=True)
+    home = _home_outside_temp()
     import tempfile
 
     assert not str(home.resolve()).startswith(str(Path(tempfile.gettempdir()).resolve()))
@@ -88,6 +105,8 @@ def server():
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         log.close()
+        if not home.is_relative_to(OUT):  # a home made under the user's cache or /var/tmp goes again
+            shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
