@@ -15,6 +15,7 @@ import os
 import tempfile
 import threading
 from pathlib import Path
+from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -40,7 +41,7 @@ def read_artifact_manifest(folder: Path, model: type[M], kind: str) -> M:
         raise LemmataError(f"{path} is not a valid {kind} artifact manifest ({why})") from None
 
 
-class VerdictArtifact(Generic[M]):
+class VerdictArtifact(ABC, Generic[M]):
     """A scoring artifact's folder: its manifest (checked on open) and its verdict cache."""
 
     kind: ClassVar[str] = "verdict"
@@ -67,9 +68,9 @@ class VerdictArtifact(Generic[M]):
         self.check_manifest(found)  # type: ignore[arg-type]
         self.manifest = found  # type: ignore[assignment]
 
+    @abstractmethod
     def check_manifest(self, found: M) -> None:
         """Raise :class:`LemmataError` when the folder's manifest is not this artifact's."""
-        raise NotImplementedError
 
     def write_manifest(self, manifest: M) -> None:
         """Write ``ARTIFACT.json`` once, before the first verdict (atomic; threads and processes may race here)."""

@@ -19,6 +19,8 @@ fifteen collections, reuses the same checks and scoring per task.
 
 from __future__ import annotations
 
+from abc import abstractmethod
+
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -225,16 +227,17 @@ class RankingTrack(TrackHandler):
     schema: ClassVar[tuple[str, str, str] | None] = None
 
     # -- what a subclass provides -------------------------------------------------------------------------------
+    @abstractmethod
     def meta(self, header: Any) -> BenchmarkMeta:
         """The registered release metadata the header must name."""
-        raise NotImplementedError
 
+    @abstractmethod
     def collection(self, header: Any) -> Collection:
         """The collection the run is checked and scored against."""
-        raise NotImplementedError
 
+    @abstractmethod
     def frozen(self, header: Any, received_at: str) -> FrozenTuple:
-        raise NotImplementedError
+        """The frozen tuple a result of this track is ranked under."""
 
     def summary(self, header: Any, runs: dict[str, RunRecord]) -> str:
         return f"{len(runs)} rankings for {header.track}"
@@ -343,9 +346,9 @@ class RunTrack(RankingTrack):
     measures = RUN_MEASURES
     main_metric = RUN_MAIN_METRIC
 
+    @abstractmethod
     def qrels_id(self, header: RunHeader) -> str:
         """Which judgements score the run (part of the frozen tuple's scoring artifact)."""
-        raise NotImplementedError
 
     def summary(self, header: RunHeader, runs: dict[str, RunRecord]) -> str:
         return f"{len(runs)} rankings for {header.split} ({header.track})"

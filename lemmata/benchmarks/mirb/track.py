@@ -102,6 +102,16 @@ class MirbHandler(RankingTrack):
               "MIRB submission files are UTF-8 JSONL: line 1 is the header (Header), every further line a record "
               "(MirbRankingRecord). See submissions/mirb/README.md.")
 
+    def meta(self, header: Header):
+        return MIRB
+
+    def collection(self, header: Header):
+        raise TypeError("a MIRB run spans fifteen collections, one per task: see task_collection(release, task)")
+
+    def frozen(self, header: Header, received_at: str) -> FrozenTuple:
+        return FrozenTuple(dataset_release=header.release, split="qrels/all-tasks", retrieval_artifact=None,
+                           scoring_artifact=scoring_artifact(), date=received_date(received_at))
+
     def audit_query(self, header: Any, item: dict[str, Any]):
         """An item ``<task>/<query id>``: the task's collection, the query id in it, and the task's rankings."""
         return task_collection(header.release, item["task"]), str(item["item_id"]).split("/", 1)[1], item["task"]
@@ -164,8 +174,7 @@ class MirbHandler(RankingTrack):
             notes.append(f"{missing:,} judged queries had no ranking and score 0.")
         return make_result(
             kind="scored", benchmark=self.benchmark, track=header.track,
-            frozen=FrozenTuple(dataset_release=header.release, split="qrels/all-tasks", retrieval_artifact=None,
-                               scoring_artifact=scoring_artifact(), date=received_date(received_at)),
+            frozen=self.frozen(header, received_at),
             submission_sha256=submission.sha256, model=header.model,
             main=Score(metric="ndcg@10 (MIRB average)", value=average, total=len(DATASETS)),
             metrics={"average": average, "per_dataset": per_dataset},
