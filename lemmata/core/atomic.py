@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["replace_dir"]
+__all__ = ["atomic_dir", "replace_dir"]
 
 
 def replace_dir(new: Path, target: Path) -> None:
@@ -27,3 +30,26 @@ def replace_dir(new: Path, target: Path) -> None:
         os.replace(old, target)
         raise
     shutil.rmtree(old, ignore_errors=True)
+
+
+@contextmanager
+def atomic_dir(target: Path) -> Iterator[Path]:
+    """A temporary folder beside ``target`` to write into; on success it is put at ``target``, on failure removed.
+
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> with atomic_dir(root / "out") as tmp:
+    ...     _ = (tmp / "a.txt").write_text("x")
+    >>> sorted(p.name for p in root.iterdir()), (root / "out" / "a.txt").read_text()
+    (['out'], 'x')
+    """
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        yield tmp
+        os.chmod(tmp, 0o755)
+        replace_dir(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

@@ -8,15 +8,12 @@ and an existing release is replaced only by a complete one.
 
 from __future__ import annotations
 
-import os
-import shutil
 from abc import ABC, abstractmethod
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from lemmata.core.atomic import replace_dir
+from lemmata.core.atomic import atomic_dir
 from lemmata.core.meta import BenchmarkMeta
 from lemmata.core.paths import releases_dir
 from lemmata.core.progress import Steps
@@ -96,8 +93,7 @@ class ReleaseBuilder(ABC):
         features = self.features()
 
         out_root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{meta.release_id}.", suffix=".tmp", dir=out_root))
-        try:
+        with atomic_dir(out_root / meta.release_id) as tmp:
             steps.step(f"writing Parquet ({sum(len(t.rows) for t in tables)} rows in {len(tables)} split(s))")
             stats: list[SplitStats] = []
             shards: dict[str, dict[str, str]] = {}
@@ -118,13 +114,8 @@ class ReleaseBuilder(ABC):
                 builder_version=self.builder_version,
                 sources=self.manifest_sources(),
             )
-            os.chmod(tmp, 0o755)
             target = out_root / meta.release_id
             steps.step(f"moving release into place: {target}")
-            replace_dir(tmp, target)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
         return target
 
 

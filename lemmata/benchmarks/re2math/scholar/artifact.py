@@ -46,9 +46,6 @@ renamed into place.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -72,7 +69,7 @@ ARTIFACT_NAME = "re2math-scholar-offline"
 ARTIFACT_VERSION = "1.0.0"
 #: the artifact builder's identity as recorded in ARTIFACT.json; fixed once an artifact has shipped, so that
 #: moving code never changes an artifact's bytes
-BUILDER_ID = "lemmata.benchmarks.re2math.scholar.artifact.build_artifact"
+BUILDER_ID = "lemmata.retrieval.artifact.build_artifact"
 BUILDER_VERSION = "1"
 SCHEMA = "lemmata.scholarly-artifact/1"
 BACKEND = "offline-bm25s"
@@ -453,7 +450,7 @@ def build_artifact(release: str | Path, out_root: str | Path | None = None, *, q
     """Build ``<out_root>/re2math-scholar-offline-<version>/`` from a built Re²Math release folder."""
     from lemmata.core.paths import artifacts_dir
     from lemmata.core.progress import Steps
-    from lemmata.core.atomic import replace_dir
+    from lemmata.core.atomic import atomic_dir
     from lemmata.release.load import open_release
     from lemmata.release.manifest import MANIFEST, write_manifest
 
@@ -468,8 +465,7 @@ def build_artifact(release: str | Path, out_root: str | Path | None = None, *, q
     aid = artifact_id()
     out_root = Path(out_root) if out_root is not None else artifacts_dir()
     out_root.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{aid}.", suffix=".tmp", dir=out_root))
-    try:
+    with atomic_dir(out_root / aid) as tmp:
         steps.step(f"writing {len(records)} records and the bm25s index")
         _write_jsonl(tmp / RECORDS_FILE, records)
         _write_jsonl(tmp / STATEMENTS_FILE, statements)
@@ -497,12 +493,7 @@ def build_artifact(release: str | Path, out_root: str | Path | None = None, *, q
                        builder=info.builder, builder_version=BUILDER_VERSION,
                        sources=[{"name": f"{rel.release_id}/{MANIFEST}", "url": f"lemmata-release:{rel.release_id}",
                                  "sha256": info.release_manifest_sha256}])
-        os.chmod(tmp, 0o755)
         steps.step(f"moving artifact into place: {out_root / aid}")
-        replace_dir(tmp, out_root / aid)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return out_root / aid
 
 

@@ -22,7 +22,6 @@ import json
 import os
 import re
 import shutil
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -42,6 +41,10 @@ DEFAULT_N = 20
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]*$")
 
 CandidateKind = Literal["source", "citing_paper", "scholar_result"]
+
+#: the freezer's identity as recorded in a frozen cache's MANIFEST; fixed, so that moving code never changes a
+#: frozen cache's bytes
+FREEZE_BUILDER_ID = "lemmata.retrieval.querycache.freeze_query_cache"
 
 
 class _Model(BaseModel):
@@ -321,7 +324,7 @@ def freeze_query_cache(path: str | Path, out_root: str | Path) -> Path:
     The folder is written beside its target and renamed into place; loading it
     with :meth:`ReplayBackend.open` verifies every byte against the manifest.
     """
-    from lemmata.core.atomic import replace_dir
+    from lemmata.core.atomic import atomic_dir
     from lemmata.release.manifest import write_manifest
 
     header, results = read_query_cache(path)
@@ -331,19 +334,13 @@ def freeze_query_cache(path: str | Path, out_root: str | Path) -> Path:
         raise InputError.one(str(target), f"{target} holds a retrieval artifact that is not a query cache; a cache "
                                           f"recorded from it needs no freezing (the artifact is frozen already)")
     out_root.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{header.artifact_id}.", suffix=".tmp", dir=out_root))
-    try:
+    with atomic_dir(target) as tmp:
         shutil.copyfile(path, tmp / QUERIES_FILE)
         info = FrozenCacheInfo(artifact_id=header.artifact_id, backend=header.backend, queries=len(results),
                                cache_sha256=sha256_file(tmp / QUERIES_FILE), header=header)
         write_json(tmp / ARTIFACT_FILE, info.model_dump(mode="json"))
         write_manifest(tmp, release_id=header.artifact_id, name=header.artifact_id, version="frozen",
-                       builder="lemmata.benchmarks.re2math.scholar.querycache.freeze_query_cache", builder_version="1")
-        os.chmod(tmp, 0o755)
-        replace_dir(tmp, target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+                       builder=FREEZE_BUILDER_ID, builder_version="1")
     return target
 
 

@@ -52,9 +52,6 @@ corpus. ``ARTIFACT.json`` and ``MANIFEST.json`` are verified on every open.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -319,7 +316,7 @@ def build_world(release: str | Path, distractors: str | Path, out_root: str | Pa
 
     from lemmata.core.paths import artifacts_dir
     from lemmata.core.progress import Steps
-    from lemmata.core.atomic import replace_dir
+    from lemmata.core.atomic import atomic_dir
     from lemmata.release.load import open_release
     from lemmata.release.manifest import MANIFEST, write_manifest
 
@@ -463,8 +460,7 @@ def build_world(release: str | Path, distractors: str | Path, out_root: str | Pa
     aid = world_id()
     out_root = Path(out_root) if out_root is not None else artifacts_dir()
     out_root.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{aid}.", suffix=".tmp", dir=out_root))
-    try:
+    with atomic_dir(out_root / aid) as tmp:
         backend = _write_index(docs, tmp / INDEX_DIR)
         steps.step("writing records, identity, attributions, ARTIFACT.json and MANIFEST.json")
         pq.write_table(records, tmp / RECORDS_FILE, compression="zstd", row_group_size=1 << 16)
@@ -510,12 +506,7 @@ def build_world(release: str | Path, distractors: str | Path, out_root: str | Pa
                                  "sha256": info.release_manifest_sha256},
                                 {"name": f"{dis.release_id}/{MANIFEST}", "url": f"lemmata-release:{dis.release_id}",
                                  "sha256": info.distractor_manifest_sha256}])
-        os.chmod(tmp, 0o755)
         steps.step(f"moving artifact into place: {out_root / aid}")
-        replace_dir(tmp, out_root / aid)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return out_root / aid
 
 
