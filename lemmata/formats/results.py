@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer
 
 from lemmata.core.hashing import sha256_json
 
@@ -50,10 +50,55 @@ class FrozenTuple(_Model):
         return " | ".join([self.dataset_release, self.split, self.retrieval_artifact or "-", self.scoring_artifact])
 
 
+#: what kind of system a result is for (the board filters on it)
+ModelKind = Literal["retriever", "llm", "agent", "prover", "baseline", "other"]
+
+#: ModelInfo fields added after results were first stored: omitted from the JSON when unset, so the
+#: content hash (the result id) of every result stored before them stays byte-identical
+_OPTIONAL_MODEL_FIELDS = ("kind", "parameters", "dimension", "max_length", "open_weights", "licence",
+                          "prompts", "index", "endpoint_model", "sampling", "prompt_version")
+
+
 class ModelInfo(_Model):
+    """Who produced a submission: the declared model identity, shown on the board and part of the result.
+
+    Beyond ``name``/``revision``/``url``, every field is optional metadata a header
+    may declare (a harness fills them from the model it ran): a board filters and
+    shows columns on them, and :meth:`identity` tells two systems apart, so two runs
+    that differ in prompts, index or sampling are never taken for the same system.
+    Unset fields are left out of the JSON, so results stored before they existed keep
+    their ids.
+
+    >>> ModelInfo(name="bm25").model_dump(mode="json")
+    {'name': 'bm25', 'revision': None, 'url': None}
+    >>> m = ModelInfo(name="e5", parameters=33_000_000, prompts={"query": "query: "})
+    >>> sorted(m.model_dump(mode="json"))
+    ['name', 'parameters', 'prompts', 'revision', 'url']
+    >>> m.identity() != ModelInfo(name="e5", parameters=33_000_000).identity()
+    True
+    """
+
     name: str = Field(min_length=1, max_length=200)
-    revision: str | None = Field(default=None, max_length=200)
+    revision: str | None = Field(default=None, max_length=200,
+                                 description="model revision, commit or weights hash")
     url: str | None = Field(default=None, max_length=500)
+    kind: ModelKind | None = Field(default=None, description="retriever, llm, agent, prover, baseline or other")
+    parameters: int | None = Field(default=None, ge=0, le=10**15, description="parameter count, where known")
+    dimension: int | None = Field(default=None, ge=1, le=1_000_000, description="embedding dimension (retrievers)")
+    max_length: int | None = Field(default=None, ge=1, le=100_000_000,
+                                   description="maximum input length in tokens the model was run with")
+    open_weights: bool | None = Field(default=None, description="weights publicly downloadable")
+    licence: str | None = Field(default=None, max_length=100, description="the model's licence (SPDX id or name)")
+    prompts: dict[str, str] | None = Field(default=None, max_length=16,
+                                           description="prompts by role, e.g. {'query': 'query: ', 'document': ''}")
+    index: str | None = Field(default=None, max_length=100,
+                              description="search index kind, e.g. 'exact' or 'usearch-hnsw(M=16)'")
+    endpoint_model: str | None = Field(default=None, max_length=200,
+                                       description="the model id an API endpoint reported (may differ from name)")
+    sampling: dict[str, float | int | str | bool | None] | None = Field(
+        default=None, max_length=32, description="sampling parameters (temperature, top_p, seed, max_tokens, n)")
+    prompt_version: str | None = Field(default=None, max_length=100,
+                                       description="version of the benchmark's prompt templates the run used")
 
     @field_validator("url")
     @classmethod
@@ -61,6 +106,23 @@ class ModelInfo(_Model):
         if v is not None and v != "" and not re.match(r"^https?://[^\s<>\"']+$", v):
             raise ValueError("url must be an http(s) URL without spaces or quotes")
         return v or None
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_optional(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        for key in _OPTIONAL_MODEL_FIELDS:
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
+    def identity(self) -> str:
+        """A hash of everything that makes a system this system (name, revision, prompts, index, sampling…).
+
+        Licence, openness and size describe a model without changing what ran, so
+        they are left out.
+        """
+        body = self.model_dump(mode="json", exclude={"url", "licence", "open_weights", "parameters", "kind"})
+        return sha256_json(body)[:16]
 
 
 class Score(_Model):
