@@ -60,23 +60,7 @@ _OPTIONAL_MODEL_FIELDS = ("kind", "parameters", "dimension", "max_length", "open
 
 
 class ModelInfo(_Model):
-    """Who produced a submission: the declared model identity, shown on the board and part of the result.
-
-    Beyond ``name``/``revision``/``url``, every field is optional metadata a header
-    may declare (a harness fills them from the model it ran): a board filters and
-    shows columns on them, and :meth:`identity` tells two systems apart, so two runs
-    that differ in prompts, index or sampling are never taken for the same system.
-    Unset fields are left out of the JSON, so results stored before they existed keep
-    their ids.
-
-    >>> ModelInfo(name="bm25").model_dump(mode="json")
-    {'name': 'bm25', 'revision': None, 'url': None}
-    >>> m = ModelInfo(name="e5", parameters=33_000_000, prompts={"query": "query: "})
-    >>> sorted(m.model_dump(mode="json"))
-    ['name', 'parameters', 'prompts', 'revision', 'url']
-    >>> m.identity() != ModelInfo(name="e5", parameters=33_000_000).identity()
-    True
-    """
+    """Who produced a submission: the declared model identity, shown on the board and part of the result."""
 
     name: str = Field(min_length=1, max_length=200)
     revision: str | None = Field(default=None, max_length=200,
@@ -118,8 +102,22 @@ class ModelInfo(_Model):
     def identity(self) -> str:
         """A hash of everything that makes a system this system (name, revision, prompts, index, sampling…).
 
-        Licence, openness and size describe a model without changing what ran, so
-        they are left out.
+        Beyond ``name``/``revision``/``url`` every field is optional metadata a header
+        may declare (a harness fills them from the model it ran); unset fields are left
+        out of the JSON, so results stored before they existed keep their ids. Two runs
+        that differ in prompts, index or sampling are never taken for the same system;
+        licence, openness and size describe a model without changing what ran, so they
+        are left out of the identity.
+
+        >>> ModelInfo(name="bm25").model_dump(mode="json")
+        {'name': 'bm25', 'revision': None, 'url': None}
+        >>> m = ModelInfo(name="e5", parameters=33_000_000, prompts={"query": "query: "})
+        >>> sorted(m.model_dump(mode="json"))
+        ['name', 'parameters', 'prompts', 'revision', 'url']
+        >>> m.identity() != ModelInfo(name="e5", parameters=33_000_000).identity()
+        True
+        >>> ModelInfo(name="e5", licence="MIT").identity() == ModelInfo(name="e5").identity()
+        True
         """
         body = self.model_dump(mode="json", exclude={"url", "licence", "open_weights", "parameters", "kind"})
         return sha256_json(body)[:16]
