@@ -1,6 +1,6 @@
 """Time the offline retrieval artifacts: build, load, and queries per second with the year filter.
 
-    python benchmarks/artifact_speed.py [--runs 3] [--release DIR] [--distractors DIR] [--only 1.0.0|2.0.0]
+    python perf/artifact_speed.py [--runs 3] [--release DIR] [--distractors DIR] [--only 1.0.0|2.0.0]
 
 **1.0.0** (``re2math-scholar-offline-1.0.0``):
 Queries are the release's own: the 860 rendered proof states (Raw track, m = 5,

@@ -40,7 +40,7 @@ def main() -> None:
         from lemmata.catalog import release_path
         from lemmata.benchmarks.re2math.meta import RE2MATH
         from lemmata.benchmarks.taobench.meta import TAOBENCH_V1
-        from lemmata.benchmarks.re2math.theorem_retrieval import load_track
+        from lemmata.benchmarks.re2math.theorem.retrieval import load_track
         from lemmata.benchmarks.taobench import equivalence
 
         ids, texts, queries, _ = load_track(release_path(RE2MATH), "test", "raw")

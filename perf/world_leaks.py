@@ -1,6 +1,6 @@
 """Does the format of a record tell gold from distractor? And how far do trivial queries get?
 
-    python benchmarks/world_leaks.py [--world DIR] [--release DIR] [--distractors DIR] [--pool 100 1000] [--boot 1000]
+    python perf/world_leaks.py [--world DIR] [--release DIR] [--distractors DIR] [--pool 100 1000] [--boot 1000]
 
 Measures ``re2math-scholar-offline-2.0.0`` on Re2Math's Eval-200 (the cited
 source of each gap is *gold*; one work is one record, so a hit is the gold

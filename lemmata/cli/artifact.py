@@ -103,7 +103,7 @@ def register(sub) -> None:
 
 
 def run_export_beir(args) -> int:
-    from lemmata.benchmarks.re2math.source_retrieval import default_source_track, write_beir
+    from lemmata.benchmarks.re2math.source.retrieval import default_source_track, write_beir
 
     track = default_source_track()
     for name in write_beir(track, args.out):

@@ -159,7 +159,7 @@ def run_equivalence(args, store=None) -> int:
 
 
 def run_agent(args, store=None) -> int:
-    from lemmata.benchmarks.re2math.agent import run_agent as agent
+    from lemmata.benchmarks.re2math.agent.lexical import run_agent as agent
 
     store = store if store is not None else _store(args)
     path = agent(_out(args), track=args.agent_track, split=args.split)

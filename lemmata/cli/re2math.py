@@ -33,7 +33,7 @@ def register(sub) -> None:
 
 def run_agent(args) -> int:
 
-    from lemmata.benchmarks.re2math.live_agent import run_live_agent
+    from lemmata.benchmarks.re2math.agent.live_agent import run_live_agent
     from lemmata.benchmarks.re2math.scholar.serpapi import SerpApiScholar
     from lemmata.core.errors import LemmataError
     from lemmata.oracles.chat import ChatClient, ChatConfig

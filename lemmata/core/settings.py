@@ -22,7 +22,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["PREFIXES", "VARIABLES", "Variable", "describe", "read", "unknown"]
+__all__ = ["PREFIXES", "VARIABLES", "Variable", "describe", "environment", "read", "read_prefix", "unknown"]
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,17 @@ _BY_NAME = {v.name: v for v in VARIABLES}
 _PREFIXED = {prefix + field for prefix, (_, fields) in PREFIXES.items() for field in fields}
 
 
+def environment(environ: Mapping[str, str] | None = None) -> Mapping[str, str]:
+    """The variables configuration is read from: the process environment, or the mapping a caller (a test) passes.
+
+    The one place Lemmata touches ``os.environ`` for configuration; every ``from_env`` reads through it.
+
+    >>> environment({"LEMMATA_HOME": "/h"})
+    {'LEMMATA_HOME': '/h'}
+    """
+    return os.environ if environ is None else environ
+
+
 def declared(name: str) -> bool:
     return name in _BY_NAME or name in _PREFIXED
 
@@ -117,7 +128,7 @@ def read(name: str, environ: Mapping[str, str] | None = None) -> str | None:
     """
     if not declared(name):
         raise KeyError(f"{name} is not a declared setting (lemmata.core.settings)")
-    value = (os.environ if environ is None else environ).get(name)
+    value = environment(environ).get(name)
     if value is None:
         return None
     value = value.strip()
@@ -128,13 +139,13 @@ def read_prefix(prefix: str, environ: Mapping[str, str] | None = None) -> dict[s
     """``{field: value}`` of the set variables of one prefix family (``LEMMATA_AGENT_MODEL`` -> ``MODEL``)."""
     if prefix not in PREFIXES:
         raise KeyError(f"{prefix} is not a declared settings prefix (lemmata.core.settings)")
-    env = os.environ if environ is None else environ
+    env = environment(environ)
     return {field: value for field in PREFIXES[prefix][1] if (value := read(prefix + field, env)) is not None}
 
 
 def unknown(environ: Mapping[str, str] | None = None) -> list[str]:
     """One sentence per ``LEMMATA_*`` variable that is set but declared nowhere (with a close match when one exists)."""
-    env = os.environ if environ is None else environ
+    env = environment(environ)
     known = sorted(set(_BY_NAME) | _PREFIXED)
     out = []
     for name in sorted(env):
@@ -146,7 +157,7 @@ def unknown(environ: Mapping[str, str] | None = None) -> list[str]:
 
 def describe(environ: Mapping[str, str] | None = None) -> list[dict[str, str | None]]:
     """Every declared variable with its current value (secrets masked), default and meaning, for ``lemmata env``."""
-    env = os.environ if environ is None else environ
+    env = environment(environ)
     rows: list[dict[str, str | None]] = []
     for v in VARIABLES:
         value = read(v.name, env)

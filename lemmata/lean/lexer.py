@@ -22,10 +22,12 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from lemmata.core.errors import Error
+
 TokenKind = Literal["ident", "num", "str", "char", "sym", "name", "field"]
 
 
-class LexError(ValueError):
+class LexError(Error, ValueError):
     """Unterminated comment or literal; carries the 1-based line where it starts."""
 
     def __init__(self, message: str, line: int) -> None:

@@ -21,10 +21,12 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Literal
 
+from lemmata.core.errors import Error
+
 Kind = Literal["tar.gz", "tar", "gzip-tex", "tex", "pdf", "unknown"]
 
 
-class EprintError(ValueError):
+class EprintError(Error, ValueError):
     """The e-print is unusable as it stands (too large, truncated, not an archive we accept): one sentence."""
 
 

@@ -36,7 +36,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from lemmata.core.settings import read as setting
+from lemmata.core.settings import environment, read as setting
 from lemmata.core.errors import InputError, LemmataError, Problem
 from lemmata.core.hashing import sha256_bytes
 from lemmata.core.jsonl import iter_jsonl
@@ -128,9 +128,7 @@ class Materialiser:
     def from_env(cls, store: str | Path, *, offline: bool = False, environ: Mapping[str, str] | None = None,
                  sleep: Callable[[float], None] = time.sleep, **overrides: Any) -> "Materialiser":
         """The materialiser the environment configures (``LEMMATA_ARXIV_*``, ``LEMMATA_MATERIALISER_*``)."""
-        import os
-
-        env = os.environ if environ is None else environ
+        env = environment(environ)
         settings = MaterialiserSettings.from_env(env, **overrides)
         table_path = setting(DOI_TABLE_ENV, env)
         table = read_doi_table(table_path) if table_path else None

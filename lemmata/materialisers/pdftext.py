@@ -12,8 +12,10 @@ import io
 import re
 from dataclasses import dataclass
 
+from lemmata.core.errors import Error
 
-class PdfError(ValueError):
+
+class PdfError(Error, ValueError):
     """The PDF could not be read (one sentence)."""
 
 

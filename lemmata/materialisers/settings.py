@@ -10,13 +10,12 @@ different ones.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lemmata.core.settings import read as setting
+from lemmata.core.settings import environment, read as setting
 from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_json
 from lemmata.materialisers.eprint import ArchiveLimits
@@ -67,7 +66,7 @@ class MaterialiserSettings(BaseModel):
         ...                                "LEMMATA_MATERIALISER_MIN_INTERVAL_S": "0"}).min_interval_s
         0.0
         """
-        env = os.environ if environ is None else environ
+        env = environment(environ)
         values: dict[str, Any] = {}
         if setting(BASE_URL_ENV, env):
             values["arxiv_base_url"] = setting(BASE_URL_ENV, env).rstrip("/")

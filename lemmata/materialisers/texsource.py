@@ -51,6 +51,8 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
+from lemmata.core.errors import Error
+
 #: how many times a replacement is itself expanded (``\def\a{\b}``, ``\def\b{…}``)
 MACRO_DEPTH = 8
 #: longest brace group or bracket a definition may span before it is treated as unparsable
@@ -70,7 +72,7 @@ _DEF_START = re.compile(
 _CONTROL_WORD = re.compile(r"\\([A-Za-z@]+)")
 
 
-class TexError(ValueError):
+class TexError(Error, ValueError):
     """The source cannot be read as a LaTeX document (one sentence)."""
 
 

@@ -17,7 +17,6 @@ pending. Authentication failures stop the run: no retry can fix them.
 
 from __future__ import annotations
 
-import os
 import time
 import urllib.error
 import urllib.request
@@ -26,8 +25,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lemmata.core.settings import read as setting
-from lemmata.core.errors import LemmataError
+from lemmata.core.settings import environment, read as setting
+from lemmata.core.errors import Error, LemmataError
 from lemmata.oracles.http import OracleAuthError, OracleRequestError, Retryable, send, with_retries
 from lemmata.oracles.judge import Judge, JudgeAnswer, OracleUnavailable, Rubric, parse_verdict, unparsable
 
@@ -58,7 +57,7 @@ class ChatConfig(BaseModel):
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "ChatConfig | None":
         """The configured judge endpoint, or None when base URL or model is not set."""
-        env = os.environ if environ is None else environ
+        env = environment(environ)
         base, model = (setting(ENV_BASE_URL, env) or ""), (setting(ENV_MODEL, env) or "")
         if not base or not model:
             return None
@@ -119,7 +118,7 @@ class ChatCompletion(BaseModel):
     choices: list[_Choice] = Field(min_length=1)
 
 
-class _WithoutJsonMode(Exception):
+class _WithoutJsonMode(Error):
     """The server rejected ``response_format``: ask again without it."""
 
 

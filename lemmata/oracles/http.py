@@ -18,7 +18,7 @@ import urllib.request
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from lemmata.core.errors import LemmataError
+from lemmata.core.errors import Error, LemmataError
 from lemmata.oracles.judge import OracleUnavailable
 
 T = TypeVar("T")
@@ -39,7 +39,7 @@ class ResponseTooLarge(LemmataError):
     """The server sent more than the caller's ``max_bytes``: refused unread, never retried."""
 
 
-class Retryable(Exception):
+class Retryable(Error):
     """A transient failure; ``retry_after`` is the server's requested wait in seconds, if it gave one."""
 
     def __init__(self, why: str, retry_after: float | None = None) -> None:

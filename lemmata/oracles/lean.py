@@ -35,7 +35,6 @@ A command timeout is a verdict: the attempt did not check in time.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 import urllib.error
@@ -46,7 +45,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lemmata.core.settings import read as setting
+from lemmata.core.settings import environment, read as setting
 from lemmata.core.errors import LemmataError
 from lemmata.oracles.artifact import ARTIFACT_FILE, VerdictArtifact, read_artifact_manifest  # noqa: F401
 from lemmata.oracles.http import OracleAuthError, OracleRequestError, Retryable, send, with_retries  # noqa: F401  (re-exported)
@@ -86,7 +85,7 @@ class LeanConfig(BaseModel):
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "LeanConfig | None":
         """The configured server, or None when ``LEMMATA_LEAN_URL`` is not set (verification stays pending)."""
-        env = os.environ if environ is None else environ
+        env = environment(environ)
         url = (setting(ENV_URL, env) or "")
         if not url:
             return None

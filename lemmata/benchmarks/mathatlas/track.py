@@ -8,7 +8,7 @@ which together form the scoring artifact, so rows checked differently are never
 ranked together. Correct = compiles ∧ faithful over every entity of the track
 (an entity without a record counts as abstained); a ``pending`` verdict is never
 counted as correct and marks the result ``pending_oracle``. A formal statement may contain only
-what :mod:`lemmata.hubtracks.formal_statement` allows (imports, ``open``, namespaces, the
+what :mod:`lemmata.benchmarks.mathatlas.formal_statement` allows (imports, ``open``, namespaces, the
 declarations of the track, no options, attributes, axioms, ``#``-commands or macros).
 
 MA-Align: a judge predicts, for every pair, whether the formalization is

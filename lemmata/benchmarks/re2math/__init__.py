@@ -2,9 +2,11 @@
 
 ``meta`` (release metadata), ``builder`` (the release), ``schema``/``papers``/``splits``/``render``
 (instances, citing papers, splits, agent input), ``scholar/`` (the frozen scholarly artifact, query
-caches, SerpAPI, source identity), ``submission``/``scoring`` (the ToolAcc track), ``theorem_retrieval``/
-``theorem_track`` (the BEIR theorem-retrieval track), ``source_retrieval``/``source_track`` (the BEIR
-source-retrieval track over the offline world), ``reported`` (the paper's rows), ``agent`` and
+caches, SerpAPI, source identity), ``submission``/``scoring`` (the ToolAcc track), ``theorem/`` (the BEIR
+theorem-retrieval track: ``retrieval`` derives it from the release, ``track`` scores runs), ``source/`` (the BEIR
+source-retrieval track over the offline world, the same two modules), ``agent/`` (the agents and the live protocol:
+``lexical`` the non-LLM offline agent, ``live_agent`` the live reference agent with the paper's prompts E3 and E4 in
+``agent/prompts/``, ``live`` scoring against a live frozen tuple), ``reported`` (the paper's rows) and
 ``baselines`` (offline baselines).
 """
 
@@ -14,8 +16,8 @@ FAMILY = Family(
     package=__name__,
     releases="meta:RELEASES",
     builders=("builder:Re2MathBuilder",),
-    handlers={"re2math": "scoring:Re2MathHandler", "re2math-theorem-retrieval": "theorem_track:TheoremRetrievalHandler",
-              "re2math-source-retrieval": "source_track:SourceRetrievalHandler"},
+    handlers={"re2math": "scoring:Re2MathHandler", "re2math-theorem-retrieval": "theorem.track:TheoremRetrievalHandler",
+              "re2math-source-retrieval": "source.track:SourceRetrievalHandler"},
     reported="reported:import_reported",
     baselines="baselines:jobs",
 )

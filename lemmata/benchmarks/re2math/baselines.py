@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lemmata.benchmarks.re2math.meta import RE2MATH
-from lemmata.benchmarks.re2math.theorem_retrieval import QUERIES_CONFIG, THEOREM_BENCHMARK, load_track
+from lemmata.benchmarks.re2math.theorem.retrieval import QUERIES_CONFIG, THEOREM_BENCHMARK, load_track
 from lemmata.catalog import release_path
 from lemmata.retrievers.baseline import RETRIEVERS
 from lemmata.tracks.baseline_runs import DEFAULT_DEPTH, rank_all, run_header, run_lines, write_run
@@ -27,7 +27,7 @@ def theorem_retrieval_run(retriever: str, variant: str, out_dir: str | Path, *, 
 def source_retrieval_run(retriever: str, variant: str, out_dir: str | Path, *, split: str = "test",
                          depth: int = DEFAULT_DEPTH) -> Path:
     """Rank the records of the offline world for every proof state of ``split``; returns the run file."""
-    from lemmata.benchmarks.re2math.source_retrieval import SOURCE_BENCHMARK, SPLITS, default_source_track
+    from lemmata.benchmarks.re2math.source.retrieval import SOURCE_BENCHMARK, SPLITS, default_source_track
 
     track = default_source_track()
     queries = track.query_texts(split, variant)
@@ -49,7 +49,7 @@ def source_jobs() -> list[tuple[str, Callable[[Path], Path]]]:
 
 def jobs() -> list[tuple[str, Callable[[Path], Path]]]:
     """Every Re²Math baseline run: (label, function writing its submission file into a folder)."""
-    from lemmata.benchmarks.re2math.agent import run_agent
+    from lemmata.benchmarks.re2math.agent.lexical import run_agent
 
     out: list[tuple[str, Callable[[Path], Path]]] = []
     for variant in ("raw", "assisted"):

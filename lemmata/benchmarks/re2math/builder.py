@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from lemmata.benchmarks.re2math.meta import RE2MATH
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.jsonl import iter_jsonl
-from lemmata.benchmarks.re2math import theorem_retrieval
+from lemmata.benchmarks.re2math.theorem import retrieval as theorem_retrieval
 from lemmata.benchmarks.re2math.papers import paper_key, publication_year
 from lemmata.benchmarks.re2math.render import WINDOWS
 from lemmata.benchmarks.re2math.schema import Instance

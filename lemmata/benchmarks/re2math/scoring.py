@@ -156,8 +156,8 @@ class Re2MathHandler(TrackHandler):
         self.last_judge_stats: dict[str, int] = {}
 
     def validate(self, envelope: Envelope, sha256: str) -> Validated:
-        # -- live protocol hook (lemmata.benchmarks.re2math.live): a header naming a materialisation artifact
-        from lemmata.benchmarks.re2math import live
+        # -- live protocol hook (lemmata.benchmarks.re2math.agent.live): a header naming a materialisation artifact
+        from lemmata.benchmarks.re2math.agent import live
 
         if live.is_live(envelope.header):
             return live.validate_live(envelope, sha256, self.resources, self._live_root())
@@ -173,7 +173,7 @@ class Re2MathHandler(TrackHandler):
         judge = oracles.judge
         folder = oracles.extra.get("judge_artifact") or self.judge_artifact_dir
         # -- live protocol hook: the live rubric set, the live frozen tuple, the paper's ToolAcc label
-        from lemmata.benchmarks.re2math import live
+        from lemmata.benchmarks.re2math.agent import live
 
         if live.is_live(submission.header):
             artifact = live.live_judge_artifact(judge, folder)

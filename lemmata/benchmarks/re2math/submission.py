@@ -78,7 +78,7 @@ class Header(_Strict):
         default=None, min_length=1, max_length=200, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
         description="live protocol only: id of the frozen materialisation store holding the fixed text of every "
                     "opened source (with a SerpAPI query cache as retrieval_artifact); see lemmata.benchmarks."
-                    "re2math.live")
+                    "re2math.agent.live")
     oracle_run: bool = Field(default=False, description="records carry 'oracle_statement': the statement extracted "
                              "when the cited source's frozen text was given directly (for Oracle ToolAcc)")
     flags: Flags

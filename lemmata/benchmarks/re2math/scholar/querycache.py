@@ -28,7 +28,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from lemmata.core.errors import InputError, Problem
+from lemmata.core.errors import Error, InputError, Problem
 from lemmata.core.hashing import sha256_file, sha256_json, write_json
 from lemmata.core.jsonl import iter_jsonl
 
@@ -231,7 +231,7 @@ def _line(obj: dict) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
 
 
-class NotRecordedError(LookupError):
+class NotRecordedError(Error, LookupError):
     """A replayed artifact was asked a query it never recorded: a frozen artifact cannot answer new queries."""
 
 

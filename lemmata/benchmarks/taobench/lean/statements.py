@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lemmata.core.errors import Error
 from lemmata.lean.lexer import Token
 from lemmata.lean.structure import Command, LeanFile, parse
 
 
-class LocateError(ValueError):
+class LocateError(Error, ValueError):
     def __init__(self, message: str, line: int | None = None) -> None:
         super().__init__(message)
         self.line = line

@@ -88,7 +88,7 @@ class ScholarWorld:
         Each query scores only the year prefix of its cutoff. A sparse
         query-by-document product over chunks of queries and a thread pool
         were both slower than this loop on this index, so batch search is the
-        loop (``benchmarks/artifact_speed.py`` times both entry points). Every
+        loop (``perf/artifact_speed.py`` times both entry points). Every
         ``n`` is checked before any query runs.
         """
         for i, (_, _, n) in enumerate(queries):

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from lemmata.benchmarks.re2math.agent import (
+from lemmata.benchmarks.re2math.agent.lexical import (
     MAX_OPENED, clip, extract_sentence, make_queries, run_agent,
 )
 from lemmata.cli import main

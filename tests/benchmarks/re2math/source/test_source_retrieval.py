@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from lemmata.benchmarks.re2math.render import render_instance
-from lemmata.benchmarks.re2math.source_retrieval import (
+from lemmata.benchmarks.re2math.source.retrieval import (
     SOURCE_BENCHMARK, SPLITS, default_source_track, make_source_track, query_split, write_beir,
 )
 from lemmata.core.errors import InputError, LemmataError
@@ -224,4 +224,4 @@ def test_cli_export_beir_loads_with_datasets_and_hashes_match(track, tmp_path, c
 def _root():
     from pathlib import Path
 
-    return Path(__file__).resolve().parents[3]
+    return Path(__file__).resolve().parents[4]

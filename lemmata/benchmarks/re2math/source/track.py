@@ -14,7 +14,7 @@ Recall@1/5/10, nDCG@10 (headline) and MRR@100 with bootstrap-over-queries
 intervals; a query without a record scores 0. The frozen tuple names the
 release, the query split, the world as retrieval artifact and the qrels with
 the scorer version. No year cutoff applies (see
-:mod:`lemmata.benchmarks.re2math.source_retrieval`).
+:mod:`lemmata.benchmarks.re2math.source.retrieval`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Literal
 from pydantic import Field
 
 from lemmata.benchmarks.re2math.meta import RE2MATH
-from lemmata.benchmarks.re2math.source_retrieval import SOURCE_BENCHMARK, default_source_track, query_split
+from lemmata.benchmarks.re2math.source.retrieval import SOURCE_BENCHMARK, default_source_track, query_split
 from lemmata.formats.beir import Collection, Doc
 from lemmata.formats.results import FrozenTuple
 from lemmata.tracks.ranking import (

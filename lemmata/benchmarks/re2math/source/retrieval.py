@@ -14,7 +14,7 @@ themselves, in plain IR form, so any retriever can be scored on the step
   cited sources (arXiv begins in 1991), so a year would tell gold from
   haystack; the snippet is only authors and year again.
 - **queries** — one per instance, the same renderings as the theorem-retrieval
-  track (:func:`lemmata.benchmarks.re2math.theorem_retrieval.query_row`, window
+  track (:func:`lemmata.benchmarks.re2math.theorem.retrieval.query_row`, window
   m = 5, ``text_raw`` and ``text_assisted``), split as the release: ``test`` =
   Eval-200 (``eval200/test``), ``train`` / ``dev`` from ``pool``.
 - **qrels** — each query's single relevant record is its cited source's record
@@ -40,7 +40,7 @@ from typing import Any
 
 from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_file
-from lemmata.benchmarks.re2math.theorem_retrieval import VARIANTS, WINDOW, query_row
+from lemmata.benchmarks.re2math.theorem.retrieval import VARIANTS, WINDOW, query_row
 
 SOURCE_BENCHMARK = "re2math-source-retrieval"
 #: query split -> the release's (config, split) it is rendered from

@@ -25,7 +25,7 @@ from lemmata.tracks.ranking import RankingRecord
 from lemmata.tracks.base import OracleConfig
 from lemmata.formats.envelope import DEFAULT_MAX_BYTES
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 SUB = ROOT / "submissions"
 RECEIVED = "2026-11-22T08:30:00+00:00"
 

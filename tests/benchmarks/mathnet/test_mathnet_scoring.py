@@ -1,4 +1,4 @@
-"""MathNet-Retrieve and MIRB submissions: validated against the built fixture releases, scored into Results."""
+"""MathNet-Retrieve submissions: validated against the built fixture release, scored into Results."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from lemmata.benchmarks.mirb.meta import TASK_NAMES, TASKS
 from lemmata.core.errors import InputError
 from lemmata.core.hashing import sha256_bytes
 from lemmata.formats.results import RESULT_SCHEMA, Result
@@ -51,6 +50,7 @@ def _score(data: bytes, name="run.jsonl") -> Result:
 
 
 # -- MathNet-Retrieve --------------------------------------------------------------------------------
+
 
 def test_mathnet_recall_at_k_on_a_tier():
     # the hard positive is ranked 1st for two queries, 2nd (behind the easy variant) for one, 6th for one;
@@ -132,91 +132,3 @@ def test_mathnet_header_problems():
         validate_upload(_file(_mathnet_header(release="mathnet-retrieve-0.9.0"), [{"query_id": ANCHORS[0],
                                                                                     "ranking": []}]), "h.jsonl")
     assert err.value.problems[0].field == "header.release" and "not served" in err.value.problems[0].reason
-
-
-# -- MIRB ---------------------------------------------------------------------------------------------------
-
-def _mirb_header() -> dict:
-    return {"format": "lemmata-submission/1", "benchmark": "mirb", "release": "mirb-1.0.0", "track": "zero-shot",
-            "model": {"name": "fixture-bm25"}}
-
-
-def _perfect(task: str) -> list[dict]:
-    """Every query's relevant documents first (graded ones by grade), as in the fixture qrels."""
-    return [
-        {"task": task, "query_id": f"{task}-q0", "ranking": _ranking((f"{task}-d0", 3.0), (f"{task}-d3", 2.0))},
-        {"task": task, "query_id": f"{task}-q1", "ranking": _ranking((f"{task}-d1", 1.0))},
-        {"task": task, "query_id": f"{task}-q2", "ranking": _ranking((f"{task}-d2", 1.0))},
-    ]
-
-
-def test_mirb_perfect_run_scores_one_and_averages_twelve_datasets():
-    records = [r for t in TASK_NAMES for r in _perfect(t)]
-    result = _score(_file(_mirb_header(), records))
-    assert result.main.value == pytest.approx(1.0)
-    assert set(result.metrics["per_dataset"]) == {t.dataset for t in TASKS} and len(result.metrics["per_dataset"]) == 12
-    assert result.breakdowns["per_task"]["msedup"]["ndcg@10"]["mean"] == pytest.approx(1.0)
-    assert len(result.items) == 3 * len(TASK_NAMES)
-
-
-def test_mirb_naturalproofs_is_the_mean_of_its_four_subsets():
-    import math
-
-    records = [r for t in TASK_NAMES for r in _perfect(t)]
-    # in stacksps the second query's only relevant document is ranked second: nDCG@10 of that query = 1/log2(3)
-    records = [r if not (r["task"] == "stacksps" and r["query_id"] == "stacksps-q1") else
-               {**r, "ranking": _ranking(("stacksps-d4", 2.0), ("stacksps-d1", 1.0))} for r in records]
-    result = _score(_file(_mirb_header(), records))
-    stacks = (2 + 1 / math.log2(3)) / 3
-    assert result.breakdowns["per_task"]["stacksps"]["ndcg@10"]["mean"] == pytest.approx(stacks)
-    assert result.metrics["per_dataset"]["naturalproofs"] == pytest.approx((3 + stacks) / 4)
-    assert result.main.value == pytest.approx((11 + (3 + stacks) / 4) / 12)
-
-
-def test_mirb_validation_covers_tasks_and_dynamic_corpus():
-    records = [r for t in TASK_NAMES if t != "leanps" for r in _perfect(t)]
-    records.append({"task": "msedupp", "query_id": "x", "ranking": []})
-    records.append({"task": "msedup", "query_id": "msedup-q1",
-                    "ranking": _ranking(("msedup-d1", 1.0), ("msedup-d4", 0.5))})  # d4 is excluded for q1
-    with pytest.raises(InputError) as err:
-        validate_upload(_file(_mirb_header(), records), "mirb.jsonl")
-    problems = err.value.problems
-    reasons = [str(p) for p in problems]
-    assert any("no rankings for task 'leanps'" in r for r in reasons)
-    bad_task = next(p for p in problems if p.field == "task" and p.line)
-    assert "did you mean 'msedup'" in bad_task.reason
-    excluded = next(p for p in problems if p.field == "ranking[1].doc_id")
-    assert "excluded for query 'msedup-q1'" in excluded.reason
-    assert any("duplicate ranking for query 'msedup-q1'" in r for r in reasons)
-
-
-def test_handlers_are_registered_for_the_space():
-    from lemmata.registry import known_benchmarks
-
-    assert {"mathnet-retrieve", "mirb"} <= set(known_benchmarks())
-    assert handler_for("mirb").tracks == ("zero-shot",)
-
-
-def test_end_to_end_build_load_dataset_score():
-    """A run built from the released qrels as ``datasets`` loads them scores 1 on every measure."""
-    import datasets
-
-    from lemmata.core.paths import releases_dir
-
-    root = str(releases_dir() / "mathnet-retrieve-1.0.0")
-    qrels = datasets.load_dataset(root, "qrels", split="medium")
-    corpus = datasets.load_dataset(root, "corpus", split="corpus")
-    assert corpus.num_rows == 26 and qrels.num_rows == 5
-    records = [{"query_id": r["query-id"], "ranking": _ranking((r["corpus-id"], 1.0))} for r in qrels]
-    result = _score(_file(_mathnet_header(tier="medium"), records))
-    assert {k: v["mean"] for k, v in result.metrics.items() if k.startswith("recall@")} == \
-        {"recall@1": 1.0, "recall@5": 1.0, "recall@10": 1.0}
-
-    mirb = str(releases_dir() / "mirb-1.0.0")
-    records = []
-    for t in TASK_NAMES:
-        by_query: dict[str, list] = {}
-        for r in datasets.load_dataset(mirb, "qrels", split=t):
-            by_query.setdefault(r["query-id"], []).append((r["corpus-id"], float(r["score"])))
-        records += [{"task": t, "query_id": q, "ranking": _ranking(*docs)} for q, docs in by_query.items()]
-    assert _score(_file(_mirb_header(), records)).main.value == pytest.approx(1.0)

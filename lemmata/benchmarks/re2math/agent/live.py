@@ -28,7 +28,7 @@ Both artifacts are read offline; with ``LEMMATA_ARXIV_BASE_URL`` /
 ``LEMMATA_ARXIV_API_URL`` set or ``LEMMATA_MATERIALISE=1`` missing sources are
 materialised into the store first, and with a judge configured missing
 verdicts are asked. Nothing here is shown to the system: the agent
-(:mod:`~lemmata.benchmarks.re2math.live_agent`) only sees search results and
+(:mod:`~lemmata.benchmarks.re2math.agent.live_agent`) only sees search results and
 the text of the source it opens.
 """
 

@@ -16,8 +16,8 @@ import threading
 
 import pytest
 
-from lemmata.benchmarks.re2math.live import excerpts
-from lemmata.benchmarks.re2math.live_agent import run_live_agent
+from lemmata.benchmarks.re2math.agent.live import excerpts
+from lemmata.benchmarks.re2math.agent.live_agent import run_live_agent
 from lemmata.benchmarks.re2math.scholar.serpapi import SerpApiScholar
 from lemmata.benchmarks.re2math.scoring import Re2MathHandler
 from lemmata.core.errors import InputError

@@ -22,7 +22,7 @@ from lemmata.benchmarks.re2math.scholar.querycache import (
 )
 from lemmata.benchmarks.re2math.scholar.serpapi import MAX_PER_PAGE, SerpApiError, SerpApiScholar
 
-FIXTURES = Path(__file__).parents[2] / "fixtures" / "serpapi"
+FIXTURES = Path(__file__).parents[3] / "fixtures" / "serpapi"
 KEY = "test-key-0123456789abcdef"
 QUERY = "almost rigidity warped products Ricci curvature"
 NO_RESULTS_QUERY = "qwxz zzqv fnord"

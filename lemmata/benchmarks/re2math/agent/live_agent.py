@@ -16,7 +16,7 @@ live services, and records everything so the run can be rescored offline:
 4. **open** — the chosen result is materialised through arXiv (its arXiv id,
    else its DOI) into the run's materialisation store;
 5. **E4, extract** — the model reads excerpts of the fixed text matched to its
-   own query and anchor (:func:`lemmata.benchmarks.re2math.live.excerpts`) and
+   own query and anchor (:func:`lemmata.benchmarks.re2math.agent.live.excerpts`) and
    copies one statement, or abstains.
 
 Nothing the agent sees holds the answer: not the reference statement, not the
@@ -29,10 +29,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from lemmata.oracles.judge import load_rubric
+from lemmata.oracles.judge import Rubric, parse_rubric
 
 AGENT_NAME = "Re²Math live reference agent (E3 query → SerpAPI Scholar → E4 choose/extract)"
 PROMPTS = {"e3": 1, "e4": 1}
@@ -65,15 +66,30 @@ def _context(row: Mapping[str, Any], window: int) -> dict[str, str]:
             "local_context": proof_blocks({"x": {"local_context": blocks}})}
 
 
+@lru_cache(maxsize=None)
+def load_prompt(name: str, version: int) -> Rubric:
+    """The shipped agent prompt ``prompts/<name>.v<version>.md`` (E3, E4), in the judge's template format."""
+    from importlib import resources
+
+    from lemmata.core.errors import LemmataError
+
+    ref = resources.files(__package__) / "prompts" / f"{name}.v{version}.md"
+    try:
+        data = ref.read_bytes()
+    except FileNotFoundError:
+        raise LemmataError(f"no agent prompt {name}.v{version} in {__package__}/prompts") from None
+    return parse_rubric(name, version, data)
+
+
 def _text(chat: Any, prompt: str, values: Mapping[str, str]) -> str:
-    completion = chat.complete(load_rubric(prompt, PROMPTS[prompt]).render(values))
+    completion = chat.complete(load_prompt(prompt, PROMPTS[prompt]).render(values))
     return completion.choices[0].message.content or ""
 
 
 def solve(row: Mapping[str, Any], *, chat: Any, search: Any, materialiser: Any, track: str,
           window: int) -> dict[str, Any]:
     """One instance: the submission record (its one query with candidates, the source, the statement)."""
-    from lemmata.benchmarks.re2math.live import CANDIDATES_N, excerpts, source_request
+    from lemmata.benchmarks.re2math.agent.live import CANDIDATES_N, excerpts, source_request
 
     iid = row["instance_id"]
     ctx = _context(row, window)

@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from lemmata.benchmarks.re2math.render import render_instance
-from lemmata.benchmarks.re2math.theorem_retrieval import (
+from lemmata.benchmarks.re2math.theorem.retrieval import (
     CORPUS_CONFIG,
     QRELS_CONFIG,
     QUERIES_CONFIG,

@@ -22,7 +22,7 @@ from typing import Literal
 from pydantic import Field
 
 from lemmata.benchmarks.re2math.meta import RE2MATH
-from lemmata.benchmarks.re2math.theorem_retrieval import (
+from lemmata.benchmarks.re2math.theorem.retrieval import (
     CORPUS_CONFIG, QRELS_CONFIG, QUERIES_CONFIG, THEOREM_BENCHMARK,
 )
 from lemmata.catalog import load_release, read_columns

@@ -13,7 +13,7 @@ from lemmata.benchmarks.re2math.baselines import theorem_retrieval_run
 from lemmata.catalog import release_path
 from lemmata.benchmarks.re2math.meta import RE2MATH
 from lemmata.core.errors import InputError
-from lemmata.benchmarks.re2math.theorem_retrieval import load_track
+from lemmata.benchmarks.re2math.theorem.retrieval import load_track
 from lemmata.retrievers.bm25 import BM25Index, tokenize_baseline
 from lemmata.retrievers.fusion import reciprocal_rank_fusion, top_k
 from lemmata.retrievers.static_embeddings import StaticEmbeddingIndex, embed, windows

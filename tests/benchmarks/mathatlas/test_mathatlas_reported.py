@@ -1,0 +1,34 @@
+"""The MathAtlas paper's printed numbers, imported from the real transcription in the mirror."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from lemmata.core.errors import InputError
+from lemmata.benchmarks.mathatlas.reported import mathatlas_reported
+from lemmata.benchmarks.mathnet.reported import mathnet_reported
+from lemmata.benchmarks.mirb.reported import MIRB_TOLERANCE, mirb_reported
+from lemmata.benchmarks.mirb.reported import reported_file as mirb_reported_file
+
+
+def reported_results(source_dir=None):
+    return [*mathnet_reported(source_dir), *mirb_reported(source_dir), *mathatlas_reported(source_dir)]
+from lemmata.core.paths import mirror_root
+
+
+def _printed(name: str) -> dict:
+    return json.loads((mirror_root() / "reported" / name).read_text("utf-8"))
+
+
+def test_mathatlas_rows_and_the_correctness_flag():
+    results = mathatlas_reported()
+    tables = _printed("mathatlas_paper.json")["tables"]
+    assert len(results) == sum(len(t["rows"]) for t in tables)
+    flagged = [(r.frozen.split, r.model.name) for r in results if "correct_disagrees" in r.flags]
+    assert flagged == [("paper/statements_full", "ReForm 8B")]
+    reform = next(r for r in results if r.model.name == "ReForm 8B" and r.frozen.split == "paper/statements_full")
+    assert reform.main.value == pytest.approx(0.098)  # the abstract's 9.8%, kept as printed
+    assert reform.flags["correct_disagrees"]["implied"] == pytest.approx(19.0 * 48.4 / 100)
