@@ -186,7 +186,7 @@ def run_agent(out_dir: str | Path, *, track: str = "assisted", split: str = "eva
         "retrieval_artifact": artifact.artifact_id,
         "flags": {"tuned_on_pool": False, "used_external_tools": False},
         "max_queries": MAX_QUERIES, "max_opens": MAX_OPENED,
-        "notes": "Offline non-LLM baseline: lemmata.benchmarks.re2math.agent.lexical, reproduced by `lemmata baselines run "
+        "notes": "Offline non-LLM baseline: lemmata.benchmarks.re2math.agent, reproduced by `lemmata baselines run "
                  f"agent --track {track} --split {split}`.",
     }
     lines = [json.dumps(header, ensure_ascii=False)]
