@@ -8,7 +8,7 @@ The layers, bottom to top (the README's layout section says the same in words):
 2     ``lemmata.release``, ``lemmata.oracles``, ``lemmata.retrievers``, ``lemmata.materialisers``,
       ``lemmata.store``
 3     ``lemmata.tracks`` (with ``lemmata.tracks.runner``), ``lemmata.families``
-4     ``lemmata.catalog``
+4     ``lemmata.catalog``, ``lemmata.declared``
 5     ``lemmata.benchmarks.<family>``
 6     ``lemmata.space``, ``lemmata.cli``, ``lemmata.__main__``
 ====  ==========================================================================================
@@ -32,7 +32,7 @@ LAYERS: dict[str, int] = {
     "lemmata.release": 2, "lemmata.oracles": 2, "lemmata.retrievers": 2, "lemmata.materialisers": 2,
     "lemmata.store": 2,
     "lemmata.tracks": 3, "lemmata.families": 3,
-    "lemmata.catalog": 4,
+    "lemmata.catalog": 4, "lemmata.declared": 4,
     "lemmata.benchmarks": 5,
     "lemmata.space": 6, "lemmata.cli": 6, "lemmata.__main__": 6,
 }
