@@ -96,3 +96,32 @@ def test_unknown_ids_and_a_wrong_track_name_line_and_field(toy_ir):
     with pytest.raises(InputError) as bad_track:
         families.validate_upload(_run([], track="dev"), "r.jsonl")
     assert any(p.line == 1 and p.field == "header.track" for p in bad_track.value.problems)
+
+
+def test_the_same_benchmark_declared_on_pinned_files_builds_the_same_tables(toy_ir, tmp_path):
+    import shutil
+
+    from toy_ir_meta import TOY_IR
+
+    from lemmata.core.hashing import sha256_file
+    from lemmata.core.meta import SourceFile
+    from lemmata.declared import declared_builder
+    from lemmata.release.load import open_release
+
+    snapshot = FIXTURES / "toy-ir"
+    files = ("corpus.jsonl", "queries.jsonl", "qrels/test.tsv")
+    meta = TOY_IR.model_copy(update={"hub": (), "sources": tuple(
+        SourceFile(name=f, upstream_path=f, commit="v1", url=f"https://example.org/toy-ir/{f}",
+                   sha256=sha256_file(snapshot / f)) for f in files)})
+    root = declared_builder(meta)(source_dir=snapshot).build(tmp_path / "files", quiet=True)
+    built, served = open_release(root), open_release(toy_ir)
+    for config, split in (("corpus", "corpus"), ("queries", "queries"), ("qrels", "test")):
+        assert built.rows(config, split) == served.rows(config, split)
+    assert [s["name"] for s in json.loads((root / "MANIFEST.json").read_text())["sources"]] == list(files)
+
+    tampered = tmp_path / "tampered"
+    shutil.copytree(snapshot, tampered)
+    (tampered / "queries.jsonl").write_text('{"_id": "q1", "text": "changed"}\n')
+    with pytest.raises(InputError, match="sha256 mismatch"):
+        declared_builder(meta)(source_dir=tampered).build(tmp_path / "bad", quiet=True)
+    assert not (tmp_path / "bad" / "toy-ir-1.0.0").exists()
