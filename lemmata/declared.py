@@ -7,27 +7,32 @@ MTEB's retrieval tasks are metadata; so are Lemmata's BEIR-style releases. A
 the summary, the notes, the frozen tuple and the collection;
 :func:`declared_builder` and :func:`declared_track` bind the generic classes to
 one release. A family whose ``Family.declared`` is set gets both for every such
-release from the registry (:mod:`lemmata.families`), so adding one BEIR-style
-benchmark is its metadata module and its fixture. A family whose releases need
+release from the registry (:mod:`lemmata.families`), and :func:`submission_kit`
+writes its submission README, JSON Schema and example submission from the same
+metadata (``lemmata submission-kit``), so adding one BEIR-style benchmark is its
+metadata module and its fixture. A family whose releases need
 more (MathNet-Retrieve's shared tiers, MIRB's fifteen collections) subclasses
 these and keeps only what differs.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from functools import cache
+from pathlib import Path
 from typing import Any, ClassVar
 
 from lemmata.catalog import collection, load_release
+from lemmata.core.errors import LemmataError
 from lemmata.core.meta import BenchmarkMeta
 from lemmata.formats.beir import Collection, RunRecord
 from lemmata.formats.results import FrozenTuple
 from lemmata.release.beir_builder import BeirFilesBuilder, BeirHubBuilder
 from lemmata.release.builder import ReleaseBuilder
-from lemmata.tracks.ranking import RankingTrack, Scored, ranking_header, received_date, scoring_artifact
+from lemmata.tracks.ranking import RankingRecord, RankingTrack, Scored, ranking_header, received_date, scoring_artifact
 
-__all__ = ["DeclaredRankingTrack", "declared_builder", "declared_track"]
+__all__ = ["DeclaredRankingTrack", "declared_builder", "declared_track", "stale_kit", "submission_kit", "write_kit"]
 
 
 class DeclaredRankingTrack(RankingTrack):
@@ -106,3 +111,71 @@ def declared_builder(meta: BenchmarkMeta) -> type[ReleaseBuilder]:
     base = BeirHubBuilder if meta.hub else BeirFilesBuilder
     return type(_class_name(meta, "Builder"), (base,),
                 {"meta": meta, "builder_id": f"lemmata.builders.declared.{meta.name}", "__module__": __name__})
+
+
+# -- the submission kit: README, JSON Schema and example, generated ------------------------------------------
+
+def kit_command(meta: BenchmarkMeta) -> str:
+    """The command that regenerates a declared release's kit (named in the page and the example's notes)."""
+    return f"lemmata submission-kit {meta.name}"
+
+
+def submission_kit(meta: BenchmarkMeta, folder: str | Path = "submissions") -> dict[Path, str]:
+    """Every file of a declared release's submission kit under ``folder``, by path, with its exact text.
+
+    ``<folder>/<name>/README.md`` (the page), ``<folder>/<name>/example-<name>.jsonl`` (BM25 over the served
+    release, built first when missing as ``lemmata score`` would) and ``<folder>/schema/<schema file>`` (what
+    ``lemmata schemas`` writes). The example is validated and scored through the registry, exactly as an upload;
+    the page shows that score.
+    """
+    from lemmata.core.hashing import sha256_file
+    from lemmata.families import declared_releases, families, handler_for, validate_upload
+    from lemmata.release.manifest import MANIFEST
+    from lemmata.tracks.base import OracleConfig
+    from lemmata.tracks.ranking_docs import ExampleShown, submission_readme
+    from lemmata.tracks.ranking_example import example_filename, example_lines, example_text
+
+    declared = {m.name for f in families().values() for m in declared_releases(f)}
+    if meta.name not in declared:
+        raise LemmataError(f"{meta.name} is not a declared release (a family with declared=True whose metadata has "
+                           "a ranking spec); its submission docs are written by hand")
+    command = kit_command(meta)
+    release = load_release(meta)
+    lines = example_lines(meta, release, command=command)
+    name = example_filename(meta)
+    text = example_text(lines)
+    validated = validate_upload(text.encode("utf-8"), name)
+    track = handler_for(meta.name)
+    result = track.score(validated, received_at=f"{meta.released}T00:00:00+00:00", oracles=OracleConfig())
+    (schema,) = track.schema_files()
+    readme = submission_readme(
+        meta, schema=json.loads(schema.text), schema_filename=schema.filename, header=track.header_model.__name__,
+        record=(track.record_model or RankingRecord).__name__, command=command,
+        example=ExampleShown(filename=name, lines=lines, release_manifest_sha256=sha256_file(release.root / MANIFEST),
+                             summary=validated.summary, result=result))
+    root = Path(folder)
+    return {root / meta.name / "README.md": readme, root / meta.name / name: text,
+            root / "schema" / schema.filename: schema.text}
+
+
+def write_kit(meta: BenchmarkMeta, folder: str | Path = "submissions") -> list[Path]:
+    """Write the kit (:func:`submission_kit`); a README there that was written by hand is never overwritten."""
+    from lemmata.tracks.ranking_docs import GENERATED_MARK
+
+    files = submission_kit(meta, folder)
+    for path in files:
+        if path.name == "README.md" and path.is_file() and \
+                not path.read_text(encoding="utf-8").startswith(GENERATED_MARK):
+            raise LemmataError(f"{path} was written by hand (no generated mark on its first line); not overwritten")
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    return list(files)
+
+
+def stale_kit(meta: BenchmarkMeta, folder: str | Path = "submissions") -> list[str]:
+    """Files of the kit under ``folder`` that are missing or differ from a fresh generation."""
+    return [f"{path} is out of date; run `{kit_command(meta)}`" for path, text in submission_kit(meta, folder).items()
+            if not path.is_file() or path.read_text(encoding="utf-8") != text]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,96 @@ def test_the_same_benchmark_declared_on_pinned_files_builds_the_same_tables(toy_
     with pytest.raises(InputError, match="sha256 mismatch"):
         declared_builder(meta)(source_dir=tampered).build(tmp_path / "bad", quiet=True)
     assert not (tmp_path / "bad" / "toy-ir-1.0.0").exists()
+
+
+# -- the submission kit: README, schema and example generated from the metadata ------------------------------
+
+_ROW = re.compile(r"^\| `([^`]+)` \| (yes|no) \| (.*) \|$", re.MULTILINE)
+
+
+def _table(readme: str, heading: str) -> dict[str, tuple[bool, str]]:
+    """Field -> (required, text) of the table under one ``###`` heading of the page."""
+    section = readme.split(f"### {heading}", 1)[1].split("\n#", 1)[0]
+    return {f: (req == "yes", text) for f, req, text in _ROW.findall(section)}
+
+
+def _fields(model, prefix: str = "") -> dict[str, bool]:
+    """Every field a model accepts (nested models expanded as the page names them) and whether it is required."""
+    from lemmata.formats.results import ModelInfo
+    from lemmata.tracks.ranking import RankedDoc
+
+    out = {}
+    for name, info in model.model_fields.items():
+        out[prefix + name] = info.is_required()
+        if info.annotation is ModelInfo:
+            out |= _fields(ModelInfo, f"{prefix}{name}.")
+        elif info.annotation == list[RankedDoc]:
+            out |= _fields(RankedDoc, f"{prefix}{name}[i].")
+    return out
+
+
+def test_the_submission_kit_is_generated_from_the_metadata_and_its_example_scores(toy_ir, tmp_path):
+    from toy_ir_meta import TOY_IR
+
+    from lemmata.cli import main
+    from lemmata.core.hashing import sha256_file
+    from lemmata.tracks.ranking_docs import result_block
+    from lemmata.tracks.ranking import RankingRecord
+
+    folder = tmp_path / "submissions"
+    assert main(["submission-kit", "toy-ir", "--dir", str(folder)]) == 0
+    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == [
+        "schema/toy-ir-submission.schema.json", "toy-ir/README.md", "toy-ir/example-toy-ir.jsonl"]
+    readme = (folder / "toy-ir" / "README.md").read_text(encoding="utf-8")
+    track = families.handlers()["toy-ir"]
+
+    # the schema is exactly what `lemmata schemas` exports; the tables name every field it accepts, no other
+    (schema,) = track.schema_files()
+    assert (folder / "schema" / schema.filename).read_text(encoding="utf-8") == schema.text
+    header, records = _table(readme, "Header (line 1)"), _table(readme, "Records")
+    assert {f: req for f, (req, _) in header.items()} == _fields(track.header_model)
+    assert {f: req for f, (req, _) in records.items()} == _fields(RankingRecord)
+    assert header["benchmark"][1].startswith('exactly `"toy-ir"`') and header["track"][1].startswith('exactly `"test"`')
+    assert '`"toy-ir-1.0.0"`' in header["release"][1] and "`^toy-ir-\\d+\\.\\d+\\.\\d+$`" in header["release"][1]
+    assert "split `queries`" in records["query_id"][1] and "split `corpus`" in records["ranking[i].doc_id"][1]
+    assert "[`../schema/toy-ir-submission.schema.json`](../schema/toy-ir-submission.schema.json)" in readme
+    assert "**Measures:** `ndcg@10`, `recall@1`" in readme and "**Main score:** `ndcg@10`" in readme
+    assert "**submit the top 10**" in readme and "`lemmata build toy-ir`" in readme
+    assert "lemmata score example-toy-ir.jsonl --received-at 2026-11-25" in readme
+    assert sha256_file(toy_ir / "MANIFEST.json") in readme
+
+    # the example validates and scores through the registry, and the page shows exactly that score
+    data = (folder / "toy-ir" / "example-toy-ir.jsonl").read_bytes()
+    validated = families.validate_upload(data, "example-toy-ir.jsonl")
+    assert validated.summary == "3 rankings for test" and validated.header.release == TOY_IR.release_id
+    result = families.handler_for("toy-ir").score(validated, received_at="2026-11-25T00:00:00+00:00",
+                                                   oracles=OracleConfig())
+    # BM25 ranks each question's lemma first; q3's second positive (grade 1) shares no term with it
+    ideal_q3 = 2 + 1 / math.log2(3)
+    assert result.main.value == pytest.approx((1 + 1 + 2 / ideal_q3) / 3, abs=5e-5)
+    assert f"<!-- result: example-toy-ir.jsonl -->\n```text\n{result_block(validated.summary, result)}\n```" in readme
+
+    # --check: fresh is clean, an edited example is stale; the space's header template for it is accepted
+    assert main(["submission-kit", "toy-ir", "--dir", str(folder), "--check"]) == 0
+    (folder / "toy-ir" / "example-toy-ir.jsonl").write_bytes(data.replace(b'"score": 0.7746', b'"score": 0.9'))
+    assert main(["submission-kit", "--dir", str(folder), "--check"]) == 1
+    from lemmata.space.templates import example_path, header_template
+
+    track.header_model.model_validate(header_template("toy-ir"))
+    assert example_path("toy-ir", tmp_path) == "submissions/toy-ir/example-toy-ir.jsonl"
+
+
+def test_the_submission_kit_never_overwrites_a_hand_written_page(toy_ir, tmp_path):
+    from toy_ir_meta import TOY_IR
+
+    from lemmata.core.errors import LemmataError
+    from lemmata.declared import write_kit
+
+    page = tmp_path / "toy-ir" / "README.md"
+    page.parent.mkdir()
+    page.write_text("# Toy-IR submissions, by hand\n")
+    with pytest.raises(LemmataError, match="written by hand"):
+        write_kit(TOY_IR, tmp_path)
+    assert page.read_text() == "# Toy-IR submissions, by hand\n" and sorted(tmp_path.rglob("*.json*")) == []
+    with pytest.raises(LemmataError, match="mathnet-retrieve is not a declared release"):
+        write_kit(families.get_benchmark("mathnet-retrieve"), tmp_path)
