@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from lemmata.catalog import collection, load_release
-from lemmata.core.errors import LemmataError
+from lemmata.core.errors import InputError, LemmataError
 from lemmata.core.meta import BenchmarkMeta
 from lemmata.formats.beir import Collection, RunRecord
 from lemmata.formats.results import FrozenTuple
@@ -132,7 +132,7 @@ def submission_kit(meta: BenchmarkMeta, folder: str | Path = "submissions") -> d
     from lemmata.families import declared_releases, families, handler_for, validate_upload
     from lemmata.release.manifest import MANIFEST
     from lemmata.tracks.base import OracleConfig
-    from lemmata.tracks.ranking_docs import ExampleShown, submission_readme
+    from lemmata.tracks.ranking_docs import ExampleShown, broken_copies, submission_readme
     from lemmata.tracks.ranking_example import example_filename, example_lines, example_text
 
     declared = {m.name for f in families().values() for m in declared_releases(f)}
@@ -147,12 +147,20 @@ def submission_kit(meta: BenchmarkMeta, folder: str | Path = "submissions") -> d
     validated = validate_upload(text.encode("utf-8"), name)
     track = handler_for(meta.name)
     result = track.score(validated, received_at=f"{meta.released}T00:00:00+00:00", oracles=OracleConfig())
+    errors = []
+    for broken in broken_copies(meta, lines):
+        try:
+            validate_upload(broken.data, "broken.jsonl")
+        except InputError as exc:
+            errors.append((broken, str(exc)))
+        else:  # a copy the validator accepts documents nothing
+            raise LemmataError(f"{meta.name}: the broken copy {broken.marker} of the example validates")
     (schema,) = track.schema_files()
     readme = submission_readme(
         meta, schema=json.loads(schema.text), schema_filename=schema.filename, header=track.header_model.__name__,
         record=(track.record_model or RankingRecord).__name__, command=command,
         example=ExampleShown(filename=name, lines=lines, release_manifest_sha256=sha256_file(release.root / MANIFEST),
-                             summary=validated.summary, result=result))
+                             summary=validated.summary, result=result, errors=errors))
     root = Path(folder)
     return {root / meta.name / "README.md": readme, root / meta.name / name: text,
             root / "schema" / schema.filename: schema.text}

@@ -219,3 +219,24 @@ def test_the_submission_kit_never_overwrites_a_hand_written_page(toy_ir, tmp_pat
     assert page.read_text() == "# Toy-IR submissions, by hand\n" and sorted(tmp_path.rglob("*.json*")) == []
     with pytest.raises(LemmataError, match="mathnet-retrieve is not a declared release"):
         write_kit(families.get_benchmark("mathnet-retrieve"), tmp_path)
+
+
+def test_the_kit_page_shows_the_real_errors_of_broken_copies_of_its_example(toy_ir, tmp_path):
+    from toy_ir_meta import TOY_IR
+
+    from lemmata.declared import write_kit
+    from lemmata.tracks.ranking_docs import broken_copies
+
+    write_kit(TOY_IR, tmp_path)
+    readme = (tmp_path / "toy-ir" / "README.md").read_text(encoding="utf-8")
+    shown = dict(re.findall(r"<!-- errors: (\S+) -->\n```text\n(.*?)\n```", readme, re.DOTALL))
+    lines = [json.loads(x) for x in (tmp_path / "toy-ir" / "example-toy-ir.jsonl").read_text().splitlines()]
+    copies = broken_copies(TOY_IR, lines)
+    assert set(shown) == {c.marker for c in copies} == {"toy-ir-records", "toy-ir-header", "toy-ir-nan"}
+    for broken in copies:
+        with pytest.raises(InputError) as err:
+            families.validate_upload(broken.data, "broken.jsonl")
+        assert shown[broken.marker] == str(err.value)
+    fields = {(p.line, p.field) for p in
+              pytest.raises(InputError, families.validate_upload, copies[0].data, "b.jsonl").value.problems}
+    assert fields == {(2, "ranking[0].rank"), (3, "query_id"), (4, "ranking[0].doc_id"), (4, "ranking[0].score")}
