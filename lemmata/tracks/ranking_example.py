@@ -70,6 +70,8 @@ def example_lines(meta: BenchmarkMeta, release: Release, *, track: str | None = 
     spec = meta.ranking
     if spec is None:
         raise ValueError(f"{meta.name}'s metadata declares no ranking track (meta.ranking)")
+    if not meta.tracks:
+        raise ValueError(f"{meta.name}'s metadata names no track (meta.tracks): a run is scored on one")
     track = track or meta.tracks[0]
     depth = example_depth(spec)
     header = {"format": SUBMISSION_FORMAT, "benchmark": meta.name, "release": meta.release_id, "track": track,
