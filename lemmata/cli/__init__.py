@@ -15,7 +15,7 @@ import sys
 from lemmata import __version__
 
 #: command modules, in --help order
-COMMANDS = ("list", "build", "render", "publish", "cards", "schemas", "serve", "artifact", "baselines", "score", "taobench", "re2math", "env")
+COMMANDS = ("list", "build", "render", "publish", "cards", "schemas", "submission-kit", "serve", "artifact", "baselines", "score", "taobench", "re2math", "env")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:
-        importlib.import_module(f"lemmata.cli.{name}").register(sub)
+        importlib.import_module(f"lemmata.cli.{name.replace('-', '_')}").register(sub)
     return parser
 
 

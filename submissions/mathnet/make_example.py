@@ -38,19 +38,11 @@ def build_fixture_release(out_root: Path) -> Path:
 
 
 def rankings(release_dir: Path, depth: int) -> list[dict]:
-    """One record per query of the release, in query order."""
+    """One record per query of the release, in query order (the ranking every declared track's example uses)."""
     from lemmata.release.load import open_release
-    from lemmata.retrievers.bm25 import BM25Index
+    from lemmata.tracks.ranking_example import bm25_rankings
 
-    release = open_release(release_dir)
-    docs = release.rows("corpus", "corpus")
-    index = BM25Index([d["_id"] for d in docs], [" ".join(filter(None, (d.get("title"), d["text"]))) for d in docs])
-    records = []
-    for q in release.rows("queries", "queries"):
-        ranked = [(doc_id, round(score, 4)) for doc_id, score in index.search(q["text"], depth) if score > 0]
-        ranked.sort(key=lambda pair: (-pair[1], pair[0]))
-        records.append({"query_id": q["_id"], "ranking": [{"doc_id": d, "score": s} for d, s in ranked]})
-    return records
+    return bm25_rankings(open_release(release_dir), MATHNET_RETRIEVE.ranking, depth)
 
 
 def main(argv: list[str] | None = None) -> int:
