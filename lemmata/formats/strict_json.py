@@ -5,7 +5,9 @@ in ways that are not input errors: ``NaN``/``Infinity`` (and ``1e999``, which
 reads as infinity), integers with thousands of digits (a plain ``ValueError``
 from the int-string limit), ``"\\ud800"`` escapes that decode to lone
 surrogates (strings that cannot be written back as UTF-8), and nesting deep
-enough to raise ``RecursionError``. :func:`parse_line` refuses all of them and
+enough to raise ``RecursionError``; and it keeps the *last* of two equal keys in an
+object, so a header with two ``"model"`` keys would show a reader one value and
+score another. :func:`parse_line` refuses all of them and
 turns every failure into one :class:`LineProblem` (reason, column, field), so a
 hostile line costs bounded time and memory and never a traceback.
 """
@@ -40,10 +42,12 @@ class LineProblem:
 class _Refused:
     """Stands in for a refused value while parsing, so the walk afterwards can name its field."""
 
-    __slots__ = ("reason",)
+    __slots__ = ("reason", "key")
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, key: str | None = None) -> None:
         self.reason = reason
+        #: for a duplicate key: the key, appended to the object's path when the field is named
+        self.key = key
 
 
 def brackets_of(text: str) -> str:
@@ -91,7 +95,24 @@ def _hooks(refused: list[_Refused]) -> dict[str, Any]:
             return refuse(f"an integer has {digits:,} digits; the limit is {MAX_INT_DIGITS}")
         return int(text)
 
-    return {"parse_constant": constant, "parse_float": real, "parse_int": integer}
+    def pairs(items: list[tuple[str, Any]]) -> Any:
+        obj = dict(items)
+        if len(obj) == len(items):
+            return obj
+        seen: set[str] = set()
+        for key, _ in items:
+            if key in seen:
+                marker = _Refused(f"duplicate key {_printable(key)!r}: every key may appear once per object", key)
+                refused.append(marker)
+                return marker
+            seen.add(key)
+        return obj  # unreachable: a shorter dict means a repeated key
+
+    return {"parse_constant": constant, "parse_float": real, "parse_int": integer, "object_pairs_hook": pairs}
+
+
+def _printable(key: str) -> str:
+    return key[:80].encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _first(obj: Any, bad) -> tuple[bool, str | None]:
@@ -110,6 +131,20 @@ def _first(obj: Any, bad) -> tuple[bool, str | None]:
         elif isinstance(value, list):
             stack.extend((f"{path}[{i}]" if path else f"[{i}]", item) for i, item in reversed(list(enumerate(value))))
     return False, None
+
+
+def _first_refused(obj: Any) -> tuple[_Refused | None, str | None]:
+    """The first refused marker (document order) and its dotted path; iterative, so depth costs no stack."""
+    stack: list[tuple[str, Any]] = [("", obj)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, _Refused):
+            return value, path or None
+        if isinstance(value, dict):
+            stack.extend((f"{path}.{key}" if path else str(key), item) for key, item in reversed(list(value.items())))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{i}]" if path else f"[{i}]", item) for i, item in reversed(list(enumerate(value))))
+    return None, None
 
 
 def surrogate_field(obj: Any) -> str | None:
@@ -146,6 +181,10 @@ def parse_line(text: str, *, max_depth: int = MAX_DEPTH,
 
     >>> parse_line('{"r": [{"score": NaN}]}')[1]
     LineProblem(reason='NaN is not allowed: every number must be finite', column=None, field='r[0].score')
+    >>> parse_line('{"format": "x", "model": "a", "model": "b"}')[1]
+    LineProblem(reason="duplicate key 'model': every key may appear once per object", column=None, field='model')
+    >>> parse_line('{"r": [{"fqn": "a", "fqn": "b"}]}')[1].field
+    'r[0].fqn'
     >>> parse_line('{"a": 1e999}')[1].reason
     'number 1e999 is out of range (it would read as infinity)'
     >>> parse_line('{"a": "\\\\udc80"}')[1]
@@ -173,8 +212,11 @@ def parse_line(text: str, *, max_depth: int = MAX_DEPTH,
         reason = "JSON nested too deeply" if isinstance(exc, RecursionError) else f"unreadable JSON ({exc})"
         return None, LineProblem(reason[:300]), containers
     if refused:
-        _, field = _first(value, lambda v: isinstance(v, _Refused))
-        return None, LineProblem(refused[0].reason, field=field), containers
+        found, field = _first_refused(value)
+        first = found if found is not None else refused[0]
+        if first.key is not None:
+            field = f"{field}.{_printable(first.key)}" if field else _printable(first.key)
+        return None, LineProblem(first.reason, field=field), containers
     if _SURROGATE_ESCAPE.search(text):
         field = surrogate_field(value)
         if field is not None or (isinstance(value, str) and not _encodable(value)):
