@@ -16,9 +16,10 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_serializer
 
 from lemmata.core.hashing import sha256_json
+from lemmata.formats.names import clean_name
 
 RESULT_SCHEMA = "lemmata.result/1"
 
@@ -83,6 +84,12 @@ class ModelInfo(_Model):
         default=None, max_length=32, description="sampling parameters (temperature, top_p, seed, max_tokens, n)")
     prompt_version: str | None = Field(default=None, max_length=100,
                                        description="version of the benchmark's prompt templates the run used")
+
+    @field_validator("name", "revision", "endpoint_model")
+    @classmethod
+    def _visible(cls, v: str | None, info: ValidationInfo) -> str | None:
+        """NFC, and nothing a reader cannot see (zero-width, bidi and control characters, private use)."""
+        return None if v is None else clean_name(v, f"model.{info.field_name}")
 
     @field_validator("url")
     @classmethod
