@@ -75,7 +75,7 @@ def open_release_folder(path: str | Path) -> Release:
 
 def registered_meta(root: Path) -> BenchmarkMeta:
     """The registry's metadata of the release ``root`` claims to be; an unknown release id is an InputError."""
-    from lemmata.registry import list_benchmarks
+    from lemmata.families import list_benchmarks
     from lemmata.release.manifest import MANIFEST, read_manifest
 
     by_id = {m.release_id: m for m in list_benchmarks()}
