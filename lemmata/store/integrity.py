@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from lemmata.core.errors import LemmataError, Problem
-from lemmata.core.hashing import sha256_json
+from lemmata.core.hashing import sha256_bytes, sha256_json
 from lemmata.formats.results import Result
 from lemmata.store.index import Index
 
@@ -221,4 +221,26 @@ class Integrity(Index):
             reason = self.integrity(row)
             if reason is not None:
                 problems.append(Problem(row["path"], reason, field="result_id"))
+        with self._conn() as conn:
+            shas = [r["sha256"] for r in conn.execute("SELECT sha256 FROM submissions ORDER BY sha256")]
+        for sha in shas:  # every stored upload against the sha256 recorded at upload (cheap when unchanged)
+            reason = self.submission_integrity(sha)
+            if reason is not None:
+                problems.append(Problem(f"submissions/{sha}.jsonl", reason, field="sha256"))
         return problems
+
+    def submission_integrity(self, sha256: str) -> str | None:
+        """None when the stored upload still hashes to ``sha256``, else why not (memoised by file fingerprint)."""
+        path = self.root / "submissions" / f"{sha256}.jsonl"
+        fp = fingerprint(path)
+        known, reason = self.verified.get(f"submission:{sha256}", fp)
+        if known:
+            return reason
+        if fp is None:
+            reason = "the stored upload is missing"
+        else:
+            actual = sha256_bytes(path.read_bytes())
+            reason = None if actual == sha256 else (f"the stored upload hashes to {actual[:12]}, not to the sha256 "
+                                                    "recorded at upload: it was edited after it was stored")
+        self.verified.put(f"submission:{sha256}", fp, reason)
+        return reason
