@@ -39,7 +39,7 @@ log = logging.getLogger("lemmata.store")
 
 Fingerprint = tuple[int, int, int, int, int]
 #: the fields :meth:`Result.content_id` leaves out of the hash
-_UNHASHED = ("result_id", "scored_at")
+_UNHASHED = ("result_id", "scored_at", "sealed_sha256")
 
 
 class ResultIntegrityError(LemmataError):
@@ -83,6 +83,12 @@ def check_result_bytes(data: bytes, *, result_id: str, path: str) -> dict[str, A
     actual = sha256_json({k: v for k, v in doc.items() if k not in _UNHASHED})
     if actual != result_id:
         raise ResultIntegrityError(result_id, path, f"the content hashes to {actual[:12]}, not to its result_id")
+    seal = doc.get("sealed_sha256")
+    if seal is not None:
+        sealed = sha256_json({k: v for k, v in doc.items() if k not in ("result_id", "sealed_sha256")})
+        if sealed != seal:
+            raise ResultIntegrityError(result_id, path, "field 'scored_at' (or another stored field) was edited: "
+                                                        f"the stored fields hash to {sealed[:12]}, not to the seal")
     return doc
 
 

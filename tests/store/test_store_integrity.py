@@ -194,3 +194,25 @@ def test_a_rebuilt_index_takes_identities_only_from_verified_sidecars(tmp_path):
     (store.root / "leaderboard.sqlite3").unlink()
     again = Store(store.root)
     assert again.get_submission(sha) is None and any("recorded at upload" in p.reason for p in again.reindex_problems)
+
+
+def test_an_edited_scored_at_is_refused_on_read_and_after_a_reindex(store_with_two):
+    """The result id leaves the date out (rescoring gives the same id); the seal binds it."""
+    store, good, bad = store_with_two
+    path = store.results_dir / "b" / f"{bad.result_id}.json"
+    doc = json.loads(path.read_text())
+    assert doc["sealed_sha256"] and doc["result_id"] == bad.result_id
+    doc["scored_at"] = "2020-01-01T00:00:00+00:00"
+    path.write_text(json.dumps(doc, indent=2))
+    with pytest.raises(ResultIntegrityError, match="scored_at"):
+        store.get_result(bad.result_id)
+    store.db_path.unlink()
+    rebuilt = Store(store.root)
+    assert {r["result_id"] for r in rebuilt.result_rows()} == {good.result_id}
+    assert any("scored_at" in p.reason for p in rebuilt.reindex_problems)
+
+
+def test_results_stored_before_the_seal_keep_their_ids():
+    legacy = _result("a" * 64, 0.5, "m").model_copy(update={"sealed_sha256": None})
+    assert "sealed_sha256" not in json.loads(legacy.to_json())
+    assert legacy.content_id() == legacy.result_id == _result("a" * 64, 0.5, "m").result_id
