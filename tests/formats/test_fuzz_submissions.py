@@ -28,7 +28,7 @@ from lemmata.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 20261122
-#: a seeded sample in the suite (every class on every base); ``perf/fuzz_submissions.py`` runs the long count
+#: a seeded sample in the suite (every class on every base); ``perf/fuzz_speed.py`` runs the long count
 PER_BASE = 60
 PER_LARGE_BASE = 20  # the full Re²Math example replays every query: fewer mutations, same classes
 MARK = "__lemmata_mutation__"

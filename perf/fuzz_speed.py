@@ -4,8 +4,8 @@ The suite runs a seeded sample of the same generator (``tests/formats/test_fuzz_
 mutation class on every base, a few dozen each); this script runs the full count with any seed and reports
 the outcomes per class and the time. Run from the repository root::
 
-    python perf/fuzz_submissions.py                 # seed 20261122, 500 / 120 per base
-    python perf/fuzz_submissions.py --seed 7 --per-base 200 --per-large-base 50
+    python perf/fuzz_speed.py                 # seed 20261122, 500 / 120 per base
+    python perf/fuzz_speed.py --seed 7 --per-base 200 --per-large-base 50
 """
 
 from __future__ import annotations
