@@ -72,7 +72,7 @@ class Submissions(RateLimits):
         self, data: bytes, *, filename: str, benchmark: str, track: str, model_name: str, submitter: str,
         header: dict[str, Any], received_at: str | None = None, status: SubmissionStatus = "queued",
         contact: str | None = None, notes: str | None = None, rate_limit: RateLimit | None = None,
-        rate_keys: Sequence[str] = (),
+        rate_keys: Sequence[str] = (), sha256: str | None = None,
     ) -> tuple[SubmissionRecord, bool]:
         """Store a validated upload once; returns ``(record, created)``.
 
@@ -86,8 +86,9 @@ class Submissions(RateLimits):
         :class:`StorageError` and leaves nothing behind: the transaction rolls
         back and every file this call created is removed again (a sidecar
         alone would otherwise be restored as an entry by :meth:`reindex`).
+        ``sha256`` is the hash validation already took of these same bytes (an upload is hashed once).
         """
-        sha = sha256_bytes(data)
+        sha = sha256 or sha256_bytes(data)
         now = received_at or now_iso()
         meta = SubmissionMeta(sha256=sha, benchmark=benchmark, track=track, filename=filename, model_name=model_name,
                               submitter=submitter, received_at=now, header=header, contact=contact, notes=notes)
