@@ -52,11 +52,45 @@ def load_release(meta: BenchmarkMeta, release_id: str | None = None) -> Release:
     name, version, builder and builder version, and every upstream source's pinned sha256.
     """
     current = release_id in (None, meta.release_id)
-    return _open(str(release_path(meta, release_id)), meta if current else None)
+    if not current:
+        return open_release_folder(release_path(meta, release_id))
+    return _open(str(release_path(meta, release_id)), meta)
 
 
-@lru_cache(maxsize=8)
+def open_release_folder(path: str | Path) -> Release:
+    """The one way every path (scoring, the space worker, audit, export, the CLI, artifact builders) opens a
+    release folder it was given: every file against MANIFEST.json, and every MANIFEST.json field against the
+    registry's metadata of the release the folder claims to be.
+
+    The claim is the folder's name when it is a registered release id (releases are kept under their id),
+    else the manifest's own ``release_id``; a release the registry does not know is refused, so an edited
+    ``release_id``, ``name``, ``version``, ``builder``, ``builder_version`` or source sha256 never scores.
+    Verification is cached per process by the folder's fingerprint (any write re-verifies).
+    """
+    root = Path(path)
+    if not root.is_dir():
+        return open_release(root)  # its error names the folder and how to build it
+    return _open(str(root), registered_meta(root))
+
+
+def registered_meta(root: Path) -> BenchmarkMeta:
+    """The registry's metadata of the release ``root`` claims to be; an unknown release id is an InputError."""
+    from lemmata.families import list_benchmarks
+    from lemmata.release.manifest import MANIFEST, read_manifest
+
+    by_id = {m.release_id: m for m in list_benchmarks()}
+    if root.name in by_id:
+        return by_id[root.name]
+    claimed = read_manifest(root).release_id
+    if claimed in by_id:
+        return by_id[claimed]
+    raise InputError.one(str(root / MANIFEST), f"release {claimed!r} is not in the registry (known: "
+                                               f"{', '.join(sorted(by_id))}); a release is opened only as one "
+                                               "the registry pins", field="release_id")
+
+
 def _open(root: str, meta: BenchmarkMeta | None = None) -> Release:
+    """Verified release (``open_release`` caches verification by folder fingerprint, so a reopen is cheap)."""
     if meta is None:
         return open_release(root)
     from lemmata.families import builder_classes

@@ -27,7 +27,7 @@ def register(sub) -> None:
 def run(args) -> int:
     from lemmata.core.errors import InputError
     from lemmata.benchmarks.re2math.render import render_instance
-    from lemmata.release.load import open_release
+    from lemmata.catalog import open_release_folder as open_release
 
     release = open_release(args.release)
     for split in release.splits(args.config):

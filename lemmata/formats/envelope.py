@@ -35,6 +35,10 @@ MAX_LINES = 200_000
 #: arrays and objects per file: bounds memory (a ranking entry takes 25+ bytes, so 32 MiB of real rankings stays
 #: under it, while 32 MiB of ``{}`` would be eleven million dicts)
 MAX_CONTAINERS = 2_000_000
+#: after this many problems a file is no longer checked line by line: the cost of answering is bounded by bytes,
+#: not by how many defects a hostile file packs in (200,000 ``{}`` lines would otherwise build 800,000 problems);
+#: the list says from which line on nothing was checked
+STOP_AFTER = 1_000
 
 
 def max_submission_bytes() -> int:
@@ -92,10 +96,11 @@ def single_document(data: bytes, filename: str) -> NotJsonl | None:
 
 
 def cap_problems(problems: list[Problem], filename: str, limit: int = MAX_PROBLEMS) -> list[Problem]:
-    """At most ``limit`` problems, the last one stating how many more were found.
+    """At most ``limit`` problems, then one stating how many more were found, then every ``checks`` problem.
 
     A hostile file can hold millions of defects; the list a person reads (and
-    the HTML the space renders) stays bounded while the total stays honest.
+    the HTML the space renders) stays bounded while the total stays honest, and
+    a problem saying what was *not* checked is never hidden among the "more".
 
     >>> capped = cap_problems([Problem("f", "bad", i) for i in range(1, 6)], "f", limit=2)
     >>> [str(p) for p in capped]
@@ -103,9 +108,21 @@ def cap_problems(problems: list[Problem], filename: str, limit: int = MAX_PROBLE
     """
     if len(problems) <= limit:
         return problems
-    more = len(problems) - limit
+    checks = [p for p in problems[limit:] if p.field == CHECKS]
+    more = len(problems) - limit - len(checks)
     return problems[:limit] + [Problem(filename, f"… and {more:,} more problem{'s' if more != 1 else ''} "
-                                                 f"({len(problems):,} in all); fix these and upload again")]
+                                                 f"({len(problems) - len(checks):,} in all); fix these and upload "
+                                                 "again")] + checks
+
+
+def stopped(filename: str, line: int, found: int, what: str = "lines") -> Problem:
+    """The problem saying that nothing from ``line`` on was checked because ``found`` problems came first.
+
+    >>> str(stopped("f.jsonl", 1201, 1000))
+    "f.jsonl, line 1201, field 'checks': lines from here on were not checked: 1,000 problems were found before; fix these and upload again"
+    """
+    return Problem(filename, f"{what} from here on were not checked: {found:,} problems were found before; fix these "
+                             "and upload again", line, CHECKS)
 
 
 def parse_envelope(data: bytes, filename: str, *, max_bytes: int | None = None,
@@ -133,6 +150,9 @@ def parse_envelope(data: bytes, filename: str, *, max_bytes: int | None = None,
             continue
         if first_line is None:
             first_line = lineno
+        if len(problems) >= STOP_AFTER:
+            problems.append(stopped(filename, lineno, len(problems)))
+            break
         if len(raw) > MAX_LINE_BYTES:
             problems.append(Problem(filename, f"line is {len(raw):,} bytes; the limit is {MAX_LINE_BYTES:,}", lineno))
             continue
@@ -187,7 +207,16 @@ def validation_problems(exc: ValidationError, filename: str, line: int | None, p
 
 def validate_model(model: type[BaseModel], obj: dict[str, Any], filename: str, line: int | None,
                    problems: list[Problem], prefix: str = "") -> BaseModel | None:
-    """Validate one object; on failure append its problems and return None."""
+    """Validate one object; on failure append its problems and return None.
+
+    Once ``problems`` holds :data:`STOP_AFTER` problems no more objects are
+    validated: the first call past it appends the ``checks`` problem saying from
+    which line on records were not checked, and every call returns None at once.
+    """
+    if len(problems) >= STOP_AFTER:
+        if problems[-1].field != CHECKS:
+            problems.append(stopped(filename, line or 0, len(problems), "records"))
+        return None
     try:
         return model.model_validate(obj)
     except ValidationError as exc:

@@ -3,7 +3,10 @@
 A result names its *frozen tuple* — dataset release, split, retrieval artifact,
 scoring artifact, evaluation date — so rows computed against different releases
 or artifacts are never ranked together. ``result_id`` is a content hash of
-everything except ``scored_at``: scoring the same file twice gives the same id,
+everything except ``scored_at``: scoring the same file twice gives the same id;
+``sealed_sha256`` hashes everything but the id and itself, ``scored_at`` included,
+so a stored date cannot be edited either (results stored before the seal carry
+none and keep their ids: they are the one schema-1 form whose date is unbound);
 and a correction (new verdicts, a fixed scorer) is a new result with
 ``version + 1`` that ``supersedes`` the old one; nothing stored is rewritten.
 """
@@ -16,9 +19,10 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_serializer
 
 from lemmata.core.hashing import sha256_json
+from lemmata.formats.names import clean_name
 
 RESULT_SCHEMA = "lemmata.result/1"
 
@@ -83,6 +87,12 @@ class ModelInfo(_Model):
         default=None, max_length=32, description="sampling parameters (temperature, top_p, seed, max_tokens, n)")
     prompt_version: str | None = Field(default=None, max_length=100,
                                        description="version of the benchmark's prompt templates the run used")
+
+    @field_validator("name", "revision", "endpoint_model")
+    @classmethod
+    def _visible(cls, v: str | None, info: ValidationInfo) -> str | None:
+        """NFC, and nothing a reader cannot see (zero-width, bidi and control characters, private use)."""
+        return None if v is None else clean_name(v, f"model.{info.field_name}")
 
     @field_validator("url")
     @classmethod
@@ -155,15 +165,32 @@ class Result(_Model):
     notes: list[str] = Field(default_factory=list)
     provenance: dict[str, Any] = Field(default_factory=dict)
     scored_at: str = Field(description="wall-clock time of scoring; the only field that differs between rescoring runs")
+    sealed_sha256: str | None = Field(
+        default=None, pattern=r"^[0-9a-f]{64}$",
+        description="hash of every stored field but result_id and itself (scored_at included): binds the date, "
+                    "which the result id leaves out so that rescoring the same file gives the same id")
+
+    @model_serializer(mode="wrap")
+    def _omit_unsealed(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        if data.get("sealed_sha256") is None:  # results stored before the seal keep their bytes and ids
+            data.pop("sealed_sha256", None)
+        return data
 
     def content_id(self) -> str:
-        """Hash of the result without ``result_id`` and ``scored_at``."""
-        body = self.model_dump(mode="json", exclude={"result_id", "scored_at"})
+        """Hash of the result without ``result_id``, ``scored_at`` and the seal (the same file scored twice has
+        one id)."""
+        body = self.model_dump(mode="json", exclude={"result_id", "scored_at", "sealed_sha256"})
         return sha256_json(body)
 
+    def seal(self) -> str:
+        """Hash of every field but ``result_id`` and the seal itself: what is stored or shown, the date included."""
+        return sha256_json(self.model_dump(mode="json", exclude={"result_id", "sealed_sha256"}))
+
     def finalized(self) -> "Result":
-        """This result with ``result_id`` set from its content."""
-        return self.model_copy(update={"result_id": self.content_id()})
+        """This result with ``result_id`` set from its content and sealed (its date bound as well)."""
+        done = self.model_copy(update={"result_id": self.content_id(), "sealed_sha256": None})
+        return done.model_copy(update={"sealed_sha256": done.seal()})
 
     def to_json(self) -> str:
         return json.dumps(self.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"

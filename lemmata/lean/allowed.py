@@ -33,6 +33,24 @@ Why these and nothing else:
   (``by_elab``, ``run_tac``, syntax quotations, interpolated strings and ``dbg_trace``
   whose ``{...}`` parts are code).
 
+What the checker reads, and what it refuses because it does not read it:
+
+- It reads Lean 4 *tokens* (:mod:`lemmata.lean.lexer`): identifiers, numbers, symbols,
+  comments, character literals, plain and raw string literals, and the ``{...}`` parts of
+  the interpolated strings it can recognise by their head (``s!``, ``m!``, ``f!``,
+  ``dbg_trace``, ``throwError``, ``trace[cls]``). Every token of text the attempt wrote is
+  checked, wherever it sits: inside a proof, inside a ``by`` block in a helper's statement
+  or default argument, inside a quotation's parentheses, inside an interpolated part.
+- It does not know which of the thousands of Lean and Mathlib macros take their string as
+  ``interpolatedStr`` (``throwErrorAt ref "{e}"``, ``logInfoAt``-style helpers, any
+  message-building macro, any macro defined upstream), so it cannot tell a plain string
+  from code. Closed rule: **a string literal (plain or raw) holding ``{`` is refused in
+  text the attempt wrote**, with its line; the honest proofs a benchmark asks for never
+  need one. Strings without ``{`` cannot hold code in any Lean string syntax.
+- Syntax quotations (`` `(...) ``, `` `(tactic| ...) ``) build code for a metaprogram and are
+  refused; so is every way to run a metaprogram (listed above), so code that only exists
+  as data can never run during elaboration.
+
 Functions here return plain ``(kind, line, message)`` findings; the integrity module
 turns them into violations.
 """
@@ -147,6 +165,10 @@ def scan_own_text(tokens: Sequence[Token], official_options: Mapping[str, set[st
     []
     >>> [m for _, _, m in scan_own_text(lex('by exact (s! "{sorry}").length').tokens, {})][:1]
     ['`s!` runs code while the proof elaborates and is not permitted']
+    >>> [(k, line) for k, line, _ in scan_own_text(lex('def f (r : Syntax) : MetaM Unit :=\\n  throwErrorAt r "{sorry}"').tokens, {})]
+    [('not_permitted', 2)]
+    >>> scan_own_text(lex('by fail "no braces here"').tokens, {})
+    []
     """
     out: list[Finding] = []
     for i, t in enumerate(tokens):
@@ -156,6 +178,11 @@ def scan_own_text(tokens: Sequence[Token], official_options: Mapping[str, set[st
             if nxt.text == "(":
                 out.append(("not_permitted", t.line, "a syntax quotation builds code for a metaprogram and is not "
                             "permitted"))
+            continue
+        if t.kind == "str" and "{" in t.text:
+            out.append(("not_permitted", t.line, "a string holding `{` may be an interpolated string whose `{…}` "
+                        "part Lean elaborates as code (`throwErrorAt ref \"{…}\"`, `m!`, `s!`, `trace[…]`, any "
+                        "message-building macro); strings with `{` are not permitted in a proof or helper"))
             continue
         if t.kind != "ident":
             continue

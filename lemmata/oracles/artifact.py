@@ -46,6 +46,9 @@ class VerdictArtifact(ABC, Generic[M]):
 
     kind: ClassVar[str] = "verdict"
     manifest_model: ClassVar[type[BaseModel]]
+    #: description fields every opener knows in advance (from the registry and its configuration): each must
+    #: equal what the folder's ``ARTIFACT.json`` says, so one artifact's verdicts are never shown as another's
+    bound_fields: ClassVar[tuple[str, ...]] = ("artifact_id", "benchmark", "cache_file")
 
     def __init__(self, folder: str | Path, manifest: M) -> None:
         self.folder = Path(folder)
@@ -66,6 +69,12 @@ class VerdictArtifact(ABC, Generic[M]):
             return
         found = read_artifact_manifest(self.folder, self.manifest_model, self.kind)
         self.check_manifest(found)  # type: ignore[arg-type]
+        for name in self.bound_fields:
+            want, have = getattr(self.manifest, name, None), getattr(found, name, None)
+            if have != want:
+                raise LemmataError(f"{self.manifest_path}, field {name!r}: says {have!r}, but this folder is the "
+                                   f"{self.kind} artifact {want!r}; the description was edited or the folder is "
+                                   "another artifact's")
         self.manifest = found  # type: ignore[assignment]
 
     @abstractmethod

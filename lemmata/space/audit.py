@@ -17,7 +17,7 @@ from lemmata.core.errors import InputError
 from lemmata.formats.results import Result
 from lemmata.tracks.base import Validated
 from lemmata.space.safety import md_escape, safe_markdown
-from lemmata.store import Store
+from lemmata.store import Store, SubmissionIntegrityError
 from lemmata.store.integrity import ResultIntegrityError
 
 _ID_KEYS = ("item_id", "instance_id", "query_id")
@@ -66,7 +66,7 @@ class SubmissionCache:
         path = self.store.submission_path(sha256)
         validated: Validated | None = None
         if path.exists():
-            data = path.read_bytes()
+            data = self.store.submission_bytes(sha256)  # verified: an edited file raises, never shows
             try:
                 validated = validate_upload(data, filename, max_bytes=max(len(data), 1))
             except InputError:
@@ -173,7 +173,11 @@ def render_audit(store: Store, cache: SubmissionCache, result_id: str | None, it
     if result.kind == "scored":
         rec = store.get_submission(result.submission_sha256)
         if rec is not None:
-            submission = cache.get(rec.sha256, rec.filename)
+            try:
+                submission = cache.get(rec.sha256, rec.filename)
+            except SubmissionIntegrityError as exc:
+                parts.append(f"\n**Integrity error**: {md_escape(str(exc))}. What was scored cannot be shown.\n")
+                return "\n".join(parts)
     try:
         view = handler_for(result.benchmark).audit(result, item, submission)
     except InputError as exc:

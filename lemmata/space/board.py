@@ -14,12 +14,13 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict
 
+from lemmata.formats.names import near_duplicates
 from lemmata.space.conditions import PrintedAggregate, printed_aggregate, view_group_key
 from lemmata.space.safety import csv_cell, csv_line
 from lemmata.space.rows import ROW_SUMMARY
@@ -64,6 +65,8 @@ class BoardRow:
     #: why the stored file failed its integrity check (then the row carries no numbers), else None
     integrity: str | None = None
     flags: dict[str, Any] = field(default_factory=dict)
+    #: other model names on this board that look the same (equal confusable skeleton, different text)
+    look_alike: tuple[str, ...] = ()
 
     @property
     def printed(self) -> PrintedAggregate | None:
@@ -366,7 +369,7 @@ def build_view(rows: Sequence[BoardRow], query: BoardQuery,
                catalog: Mapping[str, Sequence[str]] | None = None) -> BoardView:
     """Filter, group, rank and sort rows for one benchmark and track."""
     query, notices = normalize_query(rows, query, catalog)
-    selected = [r for r in rows if r.benchmark == query.benchmark and r.track == query.track]
+    selected = _flag_look_alikes([r for r in rows if r.benchmark == query.benchmark and r.track == query.track])
     by_group: dict[str, list[BoardRow]] = {}
     for r in selected:
         by_group.setdefault(r.view_key, []).append(r)
@@ -386,6 +389,10 @@ def build_view(rows: Sequence[BoardRow], query: BoardQuery,
                                  total_rows=len(ranked), diagnostics=diagnostic_columns(ranked),
                                  higher_is_better=higher, metric=next((r.metric for r in ranked if r.metric), ""),
                                  conditions=key[len(ranked[0].group_key) + 3:] if key != ranked[0].group_key else ""))
+    alike = sorted({r.model_name for r in selected if r.look_alike})
+    if alike:
+        notices.append(f"{len(alike)} model names look like another name on this board (same characters to a "
+                       "reader, different text): marked ⚠ — check which entry is which.")
     broken = sum(1 for r in selected if r.integrity)
     if broken:
         notices.append(f"{broken} entr{'y' if broken == 1 else 'ies'} failed the integrity check (the stored file "
@@ -396,6 +403,14 @@ def build_view(rows: Sequence[BoardRow], query: BoardQuery,
         tracks=tuple(_tracks(rows, catalog or {}, query.benchmark)),
         group_keys=tuple(sorted(by_group)), matched=matched, total=len(selected), notices=tuple(notices),
     )
+
+
+def _flag_look_alikes(rows: list[BoardRow]) -> list[BoardRow]:
+    """Rows with ``look_alike`` set where their model name's confusable skeleton equals another's."""
+    alike = near_duplicates(r.model_name for r in rows)
+    if not alike:
+        return rows
+    return [replace(r, look_alike=tuple(alike[r.model_name])) if r.model_name in alike else r for r in rows]
 
 
 def _date_key(row: BoardRow) -> int:

@@ -14,6 +14,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from lemmata.formats.names import clean_name
+
 _URL = re.compile(r"^https?://[^\s<>\"'`\\]+$")
 _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 _FORMULA_STARTS = ("=", "+", "-", "@", "\uff1d", "\uff0b", "\uff0d", "\uff20")  # ASCII and full-width forms
@@ -198,14 +200,22 @@ def tokens_equal(given: str | None, expected: str | None) -> bool:
 
 
 def clean_text(value: object, *, max_len: int, field: str) -> str:
-    """A single line of user-typed metadata: control characters removed, length checked.
+    """A single line of user-typed metadata: in NFC, whitespace runs (newlines, tabs) made one space, length checked.
 
-    >>> clean_text("  Ada\\x00 Lovelace\\n ", max_len=50, field="submitter")
+    Any other character a reader cannot see (NUL, a terminal escape, a zero-width or
+    bidi control, private use) is refused with the field, not silently removed: what
+    the person typed and what the board shows must be the same text.
+
+    >>> clean_text("  Ada\\n\\t Lovelace\\n ", max_len=50, field="submitter")
     'Ada Lovelace'
+    >>> clean_text("Ada\\x00", max_len=50, field="submitter")
+    Traceback (most recent call last):
+    ...
+    ValueError: submitter holds U+0000 (a control character) at character 4, which a reader cannot see; remove it
     """
     text = "" if value is None else str(value)
-    text = re.sub(r"[\x00-\x1f\x7f]+", " ", text)
     text = " ".join(text.split())
+    text = clean_name(text, field)
     if len(text) > max_len:
         raise ValueError(f"{field} is longer than {max_len} characters")
     return text

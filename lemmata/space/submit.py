@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from lemmata.core.errors import InputError, Problem
-from lemmata.core.hashing import sha256_bytes
 from lemmata.space.config import SpaceConfig
 from lemmata.space.safety import clean_text, esc
 from lemmata.store import RateLimited, Store, SubmissionRecord
@@ -115,7 +114,7 @@ def submit_upload(store: Store, config: SpaceConfig, data: bytes | None, filenam
         return SubmitOutcome("invalid", "Nothing was stored: fix the problems below and upload again.",
                              list(exc.problems) + problems, skipped=list(exc.skipped))
     try:
-        existing = store.get_submission(sha256_bytes(data))
+        existing = store.get_submission(validated.sha256)  # hashed once, by validation
         result_ids = store.result_ids_for_submission(existing.sha256) if existing is not None else []
     except (OSError, sqlite3.Error) as exc:  # a full disk can stop SQLite from opening the index at all
         if not is_storage_fault(exc):
@@ -138,7 +137,7 @@ def submit_upload(store: Store, config: SpaceConfig, data: bytes | None, filenam
             data, filename=filename, benchmark=validated.benchmark, track=validated.track,
             model_name=validated.model.name, submitter=form.submitter, header=_header_dict(validated.header),
             contact=form.contact or None, notes=form.notes or None, status="queued",
-            rate_limit=config.rate_limit, rate_keys=keys)
+            rate_limit=config.rate_limit, rate_keys=keys, sha256=validated.sha256)
     except RateLimited as exc:
         return SubmitOutcome("rate_limited", str(exc).capitalize() + ". Nothing was stored.")
     except StorageError as exc:  # full disk, I/O error: the store already removed what it had written

@@ -249,6 +249,10 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
             value = f'<span class="lm-none" title="{esc(r.integrity)}">integrity error</span>'
         n = f"{r.count}/{r.total}" if r.count is not None and r.total is not None else (r.total or "")
         revision = f'<span class="lm-rev">{esc(r.model_revision)}</span>' if r.model_revision else ""
+        if r.look_alike:
+            alike = ", ".join(ascii(n) for n in r.look_alike)
+            revision += (f'<span class="lm-alike" title="looks like {esc(alike)} on this board: a different name '
+                         f'that reads the same">⚠ looks like another entry</span>')
         cells = [
             f"<td>{r.rank if r.rank is not None else '–'}</td>",
             f'<td class="lm-model">{link(r.model_name, r.model_url)}{condition_badges(r)}{revision}</td>',

@@ -26,10 +26,10 @@ from lemmata.store.integrity import ResultIntegrityError
 from lemmata.store.moderation import ModerationRecord
 from lemmata.store.opening import Store, default_store
 from lemmata.store.ratelimit import RateLimit, RateLimited
-from lemmata.store.submissions import SubmissionRecord, SubmissionStatus
+from lemmata.store.submissions import SubmissionIntegrityError, SubmissionRecord, SubmissionStatus
 
 __all__ = [
     "DURABLE_FOLDERS", "STORE_SCHEMA", "ModerationRecord", "RateLimit", "RateLimited", "ResultIntegrityError",
-    "RowSummary", "StorageError", "Store", "SubmissionMeta", "SubmissionRecord", "SubmissionStatus", "check_index",
+    "RowSummary", "StorageError", "Store", "SubmissionIntegrityError", "SubmissionMeta", "SubmissionRecord", "SubmissionStatus", "check_index",
     "default_store", "describe_fault", "is_storage_fault",
 ]

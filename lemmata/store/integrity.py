@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from lemmata.core.errors import LemmataError, Problem
-from lemmata.core.hashing import sha256_json
+from lemmata.core.hashing import sha256_bytes, sha256_json
 from lemmata.formats.results import Result
 from lemmata.store.index import Index
 
@@ -39,7 +39,7 @@ log = logging.getLogger("lemmata.store")
 
 Fingerprint = tuple[int, int, int, int, int]
 #: the fields :meth:`Result.content_id` leaves out of the hash
-_UNHASHED = ("result_id", "scored_at")
+_UNHASHED = ("result_id", "scored_at", "sealed_sha256")
 
 
 class ResultIntegrityError(LemmataError):
@@ -83,6 +83,12 @@ def check_result_bytes(data: bytes, *, result_id: str, path: str) -> dict[str, A
     actual = sha256_json({k: v for k, v in doc.items() if k not in _UNHASHED})
     if actual != result_id:
         raise ResultIntegrityError(result_id, path, f"the content hashes to {actual[:12]}, not to its result_id")
+    seal = doc.get("sealed_sha256")
+    if seal is not None:
+        sealed = sha256_json({k: v for k, v in doc.items() if k not in ("result_id", "sealed_sha256")})
+        if sealed != seal:
+            raise ResultIntegrityError(result_id, path, "field 'scored_at' (or another stored field) was edited: "
+                                                        f"the stored fields hash to {sealed[:12]}, not to the seal")
     return doc
 
 
@@ -221,4 +227,26 @@ class Integrity(Index):
             reason = self.integrity(row)
             if reason is not None:
                 problems.append(Problem(row["path"], reason, field="result_id"))
+        with self._conn() as conn:
+            shas = [r["sha256"] for r in conn.execute("SELECT sha256 FROM submissions ORDER BY sha256")]
+        for sha in shas:  # every stored upload against the sha256 recorded at upload (cheap when unchanged)
+            reason = self.submission_integrity(sha)
+            if reason is not None:
+                problems.append(Problem(f"submissions/{sha}.jsonl", reason, field="sha256"))
         return problems
+
+    def submission_integrity(self, sha256: str) -> str | None:
+        """None when the stored upload still hashes to ``sha256``, else why not (memoised by file fingerprint)."""
+        path = self.root / "submissions" / f"{sha256}.jsonl"
+        fp = fingerprint(path)
+        known, reason = self.verified.get(f"submission:{sha256}", fp)
+        if known:
+            return reason
+        if fp is None:
+            reason = "the stored upload is missing"
+        else:
+            actual = sha256_bytes(path.read_bytes())
+            reason = None if actual == sha256 else (f"the stored upload hashes to {actual[:12]}, not to the sha256 "
+                                                    "recorded at upload: it was edited after it was stored")
+        self.verified.put(f"submission:{sha256}", fp, reason)
+        return reason

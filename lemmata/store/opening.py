@@ -85,6 +85,9 @@ class Store(Queue, Results, Moderation):
                 result = Result.from_file(path)
                 if result.result_id != path.stem or result.content_id() != result.result_id:
                     raise ValueError("file name, result_id and content hash disagree")
+                if result.sealed_sha256 is not None and result.sealed_sha256 != result.seal():
+                    raise ValueError("field 'scored_at' (or another stored field) was edited: the stored fields do "
+                                     "not hash to the seal; identities and dates come only from files that verify")
             except ValueError as exc:
                 self._skip(path, exc)
                 continue

@@ -35,6 +35,9 @@ class Results(Integrity):
         """
         if not result.result_id or result.result_id != result.content_id():
             raise LemmataError("result_id does not match the result's content; call Result.finalized() first")
+        if result.sealed_sha256 != result.seal():  # every result stored from now on binds its date too
+            result = result.model_copy(update={"sealed_sha256": None})
+            result = result.model_copy(update={"sealed_sha256": result.seal()})
         path = self.result_path(result)
         if path.exists():
             stored = Result.from_file(path)

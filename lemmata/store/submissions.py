@@ -10,20 +10,27 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_bytes
 from lemmata.formats.results import now_iso
 from lemmata.store.faults import StorageError, describe_fault, is_storage_fault
 from lemmata.store.files import SubmissionMeta, atomic_write
 from lemmata.store.ratelimit import RateLimit, RateLimits
 
-__all__ = ["SubmissionRecord", "SubmissionStatus", "Submissions"]
+__all__ = ["SubmissionIntegrityError", "SubmissionRecord", "SubmissionStatus", "Submissions"]
 
 log = logging.getLogger("lemmata.store")
+
+
+class SubmissionIntegrityError(LemmataError):
+    """A stored submission file (or its sidecar) does not match the hash recorded at upload: nothing from it may
+    be shown or scored."""
 
 SubmissionStatus = Literal["validated", "queued", "scoring", "scored", "pending_oracle", "failed"]
 
@@ -65,7 +72,7 @@ class Submissions(RateLimits):
         self, data: bytes, *, filename: str, benchmark: str, track: str, model_name: str, submitter: str,
         header: dict[str, Any], received_at: str | None = None, status: SubmissionStatus = "queued",
         contact: str | None = None, notes: str | None = None, rate_limit: RateLimit | None = None,
-        rate_keys: Sequence[str] = (),
+        rate_keys: Sequence[str] = (), sha256: str | None = None,
     ) -> tuple[SubmissionRecord, bool]:
         """Store a validated upload once; returns ``(record, created)``.
 
@@ -79,8 +86,9 @@ class Submissions(RateLimits):
         :class:`StorageError` and leaves nothing behind: the transaction rolls
         back and every file this call created is removed again (a sidecar
         alone would otherwise be restored as an entry by :meth:`reindex`).
+        ``sha256`` is the hash validation already took of these same bytes (an upload is hashed once).
         """
-        sha = sha256_bytes(data)
+        sha = sha256 or sha256_bytes(data)
         now = received_at or now_iso()
         meta = SubmissionMeta(sha256=sha, benchmark=benchmark, track=track, filename=filename, model_name=model_name,
                               submitter=submitter, received_at=now, header=header, contact=contact, notes=notes)
@@ -139,7 +147,43 @@ class Submissions(RateLimits):
         return SubmissionRecord.from_row(row) if row else None
 
     def submission_bytes(self, sha256: str) -> bytes:
-        return self.submission_path(sha256).read_bytes()
+        """The stored upload, verified against the sha256 recorded at upload (its name); else an integrity error.
+
+        Every reader (the worker, the audit, exports, the reindex) comes here, so an edited submission file is
+        never taken for what was scored.
+        """
+        path = self.submission_path(sha256)
+        data = path.read_bytes()
+        actual = sha256_bytes(data)
+        if actual != sha256:
+            raise SubmissionIntegrityError(f"integrity error in stored submission {sha256[:12]} "
+                                           f"({path.relative_to(self.root)}): the file hashes to {actual[:12]}, not "
+                                           "to the sha256 recorded at upload; it was edited after it was stored")
+        return data
+
+    def verified_meta(self, path: Path) -> SubmissionMeta:
+        """A sidecar whose upload verifies and whose every field the upload itself states agrees with it.
+
+        The benchmark and the model name are read from the verified upload's header line and compared; a
+        sidecar that disagrees is an integrity error, never data. (The submitter, contact and notes were typed
+        in the form and are not in the upload, so no hash of the upload can bind them.)
+        """
+        meta = SubmissionMeta.model_validate_json(path.read_text(encoding="utf-8"))
+        if path.name != f"{meta.sha256}.meta.json":
+            raise SubmissionIntegrityError(f"{path.name}: the sidecar names submission {meta.sha256[:12]}")
+        data = self.submission_bytes(meta.sha256)
+        try:
+            head = json.loads(data.split(b"\n", 1)[0].decode("utf-8-sig"))
+        except ValueError:  # stored uploads were validated; one that is not JSON states nothing to compare
+            head = None
+        model = head.get("model") if isinstance(head, dict) else None
+        said = {"benchmark": head.get("benchmark") if isinstance(head, dict) else None,
+                "model_name": model.get("name") if isinstance(model, dict) else None}
+        for field, value in said.items():
+            if value is not None and unicodedata.normalize("NFC", str(value)) != getattr(meta, field):
+                raise SubmissionIntegrityError(f"integrity error in {path.name}, field {field!r}: the sidecar says "
+                                               f"{getattr(meta, field)!r}, the verified upload {value!r}")
+        return meta
 
     def list_submissions(self, *, status: str | None = None, submitter: str | None = None,
                          limit: int = 500) -> list[SubmissionRecord]:
@@ -178,12 +222,13 @@ class Submissions(RateLimits):
         if not self.submissions_dir.is_dir():
             return
         for path in sorted(self.submissions_dir.glob("*.meta.json")):
-            try:
-                meta = SubmissionMeta.model_validate_json(path.read_text(encoding="utf-8"))
-            except ValueError as exc:
-                self._skip(path, exc)
+            sha = path.name.removesuffix(".meta.json")
+            if not self.submission_path(sha).exists() or self.get_submission(sha) is not None:
                 continue
-            if not self.submission_path(meta.sha256).exists() or self.get_submission(meta.sha256) is not None:
+            try:  # identities come only from sidecars whose upload verifies and agrees with them
+                meta = self.verified_meta(path)
+            except (ValueError, OSError, SubmissionIntegrityError) as exc:
+                self._skip(path, exc)
                 continue
             with self._conn() as conn:
                 row = conn.execute(

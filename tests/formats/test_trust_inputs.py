@@ -44,6 +44,15 @@ def test_refused_values_name_line_and_field(value, reason, field):
     assert (p.line, p.field) == (3, field) and reason in p.reason
 
 
+def test_duplicate_keys_are_refused_with_line_and_key():
+    """Python's json keeps the last of two equal keys: a reader would see one model and the scorer another."""
+    header = b'{"format": "lemmata-submission/1", "benchmark": "x", "model": "honest", "model": "forged"}\n'
+    [p] = _problems(header + b'{"ok": 1}\n')
+    assert (p.line, p.field) == (1, "model") and "duplicate key 'model'" in p.reason
+    [p] = _problems(HEADER + b'{"ok": 1}\n{"r": [{"fqn": "a.b", "fqn": "c.d"}]}\n')
+    assert (p.line, p.field) == (3, "r[0].fqn") and "duplicate key 'fqn'" in p.reason
+
+
 def test_malformed_json_names_the_column_once():
     [p] = _problems(HEADER + b'{"a": 1,}\n')
     assert p.line == 2 and p.reason == "malformed JSON: Expecting property name enclosed in double quotes at column 9"

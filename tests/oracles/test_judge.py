@@ -366,3 +366,21 @@ def test_parallel_first_verdicts_create_the_artifact_once(tmp_path):
             verdicts = list(pool.map(lambda i: art.obtain("ground", {"k": i}, _values(), judge), range(32)))
     assert all(v["verdict"] == "yes" for v in verdicts) and len(art.cache) == 32
     assert sorted(p.name for p in (tmp_path / "judge").iterdir()) == ["ARTIFACT.json", "verdicts.head.json", "verdicts.jsonl"]
+
+
+@pytest.mark.parametrize("field, edit", [
+    ("artifact_id", lambda v: v[:-1] + ("x" if v[-1] != "x" else "y")),  # one byte inside the id
+    ("artifact_id", lambda v: "re2math-judge:chat:another-model"),
+    ("benchmark", lambda v: "taobench"),
+    ("cache_file", lambda v: "other.jsonl"),
+])
+def test_every_bound_field_of_the_judge_description_is_checked_on_open(tmp_path, field, edit):
+    """A judge cache cannot be presented as another judge's by editing its ARTIFACT.json."""
+    with ChatServer() as server:
+        _artifact(tmp_path).obtain("ground", {"k": 1}, _values(), ChatJudge(server.config()))
+    path = tmp_path / "judge" / "ARTIFACT.json"
+    manifest = json.loads(path.read_text())
+    manifest[field] = edit(manifest[field])
+    path.write_text(json.dumps(manifest))
+    with pytest.raises(LemmataError, match=f"field '{field}'|is a judge artifact of"):
+        _artifact(tmp_path)

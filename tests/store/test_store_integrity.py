@@ -147,3 +147,72 @@ def test_a_missing_or_unparsable_file_is_an_integrity_error(store_with_two):
     (store.results_dir / "b" / f"{good.result_id}.json").unlink()
     rows = {r["result_id"]: r for r in store.result_rows()}
     assert "cannot be read" in rows[good.result_id]["integrity"]
+
+
+# -- stored submissions and their sidecars ---------------------------------------------------------------------
+_UPLOAD = (b'{"format": "lemmata-submission/1", "benchmark": "b", "track": "t", "model": {"name": "honest"}}\n'
+           b'{"item": "i1", "proof": "by simp"}\n')
+
+
+def _stored_upload(tmp_path):
+    from lemmata.core.hashing import sha256_bytes
+
+    store = Store(tmp_path / "s")
+    store.add_submission(_UPLOAD, filename="run.jsonl", benchmark="b", track="t", model_name="honest",
+                         submitter="ada", header=json.loads(_UPLOAD.split(b"\n")[0]))
+    return store, sha256_bytes(_UPLOAD)
+
+
+def test_an_edited_submission_file_is_an_integrity_error_when_read(tmp_path):
+    from lemmata.store import SubmissionIntegrityError
+
+    store, sha = _stored_upload(tmp_path)
+    assert store.submission_bytes(sha) == _UPLOAD and store.verify_files() == []
+    path = store.submission_path(sha)
+    path.write_bytes(_UPLOAD.replace(b"by simp", b"by sorry"))  # the forged proof text
+    with pytest.raises(SubmissionIntegrityError, match="recorded at upload"):
+        store.submission_bytes(sha)
+    with pytest.raises(SubmissionIntegrityError):
+        SubmissionCache(store).get(sha, "run.jsonl")
+    [p] = store.verify_files()
+    assert p.file == f"submissions/{sha}.jsonl" and "edited after it was stored" in p.reason
+
+
+def test_a_rebuilt_index_takes_identities_only_from_verified_sidecars(tmp_path):
+    store, sha = _stored_upload(tmp_path)
+    meta = store.submission_meta_path(sha)
+    doc = json.loads(meta.read_text())
+    doc["model_name"] = "forged"
+    meta.write_text(json.dumps(doc))
+    store.db_path.unlink()
+    rebuilt = Store(store.root)
+    assert rebuilt.get_submission(sha) is None
+    assert any("field 'model_name'" in p.reason for p in rebuilt.reindex_problems)
+    doc["model_name"] = "honest"
+    meta.write_text(json.dumps(doc))
+    store.submission_path(sha).write_bytes(_UPLOAD.replace(b"honest", b"forged"))
+    (store.root / "leaderboard.sqlite3").unlink()
+    again = Store(store.root)
+    assert again.get_submission(sha) is None and any("recorded at upload" in p.reason for p in again.reindex_problems)
+
+
+def test_an_edited_scored_at_is_refused_on_read_and_after_a_reindex(store_with_two):
+    """The result id leaves the date out (rescoring gives the same id); the seal binds it."""
+    store, good, bad = store_with_two
+    path = store.results_dir / "b" / f"{bad.result_id}.json"
+    doc = json.loads(path.read_text())
+    assert doc["sealed_sha256"] and doc["result_id"] == bad.result_id
+    doc["scored_at"] = "2020-01-01T00:00:00+00:00"
+    path.write_text(json.dumps(doc, indent=2))
+    with pytest.raises(ResultIntegrityError, match="scored_at"):
+        store.get_result(bad.result_id)
+    store.db_path.unlink()
+    rebuilt = Store(store.root)
+    assert {r["result_id"] for r in rebuilt.result_rows()} == {good.result_id}
+    assert any("scored_at" in p.reason for p in rebuilt.reindex_problems)
+
+
+def test_results_stored_before_the_seal_keep_their_ids():
+    legacy = _result("a" * 64, 0.5, "m").model_copy(update={"sealed_sha256": None})
+    assert "sealed_sha256" not in json.loads(legacy.to_json())
+    assert legacy.content_id() == legacy.result_id == _result("a" * 64, 0.5, "m").result_id

@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     from pathlib import Path
 
-    from lemmata.release.load import open_release
+    from lemmata.catalog import open_release_folder as open_release
 
     p = argparse.ArgumentParser(prog="python -m lemmata.benchmarks.re2math.cutoffs", description=main.__doc__)
     p.add_argument("release", help="path of a built re2math release folder")

@@ -79,7 +79,7 @@ class Resources:
     def release(self, release_id: str):
         from lemmata.benchmarks.re2math.meta import RE2MATH
         from lemmata.catalog import release_path
-        from lemmata.release.load import open_release
+        from lemmata.catalog import open_release_folder as open_release
 
         with self._lock:
             if release_id not in self._releases:

@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     """Print the twin pairs of a built release's config/split (``python -m lemmata.benchmarks.re2math.twins``)."""
     import argparse
 
-    from lemmata.release.load import open_release
+    from lemmata.catalog import open_release_folder as open_release
 
     p = argparse.ArgumentParser(prog="python -m lemmata.benchmarks.re2math.twins", description=main.__doc__)
     p.add_argument("release", help="path of a built re2math release folder")

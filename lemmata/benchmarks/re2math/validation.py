@@ -69,8 +69,9 @@ def unknown_release(release_id: str) -> str | None:
 def readable_records(envelope: Envelope) -> list[tuple[int, Record]]:
     """The records that pass the format check on their own (their problems are reported by ``parse_submission``)."""
     out: list[tuple[int, Record]] = []
+    seen: list[Problem] = []  # one list, so validation stops after STOP_AFTER problems here as well
     for line, obj in envelope.records:
-        rec = validate_model(Record, obj, envelope.filename, line, [])
+        rec = validate_model(Record, obj, envelope.filename, line, seen)
         if rec is not None:
             out.append((line, rec))  # type: ignore[arg-type]
     return out

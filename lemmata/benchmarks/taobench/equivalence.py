@@ -148,7 +148,7 @@ def make_track(rows: Iterable[Mapping[str, Any]], direction: str, release: str =
 
 def load_track(release_root, direction: str) -> EquivalenceTrack:
     """The track of one direction from a built TaoBench release folder."""
-    from lemmata.release.load import open_release
+    from lemmata.catalog import open_release_folder as open_release
 
     release = open_release(release_root)
     return make_track(release.rows(CONFIG, SPLIT), direction, release.release_id)

@@ -91,7 +91,7 @@ def release_meta(release_id: str) -> BenchmarkMeta:
 def open_taobench(release_id: str, root: str | Path | None = None, *, build: bool = True) -> TaoRelease:
     """The release ``release_id`` from ``root`` (default: ``$LEMMATA_HOME/releases``), built there when missing."""
     from lemmata.catalog import release_path
-    from lemmata.release.load import open_release
+    from lemmata.catalog import open_release_folder as open_release
 
     meta = release_meta(release_id)
     folder = release_path(meta, root=root, build=build)

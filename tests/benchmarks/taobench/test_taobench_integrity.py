@@ -60,7 +60,8 @@ def test_attack_corpus_covers_the_reported_cheats():
     names = {p.stem for p in ATTACKS}
     assert {"guard_msgs_drop_all", "elab_answers_probe", "macro_answers_probe", "eval_bang_before",
             "interpolated_string_spaced", "dbg_trace_interpolation", "decide_plus_kernel", "decide_config_native",
-            "decide_config_positional", "unification_hint_attribute"} <= names
+            "decide_config_positional", "unification_hint_attribute", "throw_error_at_interpolation",
+            "message_native_decide_in_proof", "unknown_head_interpolation", "by_sorry_in_helper_binder"} <= names
 
 
 def test_fixtures_cover_every_violation_kind():

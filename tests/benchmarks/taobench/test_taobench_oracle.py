@@ -228,3 +228,19 @@ def test_axiom_probe_answer_must_be_the_probes_own(infos, reason):
 def test_probe_goes_after_the_attempt_on_its_own_line():
     code, line = with_axiom_probe("theorem t : True := trivial -- no newline at the end", "t")
     assert code.splitlines()[line - 1] == "#print axioms t" and line == 2
+
+
+@pytest.mark.parametrize("field, value", [("artifact_id", None), ("benchmark", "re2math"), ("cache_file", "x.jsonl")])
+def test_lean_artifact_description_fields_are_bound(server, tmp_path, field, value):
+    """Editing the Lean artifact's id string (one byte) or another bound field is refused on open."""
+    verifier = LeanVerifier(_config(server))
+    art = LeanArtifact(tmp_path / "art", benchmark="taobench", identity=verifier.identity, checks={"integrity": "v1"})
+    art.record({"compiles": True}, verifier=verifier, release="r", fqn="F", formulation="tao", attempt_sha256="a" * 64)
+    path = tmp_path / "art" / "ARTIFACT.json"
+    doc = json.loads(path.read_text())
+    doc[field] = value if value is not None else doc[field][:-1] + ("0" if doc[field][-1] != "0" else "1")
+    path.write_text(json.dumps(doc))
+    with pytest.raises(LemmataError, match=f"field '{field}'|is the Lean artifact"):
+        LeanArtifact(tmp_path / "art", benchmark="taobench", identity=verifier.identity, checks={"integrity": "v1"})
+    with pytest.raises(LemmataError):
+        LeanArtifact.open(tmp_path / "art")

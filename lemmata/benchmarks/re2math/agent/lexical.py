@@ -171,7 +171,7 @@ def run_agent(out_dir: str | Path, *, track: str = "assisted", split: str = "eva
     from lemmata import __version__
     from lemmata.catalog import release_path
     from lemmata.benchmarks.re2math.meta import RE2MATH
-    from lemmata.release.load import open_release
+    from lemmata.catalog import open_release_folder as open_release
     from lemmata.benchmarks.re2math.scholar.world import default_world
     from lemmata.benchmarks.re2math.scholar.world_artifact import WorldArtifact
     from lemmata.formats.envelope import SUBMISSION_FORMAT

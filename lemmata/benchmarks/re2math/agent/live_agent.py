@@ -145,7 +145,7 @@ def run_live_agent(out_dir: str | Path, artifacts_root: str | Path, *, run_id: s
     out_dir, artifacts_root = Path(out_dir), Path(artifacts_root)
     if rows is None:
         from lemmata.catalog import release_path
-        from lemmata.release.load import open_release
+        from lemmata.catalog import open_release_folder as open_release
 
         config, _, name = split.partition("/")
         rows = list(open_release(release_path(RE2MATH)).rows(config, name))

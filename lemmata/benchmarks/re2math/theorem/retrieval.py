@@ -174,7 +174,7 @@ came from `pool` instances and vice versa; the corpus is shared by design.
 
 def load_track(release_root: str | Path, split: str = "test", variant: str = "raw"):
     """``(doc_ids, doc_texts, {query_id: text}, {query_id: {doc_id: grade}})`` from a built release."""
-    from lemmata.release.load import open_release
+    from lemmata.catalog import open_release_folder as open_release
 
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; expected one of {VARIANTS}")

@@ -323,6 +323,34 @@ def test_tampering_is_detected_on_open(world_dir, tmp_path, victim):
     assert victim in str(err.value)
 
 
+def test_every_world_manifest_field_is_bound(world_dir, tmp_path):
+    """Editing the world MANIFEST.json's name, version, builder, builder version or an input release's sha256,
+    url or name is refused on open, naming MANIFEST.json and the field."""
+    from lemmata.benchmarks.re2math.scholar.world import open_world
+
+    copy = tmp_path / world_dir.name
+    shutil.copytree(world_dir, copy)
+    path = copy / "MANIFEST.json"
+    original = path.read_text("utf-8")
+    edits = [("name", None), ("version", None), ("builder", None), ("builder_version", None)]
+    edits += [(f"sources.{i}.{f}", None) for i in range(2) for f in ("name", "url", "sha256")]
+    for dotted, _ in edits:
+        doc = json.loads(original)
+        *parents, last = dotted.split(".")
+        node = doc
+        for part in parents:
+            node = node[int(part)] if part.isdigit() else node[part]
+        value = node[last]
+        node[last] = value[:10] + ("0" if value[10] != "0" else "1") + value[11:] if last == "sha256" else value + "x"
+        path.write_text(json.dumps(doc), "utf-8")
+        with pytest.raises(InputError) as err:
+            open_world(copy)
+        field = f"sources[{parents[1]}].{last}" if parents else last
+        assert any(p.field == field and p.file.endswith("MANIFEST.json") for p in err.value.problems), (dotted, err.value)
+    path.write_text(original, "utf-8")
+    assert open_world(copy).info.id == copy.name
+
+
 def test_version_1_still_opens_and_names_its_successor(re2math_release, tmp_path):
     from lemmata.benchmarks.re2math.scholar.artifact import build_artifact, open_artifact
     from lemmata.benchmarks.re2math.scholar.backends import open_backend

@@ -121,7 +121,7 @@ def build_world(release: str | Path, distractors: str | Path, out_root: str | Pa
     from lemmata.core.paths import artifacts_dir
     from lemmata.core.progress import Steps
     from lemmata.core.atomic import atomic_dir
-    from lemmata.release.load import open_release
+    from lemmata.catalog import open_release_folder as open_release
     from lemmata.release.manifest import MANIFEST, write_manifest
 
     steps = Steps(7, quiet=quiet)

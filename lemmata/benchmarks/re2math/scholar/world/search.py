@@ -15,14 +15,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from lemmata.core.errors import InputError, LemmataError
+from lemmata.core.errors import InputError, LemmataError, Problem
 from lemmata.core.jsonl import iter_jsonl
 from lemmata.retrievers.bm25 import SCHOLAR_WORDS_TOKENIZER, Postings, tokenize_scholar_words, top_rounded
-from lemmata.benchmarks.re2math.scholar.layout import INDEX_DIR, INFO_FILE
+from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME, INDEX_DIR, INFO_FILE
 from lemmata.benchmarks.re2math.scholar.openings import MaterialisationEvent, MaterialisationLog
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
 from lemmata.benchmarks.re2math.scholar.world.info import (
-    BACKEND, DISTRACTOR_RELEASE, IDENTITY_FILE, ATTRIBUTIONS_FILE, RECORDS_FILE, SCHEMA, WorldInfo, world_id,
+    BACKEND, BUILDER_VERSION, DISTRACTOR_RELEASE, IDENTITY_FILE, ATTRIBUTIONS_FILE, RECORDS_FILE, SCHEMA, VERSION,
+    WorldInfo, world_id,
 )
 from lemmata.benchmarks.re2math.scholar.world.scorer import Identity, WorldAttribution
 from lemmata.benchmarks.re2math.scholar.world.view import OpenedRecord, ScholarHit, ScholarSearch, render_opened, snippet
@@ -217,8 +218,10 @@ def is_world(path: str | Path) -> bool:
 
 
 def open_world(path: str | Path, *, verify: bool = True) -> ScholarWorld:
-    """Open a world folder; with ``verify`` (default) every file's sha256 is checked against MANIFEST.json first."""
-    from lemmata.release.manifest import read_manifest, verify_manifest
+    """Open a world folder; with ``verify`` (default) every file's sha256 is checked against MANIFEST.json first,
+    and every MANIFEST.json field against what the (hashed) ``ARTIFACT.json`` and this builder say it must be:
+    id, name, version, builder and builder version, and each input release's manifest name, url and sha256."""
+    from lemmata.release.manifest import MANIFEST, ManifestExpectation, field_problems, read_manifest, verify_manifest
 
     root = Path(path)
     if not root.is_dir():
@@ -233,6 +236,24 @@ def open_world(path: str | Path, *, verify: bool = True) -> ScholarWorld:
     if manifest.release_id != info.id:
         raise InputError.one(str(info_path), f"ARTIFACT.json describes {info.id}, MANIFEST.json {manifest.release_id}",
                              field="id")
+    if verify:
+        expect = ManifestExpectation(
+            release_id=info.id, name=ARTIFACT_NAME, version=VERSION, builder=info.builder,
+            builder_version=BUILDER_VERSION,
+            sources={f"{info.release_id}/{MANIFEST}": (f"lemmata-release:{info.release_id}",
+                                                       info.release_manifest_sha256),
+                     f"{info.distractor_release_id}/{MANIFEST}": (f"lemmata-release:{info.distractor_release_id}",
+                                                                  info.distractor_manifest_sha256)})
+        problems = field_problems(manifest, root / MANIFEST, expect)
+        if len(manifest.sources) != 2:
+            problems.append(Problem(str(root / MANIFEST), "a world names exactly its two input releases",
+                                    field="sources"))
+        if info.name != ARTIFACT_NAME or info.version != VERSION or info.builder_version != BUILDER_VERSION:
+            problems.append(Problem(str(info_path), f"describes {info.name} {info.version} (builder "
+                                                    f"{info.builder_version}); this Lemmata builds {ARTIFACT_NAME} "
+                                                    f"{VERSION} (builder {BUILDER_VERSION})", field="name"))
+        if problems:
+            raise InputError(problems)
     if info.tokenizer != SCHOLAR_WORDS_TOKENIZER:
         raise InputError.one(str(info_path), f"artifact was built with tokenizer {info.tokenizer.get('name')} "
                                              f"v{info.tokenizer.get('version')}; this Lemmata ranks with "
