@@ -83,13 +83,13 @@ def build_app(ctx: SpaceContext):
         sync = sync_kwargs(shell.url_qs)
 
         # -- clicks inside rendered HTML (sort headers, show all, entry ids) -------------------------------
-        def on_board_click(b, t, g, k, s, o, a, evt: gr.EventData):
+        def on_board_click(b, t, g, k, s, o, a, d, evt: gr.EventData):
             data = getattr(evt, "_data", None) or {}
             if data.get("sort"):
-                return core_values(ctx, make_view(ctx, b, t, g, k, s, str(data["sort"])[:100], a)) + \
+                return core_values(ctx, make_view(ctx, b, t, g, k, s, str(data["sort"])[:100], a), dim=d) + \
                     [gr.skip()] * (1 + len(audit_outputs))
             if data.get("rows") in ("all", "top"):
-                return core_values(ctx, make_view(ctx, b, t, g, k, s, o, data["rows"] == "all")) + \
+                return core_values(ctx, make_view(ctx, b, t, g, k, s, o, data["rows"] == "all"), dim=d) + \
                     [gr.skip()] * (1 + len(audit_outputs))
             if data.get("audit"):
                 view = make_view(ctx, b, t, g, k, s, o, a)
@@ -101,8 +101,8 @@ def build_app(ctx: SpaceContext):
             return [gr.skip()] * (len(core_outputs) + 1 + len(audit_outputs))
 
         for source in (board_tab.board, submit_tab.outcome_html, status_tab.view):
-            source.click(on_board_click, controls, core_outputs + [tabs] + audit_outputs,
-                         show_progress="hidden", api_visibility="private").then(**sync)
+            source.click(on_board_click, controls + [board_tab.dim], core_outputs + [tabs] + audit_outputs,
+                         show_progress="hidden", api_visibility="private", preprocess=False).then(**sync)
 
         # -- tab changes keep the URL in step ---------------------------------------------------------
         for tab_id, tab in (("board", board_tab.tab), ("submit", submit_tab.tab), ("status", status_tab.tab),
@@ -111,7 +111,7 @@ def build_app(ctx: SpaceContext):
                 return compose_qs(make_view(ctx, b, t, g, k, s, o, a).query, _tab, entry, item)
 
             tab.select(on_tab, controls + [audit_tab.entry, audit_tab.item], [shell.url_qs], show_progress="hidden",
-                       api_visibility="private").then(**sync)
+                       api_visibility="private", preprocess=False).then(**sync)
 
         # -- periodic refresh ---------------------------------------------------------------------------
         tick_outputs = core_outputs + extra_outputs + [status_tab.view, shell.banner, shell.watch, shell.timer,
@@ -122,7 +122,7 @@ def build_app(ctx: SpaceContext):
             if current == token:
                 return [gr.skip()] * len(tick_outputs)
             view = make_view(ctx, b, t, g, k, s, o, a)
-            values = core_values(ctx, view) + extra_values(ctx, view, d)
+            values = core_values(ctx, view, dim=d) + extra_values(ctx, view, d)
             values[core_outputs.index(shell.url_qs)] = gr.skip()
             still = [sha for sha in (watching or [])
                      if (rec := ctx.store.get_submission(sha)) is not None and rec.status in ("queued", "scoring")]
@@ -130,7 +130,8 @@ def build_app(ctx: SpaceContext):
             return values + [status_html(ctx, status_filter), banner_html(ctx), still, pace, availability_html(ctx)]
 
         shell.timer.tick(on_tick, controls + [board_tab.dim, shell.change_token, shell.watch, status_tab.search],
-                         tick_outputs, show_progress="hidden", api_visibility="private", concurrency_limit=8)
+                         tick_outputs, show_progress="hidden", api_visibility="private", concurrency_limit=8,
+                         preprocess=False)
 
         # -- first paint from the URL ---------------------------------------------------------------------
         def on_load(request: gr.Request):
@@ -153,7 +154,7 @@ def build_app(ctx: SpaceContext):
         loaded.then(**sync)
         loaded.then(on_load_rest, controls + [board_tab.dim, audit_tab.entry],
                     extra_outputs + [status_tab.view, audit_tab.entry] + about_tab.outputs,
-                    api_visibility="private", show_progress="hidden")
+                    api_visibility="private", show_progress="hidden", preprocess=False)
 
         # -- programmatic API (gradio_client) -----------------------------------------------------------
         def leaderboard_api(benchmark: str = "", track: str = "", group: str = "", kind: str = "all",
