@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict
 
+from lemmata.metrics.bounds import PendingBounds, pending_bounds
 from lemmata.space.conditions import PrintedAggregate, printed_aggregate, view_group_key
 from lemmata.space.safety import csv_cell, csv_line
 from lemmata.store import Store
@@ -63,6 +64,8 @@ class BoardRow:
     #: why the stored file failed its integrity check (then the row carries no numbers), else None
     integrity: str | None = None
     flags: dict[str, Any] = field(default_factory=dict)
+    #: confirmed so far and the most that could still count, for a row with pending items (None: not known)
+    bounds: PendingBounds | None = None
 
     @property
     def printed(self) -> PrintedAggregate | None:
@@ -192,7 +195,25 @@ def _integrity_row(row: Mapping[str, Any]) -> BoardRow:
 
 
 def load_rows(store: Store, *, include_hidden: bool = False) -> list[BoardRow]:
-    return [row_from_index(r) for r in store.result_rows(include_hidden=include_hidden)]
+    """Board rows from the index; a row with pending items also gets its bounds from its stored per-item records
+    (read and verified only for those rows, which are few)."""
+    from dataclasses import replace
+
+    rows = [row_from_index(r) for r in store.result_rows(include_hidden=include_hidden)]
+    return [replace(r, bounds=result_bounds(store, r)) if r.pending and not r.integrity else r for r in rows]
+
+
+def result_bounds(store: Store, row: BoardRow) -> PendingBounds | None:
+    """:func:`~lemmata.metrics.bounds.pending_bounds` of one stored result (None when its file cannot be read)."""
+    from lemmata.core.errors import Error
+
+    try:
+        result = store.get_result(row.result_id)
+    except (Error, OSError, ValueError):
+        return None
+    if result is None:
+        return None
+    return pending_bounds(result.items, total=result.main.total)
 
 
 def _higher_is_better(benchmark: str) -> bool:
@@ -392,7 +413,10 @@ def _date_key(row: BoardRow) -> int:
 
 # -- export -----------------------------------------------------------------
 def export_records(view: BoardView) -> list[dict[str, Any]]:
-    """Flat records of what the view lists (every group), with the full frozen tuple."""
+    """Flat records of what the view lists (every group), with the full frozen tuple; ``shown`` is the score as
+    the board prints it (full-precision numbers stay in their own fields)."""
+    from lemmata.space.numbers import score_text
+
     out = []
     for g in view.groups:
         for r in g.rows:
@@ -405,10 +429,12 @@ def export_records(view: BoardView) -> list[dict[str, Any]]:
                 "scoring_artifact": r.frozen.get("scoring_artifact"), "date": r.date,
                 "rank": r.rank, "model": r.model_name, "model_revision": r.model_revision, "model_url": r.model_url,
                 "kind": r.kind, "metric": r.metric, "score": r.value, "ranked_by": r.rank_value,
+                "shown": score_text(r.rank_value, r.interval),
                 "printed_disagrees": r.printed.disagrees if r.printed else None,
                 "conditions": g.conditions or None,
                 "ci_low": r.interval[0] if r.interval else None, "ci_high": r.interval[1] if r.interval else None,
                 "interval_kind": r.interval_kind, "count": r.count, "total": r.total, "pending": r.pending,
+                **bounds_record(r),
                 "status": r.status, "result_id": r.result_id, "submission_sha256": r.submission_sha256,
                 "version": r.version,
             }
@@ -416,6 +442,16 @@ def export_records(view: BoardView) -> list[dict[str, Any]]:
                 rec[f"metric.{name}"] = r.metrics.get(name)
             out.append(rec)
     return out
+
+
+def bounds_record(row: BoardRow) -> dict[str, Any]:
+    """Export fields of a row's pending bounds: confirmed so far and the most that could still count (empty when
+    the row has nothing pending)."""
+    if not row.pending or row.bounds is None:
+        return {}
+    b = row.bounds.as_dict()
+    return {"pending_confirmed": b["confirmed"], "pending_could_still_count": b["could_still_count"],
+            "pending_confirmed_rate": b["confirmed_rate"], "pending_max_rate": b["max_rate"]}
 
 
 def to_csv(records: Sequence[Mapping[str, Any]]) -> str:
