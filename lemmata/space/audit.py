@@ -190,6 +190,8 @@ def render_audit(store: Store, cache: SubmissionCache, result_id: str | None, it
         parts.append("\n" + md_escape(str(exc)) + "\n")
         return "\n".join(parts)
     parts.append(f"\n---\n\n## Item {_code(view.item_id)}\n")
+    from lemmata.space.texmath import katex_or_source
+
     for title, body in view.sections:
-        parts.append(f"### {md_escape(title)}\n\n{safe_markdown(body)}\n")
+        parts.append(f"### {md_escape(title)}\n\n{katex_or_source(safe_markdown(body), view.macros)}\n")
     return "\n".join(parts)

@@ -321,6 +321,7 @@ def render_board(view: BoardView) -> str:
 
 BOARD_CSS = """
 .lm-hidden { display: none !important; }
+#lm-audit th, #lm-audit td code { white-space: nowrap; }
 .lm-board { font-size: 0.92rem; }
 .lm-summary, .lm-notice { margin: 0.25rem 0 0.6rem; color: var(--body-text-color-subdued); }
 .lm-notice { color: var(--color-accent); }

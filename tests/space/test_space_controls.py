@@ -105,11 +105,16 @@ def space(tmp_path_factory):
     ctx = create_context(config, stream=open(home / "bootstrap.log", "w"))
     ctx.start(background=False)
     seed(ctx.store, ctx.catalog())
+    # one real scored run whose audit lists statements: BM25 over the Re²Math theorem-retrieval corpus
+    from lemmata.benchmarks.re2math.baselines import theorem_retrieval_run
+    from lemmata.runner import score_file
+
+    theorem = score_file(theorem_retrieval_run("bm25", "raw", home / "runs", depth=10), ctx.store)
     demo = build_app(ctx)
     demo.queue(default_concurrency_limit=4)
     _, url, _ = demo.launch(server_name="127.0.0.1", server_port=_free_port(), prevent_thread_lock=True, quiet=True,
                             **launch_kwargs(ctx))
-    yield SimpleNamespace(ctx=ctx, url=url.rstrip("/"), demo=demo)
+    yield SimpleNamespace(ctx=ctx, url=url.rstrip("/"), demo=demo, theorem=theorem)
     demo.close()
     ctx.stop()
 
@@ -278,4 +283,26 @@ def test_search_typing_over_groups_with_different_breakdowns(space, browser, cap
         w.settle()
         server += _server_text(capfd)
         w.fail_if_problems(server)
+    w.page.close()
+
+
+def test_retrieval_audit_lists_documents_with_text_and_no_math_errors(space, browser, capfd):
+    """A retrieval audit: ranked and relevant statements with their text; math KaTeX cannot draw is shown as
+    source, never as a red error."""
+    w = Walker(browser, random.Random(0))
+    result = space.theorem
+    item = next(it["item_id"] for it in result.items if it.get("ndcg@10", 1) < 1)  # one whose relevant ranked low
+    w.page.goto(f"{space.url}/?tab=audit&entry={result.result_id}&item={item}")
+    table = w.page.locator("#lm-audit table").filter(has=w.page.locator("th", has_text="text")).first
+    table.wait_for(timeout=60_000)
+    w.settle()
+    texts = [t.strip() for t in table.locator("tbody tr td:nth-child(5)").all_inner_texts()]
+    assert texts and all(len(t) > 20 for t in texts), texts
+    relevant = w.page.locator("#lm-audit li", has_text="grade")
+    assert relevant.count() == 0 or all(" — " in t for t in relevant.all_inner_texts())
+    assert w.page.locator("#lm-audit .katex-error").count() == 0
+    assert w.page.locator("#lm-audit .katex").count() > 0  # math that KaTeX knows is still drawn
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    w.page.screenshot(path=str(SHOTS / "audit-retrieval.png"), full_page=True)
+    w.fail_if_problems(_server_text(capfd))
     w.page.close()
