@@ -20,10 +20,11 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict
 
-from lemmata.metrics.bounds import PendingBounds, pending_bounds
+from lemmata.metrics.bounds import PendingBounds
 from lemmata.space.conditions import PrintedAggregate, printed_aggregate, view_group_key
 from lemmata.space.safety import csv_cell, csv_line
-from lemmata.store import Store
+from lemmata.space.rows import ROW_SUMMARY
+from lemmata.store import ResultIntegrityError, Store
 
 KindFilter = Literal["all", "reported", "scored"]
 SORT_KEYS = ("rank", "model", "kind", "date", "pending", "n")
@@ -178,7 +179,15 @@ def row_from_index(row: Mapping[str, Any]) -> BoardRow:
         breakdowns=summary.get("breakdowns", {}), notes=tuple(summary.get("notes", [])),
         main_detail=summary.get("main_detail", {}), hidden=bool(row.get("hidden", 0)),
         flags=summary.get("flags") if isinstance(summary.get("flags"), dict) else {},
+        bounds=_bounds(summary.get("bounds")),
     )
+
+
+def _bounds(doc: Any) -> PendingBounds | None:
+    try:
+        return PendingBounds.model_validate(doc) if isinstance(doc, dict) else None
+    except ValueError:
+        return None
 
 
 def _integrity_row(row: Mapping[str, Any]) -> BoardRow:
@@ -195,29 +204,23 @@ def _integrity_row(row: Mapping[str, Any]) -> BoardRow:
 
 
 def load_rows(store: Store, *, include_hidden: bool = False) -> list[BoardRow]:
-    """Board rows from the index; a row with pending items also gets its bounds from its stored per-item records
-    (read and verified only for those rows, which are few)."""
-    from dataclasses import replace
-
-    rows = [row_from_index(r) for r in store.result_rows(include_hidden=include_hidden)]
-    return [replace(r, bounds=result_bounds(store, r)) if r.pending and not r.integrity else r for r in rows]
-
-
-def result_bounds(store: Store, row: BoardRow) -> PendingBounds | None:
-    """:func:`~lemmata.metrics.bounds.pending_bounds` of one stored result (None when its file cannot be read)."""
-    from lemmata.core.errors import Error
-
-    try:
-        result = store.get_result(row.result_id)
-    except (Error, OSError, ValueError):
-        return None
-    if result is None:
-        return None
-    return pending_bounds(result.items, total=result.main.total)
+    """The board rows of every listed result; a row indexed without a summary (by a store opened without
+    :data:`~lemmata.space.rows.ROW_SUMMARY`, e.g. the CLI's) is summarised from its verified file."""
+    rows = []
+    for row in store.result_rows(include_hidden=include_hidden):
+        if row.get("summary_json") is None and not row.get("integrity"):
+            try:
+                doc = store.verified_document(row)
+            except ResultIntegrityError as exc:  # changed since it was listed
+                row = {**row, "integrity": exc.reason}
+            else:
+                row = {**row, "summary_json": json.dumps(ROW_SUMMARY.of(doc), default=str)}
+        rows.append(row_from_index(row))
+    return rows
 
 
 def _higher_is_better(benchmark: str) -> bool:
-    from lemmata.registry import UnknownNameError, get_benchmark
+    from lemmata.families import UnknownNameError, get_benchmark
 
     try:
         return get_benchmark(benchmark).main_score.higher_is_better
