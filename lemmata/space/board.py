@@ -67,6 +67,8 @@ class BoardRow:
     flags: dict[str, Any] = field(default_factory=dict)
     #: confirmed so far and the most that could still count, for a row with pending items (None: not known)
     bounds: PendingBounds | None = None
+    #: the declared model record (``ModelInfo`` as stored: kind, parameters, open weights, licence, …)
+    model: dict[str, Any] = field(default_factory=dict)
 
     @property
     def printed(self) -> PrintedAggregate | None:
@@ -180,6 +182,7 @@ def row_from_index(row: Mapping[str, Any]) -> BoardRow:
         main_detail=summary.get("main_detail", {}), hidden=bool(row.get("hidden", 0)),
         flags=summary.get("flags") if isinstance(summary.get("flags"), dict) else {},
         bounds=_bounds(summary.get("bounds")),
+        model=model if isinstance(model, dict) else {},
     )
 
 
@@ -219,7 +222,7 @@ def load_rows(store: Store, *, include_hidden: bool = False) -> list[BoardRow]:
     return rows
 
 
-def _higher_is_better(benchmark: str) -> bool:
+def higher_is_better(benchmark: str) -> bool:
     from lemmata.families import UnknownNameError, get_benchmark
 
     try:
@@ -384,7 +387,7 @@ def build_view(rows: Sequence[BoardRow], query: BoardQuery,
     terms = [t for t in query.search.casefold().split() if t]
     groups = []
     matched = 0
-    higher = _higher_is_better(query.benchmark) if query.benchmark else True
+    higher = higher_is_better(query.benchmark) if query.benchmark else True
     # newest release first, then key: the group a visitor most likely wants comes first
     for key in sorted(by_group, key=lambda k: (-max(_date_key(r) for r in by_group[k]), k)):
         if query.group and key != query.group:

@@ -196,12 +196,12 @@ class Walker:
         if self.rng.random() < 0.3:
             box.press("Enter")
 
-    def radio(self) -> None:
-        labels = self.page.locator("#lm-kind label")
+    def radio(self, selector: str) -> None:
+        labels = self.page.locator(f"{selector} label")
         if not labels.first.is_visible():
             return
         k = self.rng.randrange(labels.count())
-        self.log.append(f"source {labels.nth(k).inner_text()!r}")
+        self.log.append(f"{selector} {labels.nth(k).inner_text()!r}")
         labels.nth(k).click()
 
     def click_in(self, selector: str, what: str) -> None:
@@ -216,32 +216,37 @@ class Walker:
         cells.nth(k).click()
 
     def step(self) -> None:
-        on_board = self.page.locator("#lm-benchmark").is_visible()
-        board_actions = [
-            lambda: self.pick("lm-benchmark"), lambda: self.pick("lm-track"), lambda: self.pick("lm-group"),
-            self.radio, self.type_search, self.type_search, lambda: self.pick("lm-sort"),
-            lambda: self.pick("lm-dim"), lambda: self.click_in("#lm-board [data-sort]", "sort header"),
-            lambda: self.click_in("#lm-board [data-rows]", "show all/top"),
-            lambda: self.click_in("#lm-board [data-audit]", "entry id"),
-            lambda: self.click_in("#lm-overview [data-open]", "overview link"),
-            lambda: self.click_in("#lm-matrix [data-open]", "matrix cell"),
-        ]
-        audit_actions = [lambda: self.pick("lm-audit-entry"), lambda: self.pick("lm-audit-item")]
-        tabs = ["Benchmarks", "Leaderboard", "Across benchmarks", "Audit", "Status", "Submit", "About & cite"]
-        r = self.rng.random()
-        if r < 0.15:
-            name = self.rng.choice([t for t in tabs if self.page.get_by_role("tab", name=t).count()])
+        """One random action on the visible tab, or (sometimes) a switch to another tab."""
+        visible = lambda sel: self.page.locator(sel).first.is_visible()  # noqa: E731
+        actions: list = []
+        if visible("#lm-benchmark"):
+            actions = [lambda: self.pick("lm-benchmark"), lambda: self.pick("lm-track"), lambda: self.pick("lm-group"),
+                       lambda: self.radio("#lm-kind"), self.type_search, self.type_search, lambda: self.pick("lm-sort"),
+                       lambda: self.pick("lm-dim"), lambda: self.click_in("#lm-board [data-sort]", "sort header"),
+                       lambda: self.click_in("#lm-board [data-rows]", "show all/top"),
+                       lambda: self.click_in("#lm-board [data-audit]", "entry id")]
+        elif visible("#lm-audit-entry"):
+            actions = [lambda: self.pick("lm-audit-entry"), lambda: self.pick("lm-audit-item")]
+        elif visible("#lm-matrix-filters"):
+            actions = [lambda: self.click_in("#lm-matrix-kinds label", "type filter"),
+                       lambda: self.pick("lm-matrix-size"), lambda: self.click_in("#lm-matrix-open label", "open"),
+                       lambda: self.radio("#lm-matrix-source"),
+                       lambda: self.click_in("#lm-matrix [data-open]", "matrix cell")]
+        elif visible("#lm-overview .lm-overview"):
+            actions = [lambda: self.click_in("#lm-overview [data-open]", "overview board link"),
+                       lambda: self.click_in("#lm-overview [data-submit]", "overview submit link")]
+        elif visible("#lm-submit-benchmark"):
+            actions = [lambda: self.pick("lm-submit-benchmark")]
+        if not actions or self.rng.random() < 0.15:
+            names = [t for t in TAB_NAMES if self.page.get_by_role("tab", name=t).count()]
+            name = self.rng.choice(names)
             self.log.append(f"tab {name}")
             self._tab(name)
-        elif self.page.locator("#lm-audit-entry").is_visible():
-            self.rng.choice(audit_actions)()
-        elif on_board:
-            self.rng.choice(board_actions)()
-        elif self.page.locator("#lm-matrix-filters").is_visible():
-            self.click_in("#lm-matrix-filters input[type=checkbox], #lm-matrix-filters label", "matrix filter")
-        else:
-            self._tab(self.rng.choice(["Leaderboard", "Audit"]))
-            self.log.append("back to a tab with controls")
+            return
+        self.rng.choice(actions)()
+
+
+TAB_NAMES = ("Benchmarks", "Leaderboard", "Across benchmarks", "Submit", "Status", "Audit", "About & cite")
 
 
 def _server_text(capfd) -> str:
@@ -255,7 +260,8 @@ def test_every_control_in_random_orders_stays_clean(space, browser, capfd, start
     w = Walker(browser, rng)
     w.log.append(f"open {STARTS[start]} (seed {1000 + start})")
     w.page.goto(space.url + STARTS[start])
-    w.page.wait_for_selector("#lm-board .lm-board, #lm-audit", state="attached", timeout=60_000)
+    w.page.wait_for_selector("#lm-board .lm-board, #lm-audit, #lm-overview .lm-overview", state="attached",
+                             timeout=60_000)
     w.settle()
     server = _server_text(capfd)
     w.fail_if_problems(server)
@@ -304,5 +310,48 @@ def test_retrieval_audit_lists_documents_with_text_and_no_math_errors(space, bro
     assert w.page.locator("#lm-audit .katex").count() > 0  # math that KaTeX knows is still drawn
     SHOTS.mkdir(parents=True, exist_ok=True)
     w.page.screenshot(path=str(SHOTS / "audit-retrieval.png"), full_page=True)
+    w.fail_if_problems(_server_text(capfd))
+    w.page.close()
+
+
+def test_landing_overview_and_cross_benchmark_matrix(space, browser, capfd):
+    """The page opens on the Benchmarks overview; the matrix lists model identities across benchmarks, never
+    averaged, and a cell opens its frozen-tuple group on the board."""
+    w = Walker(browser, random.Random(0))
+    w.page.goto(space.url + "/")
+    cards = w.page.locator("#lm-overview .lm-card")
+    cards.first.wait_for(timeout=60_000)
+    assert cards.count() == len(space.ctx.catalog())
+    re2math = w.page.locator("#lm-overview .lm-card", has_text="research-level proof").first
+    text = re2math.inner_text()
+    assert "Given" in text and "Returns" in text and "ToolAcc" in text and "Licence" in text
+    assert re2math.locator("a", has_text="paper").count() and re2math.locator("[data-open]").count()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    w.page.screenshot(path=str(SHOTS / "overview.png"), full_page=True)
+
+    w.page.get_by_role("tab", name="Across benchmarks").click()
+    table = w.page.locator("#lm-matrix table")
+    table.wait_for(timeout=30_000)
+    assert "No row is averaged" in w.page.locator("#lm-matrix").inner_text()
+    header = table.locator("thead th").all_inner_texts()
+    assert header[:6] == ["Model", "Type", "Params", "Dim", "Open", "Licence"]
+    assert all(" / " in h for h in header[6:])  # benchmark/track columns only: no row mean
+    tiny = table.locator("tbody tr", has_text="tiny-encoder")
+    assert tiny.count() == 1 and "22M" in tiny.inner_text() and "384" in tiny.inner_text()
+    assert table.locator(".lm-other").count() > 0  # entries only in another frozen tuple are marked
+    w.page.screenshot(path=str(SHOTS / "matrix.png"), full_page=True)
+    before = table.locator("tbody tr").count()
+    w.page.locator("#lm-matrix-kinds label", has_text="llm").click()
+    w.settle()
+    assert 0 < table.locator("tbody tr").count() < before
+    assert table.locator("tbody tr", has_text="tiny-encoder").count() == 0
+
+    cell = table.locator("tbody tr", has_text="chat-model").locator("a[data-group]").first
+    group = cell.get_attribute("data-group")
+    cell.click()
+    w.page.locator("#lm-benchmark").wait_for(timeout=10_000)
+    w.settle()
+    assert group in w.page.locator("#lm-group input").first.input_value() or \
+        w.page.locator("#lm-board .lm-board").count()
     w.fail_if_problems(_server_text(capfd))
     w.page.close()

@@ -24,7 +24,9 @@ def layout(ctx: SpaceContext) -> AboutTab:
 
     with gr.Tab("About & cite", id="about", elem_id="lm-tab-about") as tab:
         gr.Markdown(POLICY_MD)
-        gr.Markdown(f"Code, submission schemas and example files: [{ctx.config.repo_url}]({ctx.config.repo_url}).",
+        from lemmata.space.templates import code_link_md
+
+        gr.Markdown(f"Code, submission schemas and example files: {code_link_md(ctx.config.repo_url)}.",
                     elem_id="lm-repo-link")
         with gr.Accordion("Glossary: what each column means", open=False, elem_id="lm-glossary"):
             gr.Markdown(glossary_md())

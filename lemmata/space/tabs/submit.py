@@ -30,6 +30,7 @@ class SubmitTab:
     button: Any
     outcome_html: Any
     outcome_json: Any
+    chooser: Any = None
 
 
 def layout(ctx: SpaceContext) -> SubmitTab:
@@ -37,11 +38,13 @@ def layout(ctx: SpaceContext) -> SubmitTab:
 
     from lemmata.space.tables import BOARD_JS
 
+    from lemmata.space.templates import code_link_md
+
     config = ctx.config
     with gr.Tab("Submit", id="submit", elem_id="lm-tab-submit") as tab:
         gr.Markdown(SUBMIT_HELP + f"\nLimits: {config.max_submission_bytes / 1_048_576:g} MiB per file; "
                     f"{config.rate_limit.describe()} per submitter. Code, schemas and examples: "
-                    f"[{config.repo_url}]({config.repo_url}).")
+                    f"{code_link_md(config.repo_url)}.")
         from lemmata.families import known_benchmarks
         from lemmata.space.templates import guide_markdown
 
@@ -67,7 +70,7 @@ def layout(ctx: SpaceContext) -> SubmitTab:
         outcome_json = gr.JSON(visible=False)
     return SubmitTab(tab=tab, upload=upload, submitter=submitter, contact=contact, notes=notes,
                      availability=availability, button=button, outcome_html=outcome_html,
-                     outcome_json=outcome_json)
+                     outcome_json=outcome_json, chooser=chooser)
 
 
 def wire(ctx: SpaceContext, t: SubmitTab, shell: Shell, status_search: Any, status_view: Any) -> None:
