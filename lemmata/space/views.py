@@ -169,19 +169,25 @@ def availability_html(ctx: SpaceContext) -> str:
     """The Submit tab's list of benchmarks scorable here now (releases settle when the start-up build step ends)."""
     from lemmata.space.availability import benchmark_availability, render_availability
 
+    return render_availability(current_availability(ctx))
+
+
+def current_availability(ctx: SpaceContext) -> list:
+    """Every submission benchmark's state now (releases settle when the start-up build step ends; a benchmark
+    waits for the start-up steps it needs, by name)."""
+    from lemmata.space.availability import benchmark_availability
+
     step = next((s for s in ctx.bootstrap.steps if s.key == "releases"), None)
     settled = step is None or step.status in ("done", "skipped", "failed")
-    return render_availability(benchmark_availability(ctx.config.releases_root, releases_settled=settled))
+    running = {s.key: s.label for s in ctx.bootstrap.steps if s.status in ("waiting", "running")}
+    return benchmark_availability(ctx.config.releases_root, releases_settled=settled, running=running)
 
 
 def overview_html(ctx: SpaceContext) -> str:
     """The Benchmarks overview: every submission benchmark, what it asks, and whether it is scored here now."""
-    from lemmata.space.availability import benchmark_availability
     from lemmata.space.overview import benchmark_overviews, render_overview
     from lemmata.space.templates import example_path, local_file_url, repo_link
 
-    step = next((s for s in ctx.bootstrap.steps if s.key == "releases"), None)
-    settled = step is None or step.status in ("done", "skipped", "failed")
     counts: dict[str, int] = {}
     for r in ctx.rows():
         counts[r.benchmark] = counts.get(r.benchmark, 0) + 1
@@ -194,7 +200,7 @@ def overview_html(ctx: SpaceContext) -> str:
         return repo_link(ctx.config.repo_url, readme.as_posix())
 
     return render_overview(benchmark_overviews(
-        benchmark_availability(ctx.config.releases_root, releases_settled=settled), ctx.config.releases_root,
+        current_availability(ctx), ctx.config.releases_root,
         counts, guide_url=guide, card_url=local_file_url))
 
 

@@ -60,3 +60,26 @@ def test_board_audit_and_exports_print_a_score_alike(tmp_path):
     assert "0.070 [0.042, 0.114] (wilson95)" in entry_facts(res)
     assert export_records(view)[0]["shown"] == "0.070 [0.042, 0.114]"
     assert "pending: 0.000–0.010" in entry_facts(_pending_re2math(n_open=2, n_settled=198, n_yes=0))
+
+
+def test_an_upload_during_start_up_is_told_which_step_it_waits_for(tmp_path):
+    from lemmata.space.availability import benchmark_availability
+    from lemmata.space.bootstrap import Step
+    from lemmata.space.config import SpaceConfig
+    from lemmata.space.context import create_context
+    from lemmata.space.tabs.submit import preparing_reason
+
+    releases = tmp_path / "releases"
+    (releases / "re2math-1.0.0").mkdir(parents=True)
+    (releases / "re2math-1.0.0" / "MANIFEST.json").write_text("{}")
+    states = {a.benchmark: a for a in benchmark_availability(
+        releases, releases_settled=True, offline=True, running={"artifact": "building the offline world"})}
+    assert states["re2math"].state == "preparing" and "building the offline world" in states["re2math"].reason
+    assert states["re2math-theorem-retrieval"].state == "ready"  # needs the release only
+
+    config = SpaceConfig.from_env({"LEMMATA_HOME": str(tmp_path)}, releases_root=releases, bootstrap=False)
+    ctx = create_context(config, stream=open(tmp_path / "log", "w"), steps=lambda c: [
+        Step("releases", "building missing releases", lambda r: "done", status="done"),
+        Step("artifact", "building the offline retrieval world", lambda r: "built")])
+    assert "“building the offline retrieval world”" in preparing_reason(ctx, "re2math")
+    assert preparing_reason(ctx, "re2math-theorem-retrieval") is None and preparing_reason(ctx, None) is None

@@ -98,6 +98,11 @@ def wire(ctx: SpaceContext, t: SubmitTab, shell: Shell, status_search: Any, stat
         data = Path(file_path).read_bytes() if file_path else None
         host = client_host(request, config.hosted)
         name = Path(file_path).name if file_path else None
+        waiting = preparing_reason(ctx, header_benchmark(data or b""))
+        if waiting:  # answer now, naming the step, rather than hold the upload until the step ends
+            html = (f'<div class="lm-errors" role="alert">Nothing was stored: {esc(name or "the upload")} is for '
+                    f"<code>{esc(header_benchmark(data or b''))}</code>, and {esc(waiting)}.</div>")
+            return html, {"outcome": "unavailable", "message": waiting, "problems": []}
         try:
             outcome = submit_upload(
                 ctx.store, config, data, name,
@@ -121,6 +126,16 @@ def wire(ctx: SpaceContext, t: SubmitTab, shell: Shell, status_search: Any, stat
         after_submit, [t.outcome_json, shell.watch, status_search],
         [shell.timer, shell.watch, status_view, t.availability],
         api_visibility="private", show_progress="hidden")
+
+
+def preparing_reason(ctx: SpaceContext, benchmark: str | None) -> str | None:
+    """Why an upload for ``benchmark`` cannot be scored yet because start-up is still preparing it, or None."""
+    if not benchmark or ctx.bootstrap.done:
+        return None
+    from lemmata.space.views import current_availability
+
+    state = next((a for a in current_availability(ctx) if a.benchmark == benchmark), None)
+    return state.reason if state is not None and state.state == "preparing" else None
 
 
 def client_host(request: Any, hosted: bool) -> str | None:
