@@ -83,3 +83,14 @@ def test_an_upload_during_start_up_is_told_which_step_it_waits_for(tmp_path):
         Step("artifact", "building the offline retrieval world", lambda r: "built")])
     assert "“building the offline retrieval world”" in preparing_reason(ctx, "re2math")
     assert preparing_reason(ctx, "re2math-theorem-retrieval") is None and preparing_reason(ctx, None) is None
+
+
+def test_the_eval_extra_holds_evaluate_and_the_readme_names_it():
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    extras = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["project"]["optional-dependencies"]
+    assert any(d.startswith("evaluate") for d in extras["eval"]) and "lemmata[space]" in extras["eval"]
+    assert not any(d.startswith("evaluate") for d in extras["space"])  # the space alone stays lean
+    assert "pip install -q -e '.[eval]'" in (root / "README.md").read_text("utf-8")
