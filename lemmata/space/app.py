@@ -181,7 +181,7 @@ def build_app(ctx: SpaceContext):
             choices = gr.skip() if entry else gr.Dropdown(choices=entry_choices(ctx))
             return extra_values(ctx, make_view(ctx, b, t, g, k, s, o, a), d) + [status_html(ctx), choices,
                                                                                  overview_html(ctx), matrix_html(ctx)] + \
-                about.load_values(about_tab)
+                about.load_values(about_tab, ctx)
 
         loaded = demo.load(on_load, None, core_outputs + [tabs] + audit_outputs
                            + [shell.banner, board_tab.kind, board_tab.search], api_visibility="private")

@@ -250,12 +250,13 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
         _th("n", "n", active, "items counted / items in the split", numeric=True),
         _th("Pending", "pending", active, "items whose verdict awaits an oracle; they count as not yet scored",
             numeric=True),
+        # before the diagnostics, so a wide group (TaoBench's) never pushes it out of view
+        _th("Date", "date", active, "evaluation date of the frozen tuple", cls="t"),
     ]
     labels = {d: column_label(d, metric) for d in group.diagnostics}
     head += [_th(labels[d][0], f"m.{d}", active, labels[d][1], numeric=True, cls="lm-diag", breaks=True)
              for d in group.diagnostics]
-    head += [_th("Date", "date", active, "evaluation date of the frozen tuple", cls="t"),
-             '<th class="t lm-entry" title="open the per-item audit of this entry">Entry</th>']
+    head += ['<th class="t lm-entry" title="open the per-item audit of this entry">Entry</th>']
     body = []
     for r in rows:
         ci = ""
@@ -273,10 +274,10 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
             f'<td><b>{value}</b>{printed_note(r, main_fmt)} {ci}{_interval_bar(r, lo_axis, hi_axis)}</td>',
             f"<td>{esc(n)}</td>",
             f"<td>{pending_badge(r.pending, r.status, r.bounds)}</td>",
+            f'<td class="t">{esc(r.date)}</td>',
         ]
         cells += [f"<td>{fmt(r.metrics.get(d), diag_fmt[d])}</td>" for d in group.diagnostics]
-        cells += [f'<td class="t">{esc(r.date)}</td>',
-                  f'<td class="t lm-entry"><a href="#audit" data-audit="{esc(r.result_id)}"><code>{esc(r.short_id)}</code>'
+        cells += [f'<td class="t lm-entry"><a href="#audit" data-audit="{esc(r.result_id)}"><code>{esc(r.short_id)}</code>'
                   f"</a></td>"]
         cls = ' class="lm-row-reported"' if r.kind == "reported" else ""
         body.append(f"<tr{cls}>{''.join(cells)}</tr>")
