@@ -112,8 +112,19 @@ def release_size(folder: Path, configs: Sequence[str] = ()) -> str:
     Configs named in ``configs`` come first; at most four are listed. Empty when the release is not built.
     """
     data = folder / "data"
-    if not data.is_dir():
+    manifest = folder / "MANIFEST.json"
+    if not data.is_dir() or not manifest.is_file():
         return ""
+    key = (str(folder), manifest.stat().st_mtime_ns, tuple(configs))
+    if key not in _SIZES:  # a release is immutable once its manifest is written: read its footers once
+        _SIZES[key] = _count_rows(data, configs)
+    return _SIZES[key]
+
+
+_SIZES: dict[tuple, str] = {}
+
+
+def _count_rows(data: Path, configs: Sequence[str]) -> str:
     import pyarrow.parquet as pq
 
     counts: dict[str, int] = {}
