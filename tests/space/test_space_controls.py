@@ -29,7 +29,7 @@ SHOTS = Path(__file__).resolve().parents[2] / "test-output" / "controls"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--no-first-run", "--disable-sync"]
 SERVER_FAILURES = ("Traceback (most recent call last)", "is not in the list of choices")
-STEPS = 9
+STEPS = 7
 STARTS = ("/", "/?benchmark=re2math&track=raw&search=bm25", "/?benchmark=mirb&track=zero-shot&sort=model:desc",
           "/?tab=audit")
 
