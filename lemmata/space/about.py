@@ -104,7 +104,9 @@ class ReleaseCitation:
 
         return render_citation(self.meta)
 
-    def header_md(self) -> str:
+    def header_md(self, unbuilt: str = "") -> str:
+        """The release's facts; ``unbuilt`` says why its files are missing here (the start-up step is still
+        building them, or could not), and only matters when the release is not built."""
         m = self.meta
         paper = safe_url(m.paper_url)
         lines = [f"**{md_escape(m.title)}** — release `{m.release_id}`, released {m.released}",
@@ -112,7 +114,8 @@ class ReleaseCitation:
                  "Configs: " + ", ".join(f"`{c.name}` ({'/'.join(c.splits)})" for c in m.configs),
                  f"Main score: **{md_escape(m.main_score.metric)}** — {md_escape(m.main_score.description)}"]
         if not self.built:
-            lines.append("_The release files are not built on this machine yet; the start-up step builds them._")
+            lines.append(f"_The release files are not on this server: {md_escape(unbuilt)}._" if unbuilt else
+                         "_The release files are not built on this server yet; the start-up step builds them._")
         from lemmata.release.hub import hub_owner
 
         lines.append(f"Load it: `datasets.load_dataset(\"{hub_owner()}/{m.name}\", \"{m.configs[0].name}\", "

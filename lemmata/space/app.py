@@ -31,6 +31,8 @@ from lemmata.space.views import (  # noqa: F401
     compose_qs,
     entry_choices,
     group_label,
+    overview_html,
+    tab_from_params,
     query_from_params,
     render_events,
     sort_choices,
@@ -48,23 +50,28 @@ def build_app(ctx: SpaceContext):
     import pandas  # noqa: F401  (the plots need it; importing it here keeps the first page load fast)
 
     from lemmata.space.audit import render_audit
-    from lemmata.space.tabs import about, admin, audit, leaderboard, status, submit
+    from lemmata.space.tabs import about, admin, audit, leaderboard, matrix, overview, status, submit
+    from lemmata.space.tabs.matrix import matrix_html
     from lemmata.space.tabs.leaderboard import core_values, extra_values, make_view
     from lemmata.space.tabs.shell import Shell
+
+    from lemmata.space.templates import code_link_md
 
     config = ctx.config
 
     with gr.Blocks(title="Lemmata leaderboard", analytics_enabled=False) as demo:
         gr.Markdown("# Lemmata leaderboard\nMathematical tool retrieval and formalization benchmarks — every "
                     "score tied to the exact release, split and artifacts it was computed against. "
-                    f"[Code, schemas and examples]({config.repo_url}).",
+                    f"Code, schemas and examples: {code_link_md(config.repo_url)}.",
                     elem_id="lm-title")
         shell = Shell(banner=gr.HTML(banner_html(ctx), elem_id="lm-banner"), change_token=gr.State(""),
                       show_all=gr.State(False), watch=gr.State([]),
                       url_qs=gr.Textbox(visible=False, elem_id="lm-url"), timer=gr.Timer(config.refresh_seconds))
 
-        with gr.Tabs(selected="board", elem_id="lm-tabs") as tabs:
+        with gr.Tabs(selected="overview", elem_id="lm-tabs") as tabs:
+            overview_tab = overview.layout()
             board_tab = leaderboard.layout(shell)
+            matrix_tab = matrix.layout()
             submit_tab = submit.layout(ctx)
             status_tab = status.layout()
             audit_tab = audit.layout()
@@ -73,6 +80,7 @@ def build_app(ctx: SpaceContext):
         shell.tabs = tabs
 
         leaderboard.wire(ctx, board_tab, shell)
+        matrix.wire(ctx, matrix_tab)
         audit.wire(ctx, audit_tab, board_tab, shell)
         submit.wire(ctx, submit_tab, shell, status_tab.search, status_tab.view)
         status.wire(ctx, status_tab)
@@ -81,15 +89,18 @@ def build_app(ctx: SpaceContext):
         controls, core_outputs, extra_outputs = board_tab.controls, board_tab.core_outputs, board_tab.extra_outputs
         audit_outputs = audit_tab.outputs
         sync = sync_kwargs(shell.url_qs)
+        extras_after_open = dict(fn=lambda b, t, g, k, s, o, a, d: extra_values(ctx, make_view(ctx, b, t, g, k, s, o, a), d),
+                                 inputs=controls + [board_tab.dim], outputs=extra_outputs, show_progress="hidden",
+                                 api_visibility="private", preprocess=False)
 
         # -- clicks inside rendered HTML (sort headers, show all, entry ids) -------------------------------
-        def on_board_click(b, t, g, k, s, o, a, evt: gr.EventData):
+        def on_board_click(b, t, g, k, s, o, a, d, evt: gr.EventData):
             data = getattr(evt, "_data", None) or {}
             if data.get("sort"):
-                return core_values(ctx, make_view(ctx, b, t, g, k, s, str(data["sort"])[:100], a)) + \
+                return core_values(ctx, make_view(ctx, b, t, g, k, s, str(data["sort"])[:100], a), dim=d) + \
                     [gr.skip()] * (1 + len(audit_outputs))
             if data.get("rows") in ("all", "top"):
-                return core_values(ctx, make_view(ctx, b, t, g, k, s, o, data["rows"] == "all")) + \
+                return core_values(ctx, make_view(ctx, b, t, g, k, s, o, data["rows"] == "all"), dim=d) + \
                     [gr.skip()] * (1 + len(audit_outputs))
             if data.get("audit"):
                 view = make_view(ctx, b, t, g, k, s, o, a)
@@ -101,42 +112,65 @@ def build_app(ctx: SpaceContext):
             return [gr.skip()] * (len(core_outputs) + 1 + len(audit_outputs))
 
         for source in (board_tab.board, submit_tab.outcome_html, status_tab.view):
-            source.click(on_board_click, controls, core_outputs + [tabs] + audit_outputs,
-                         show_progress="hidden", api_visibility="private").then(**sync)
+            source.click(on_board_click, controls + [board_tab.dim], core_outputs + [tabs] + audit_outputs,
+                         show_progress="hidden", api_visibility="private", preprocess=False).then(**sync)
 
         # -- tab changes keep the URL in step ---------------------------------------------------------
-        for tab_id, tab in (("board", board_tab.tab), ("submit", submit_tab.tab), ("status", status_tab.tab),
+        # -- links on the overview: a benchmark's board, or its submission form ----------------------------
+        def on_open(b, t, g, k, s, o, a, d, evt: gr.EventData):
+            data = getattr(evt, "_data", None) or {}
+            if data.get("submit"):
+                values = [gr.skip()] * len(core_outputs)
+                values[core_outputs.index(shell.url_qs)] = "?tab=submit"
+                return values + [gr.Tabs(selected="submit"), gr.Dropdown(value=str(data["submit"])[:100])]
+            if data.get("open"):
+                view = make_view(ctx, str(data["open"])[:100], str(data.get("track") or "")[:100] or None,
+                                 str(data.get("group") or "")[:500] or None, "all", "", o)
+                return core_values(ctx, view, dim=d) + [gr.Tabs(selected="board"), gr.skip()]
+            return [gr.skip()] * (len(core_outputs) + 2)
+
+        open_outputs = core_outputs + [tabs, submit_tab.chooser]
+        for source in (overview_tab.view, matrix_tab.view):
+            source.click(on_open, controls + [board_tab.dim], open_outputs, show_progress="hidden",
+                         api_visibility="private", preprocess=False).then(**sync).then(**extras_after_open)
+
+        for tab_id, tab in (("overview", overview_tab.tab), ("board", board_tab.tab), ("matrix", matrix_tab.tab),
+                            ("submit", submit_tab.tab),
+                            ("status", status_tab.tab),
                             ("audit", audit_tab.tab), ("about", about_tab.tab), ("admin", admin_tab.tab)):
             def on_tab(b, t, g, k, s, o, a, entry, item, _tab=tab_id):
                 return compose_qs(make_view(ctx, b, t, g, k, s, o, a).query, _tab, entry, item)
 
             tab.select(on_tab, controls + [audit_tab.entry, audit_tab.item], [shell.url_qs], show_progress="hidden",
-                       api_visibility="private").then(**sync)
+                       api_visibility="private", preprocess=False).then(**sync)
 
         # -- periodic refresh ---------------------------------------------------------------------------
         tick_outputs = core_outputs + extra_outputs + [status_tab.view, shell.banner, shell.watch, shell.timer,
-                                                       submit_tab.availability]
+                                                       submit_tab.availability, overview_tab.view, matrix_tab.view]
 
-        def on_tick(b, t, g, k, s, o, a, d, token, watching, status_filter):
+        def on_tick(b, t, g, k, s, o, a, d, token, watching, status_filter, *filters):
             current = ctx.change_token()
             if current == token:
                 return [gr.skip()] * len(tick_outputs)
             view = make_view(ctx, b, t, g, k, s, o, a)
-            values = core_values(ctx, view) + extra_values(ctx, view, d)
+            values = core_values(ctx, view, dim=d) + extra_values(ctx, view, d)
             values[core_outputs.index(shell.url_qs)] = gr.skip()
             still = [sha for sha in (watching or [])
                      if (rec := ctx.store.get_submission(sha)) is not None and rec.status in ("queued", "scoring")]
             pace = gr.Timer(FAST_POLL_SECONDS if still else config.refresh_seconds, active=True)
-            return values + [status_html(ctx, status_filter), banner_html(ctx), still, pace, availability_html(ctx)]
+            return values + [status_html(ctx, status_filter), banner_html(ctx), still, pace, availability_html(ctx),
+                             overview_html(ctx), matrix_html(ctx, *filters)]
 
-        shell.timer.tick(on_tick, controls + [board_tab.dim, shell.change_token, shell.watch, status_tab.search],
-                         tick_outputs, show_progress="hidden", api_visibility="private", concurrency_limit=8)
+        shell.timer.tick(on_tick, controls + [board_tab.dim, shell.change_token, shell.watch, status_tab.search]
+                         + matrix_tab.filters,
+                         tick_outputs, show_progress="hidden", api_visibility="private", concurrency_limit=8,
+                         preprocess=False)
 
         # -- first paint from the URL ---------------------------------------------------------------------
         def on_load(request: gr.Request):
             params = dict(request.query_params) if request is not None else {}
             view = build_view(ctx.rows(), query_from_params(params), ctx.catalog())
-            tab = params.get("tab") if params.get("tab") in TABS else "board"
+            tab = tab_from_params(params)
             entry = (params.get("entry") or "")[:64] or None
             audit_vals = audit.open_audit(ctx, entry, (params.get("item") or "")[:200] or None) if entry else \
                 [gr.skip()] * 3 + [None]
@@ -145,15 +179,17 @@ def build_app(ctx: SpaceContext):
 
         def on_load_rest(b, t, g, k, s, o, a, d, entry):
             choices = gr.skip() if entry else gr.Dropdown(choices=entry_choices(ctx))
-            return extra_values(ctx, make_view(ctx, b, t, g, k, s, o, a), d) + [status_html(ctx), choices] + \
-                about.load_values(about_tab)
+            return extra_values(ctx, make_view(ctx, b, t, g, k, s, o, a), d) + [status_html(ctx), choices,
+                                                                                 overview_html(ctx), matrix_html(ctx)] + \
+                about.load_values(about_tab, ctx)
 
         loaded = demo.load(on_load, None, core_outputs + [tabs] + audit_outputs
                            + [shell.banner, board_tab.kind, board_tab.search], api_visibility="private")
         loaded.then(**sync)
         loaded.then(on_load_rest, controls + [board_tab.dim, audit_tab.entry],
-                    extra_outputs + [status_tab.view, audit_tab.entry] + about_tab.outputs,
-                    api_visibility="private", show_progress="hidden")
+                    extra_outputs + [status_tab.view, audit_tab.entry, overview_tab.view, matrix_tab.view]
+                    + about_tab.outputs,
+                    api_visibility="private", show_progress="hidden", preprocess=False)
 
         # -- programmatic API (gradio_client) -----------------------------------------------------------
         def leaderboard_api(benchmark: str = "", track: str = "", group: str = "", kind: str = "all",
@@ -187,18 +223,30 @@ def launch_kwargs(ctx: SpaceContext) -> dict[str, Any]:
     import gradio as gr
 
     from lemmata.space.about import download_paths
+    from lemmata.space.matrix import MATRIX_CSS
+    from lemmata.space.overview import OVERVIEW_CSS
     from lemmata.space.tables import BOARD_CSS
 
     return {
-        "css": BOARD_CSS,
+        "css": BOARD_CSS + OVERVIEW_CSS + MATRIX_CSS,
         "theme": gr.themes.Default(primary_hue="blue"),
         "max_file_size": ctx.config.max_submission_bytes,
         "show_error": True,
         "run_history": False,
         "footer_links": ["api", "gradio"],
         # the About tab's release files live under LEMMATA_HOME, outside Gradio's default served folders
-        "allowed_paths": [str(p) for p in download_paths(ctx.config.releases_root)],
+        "allowed_paths": [str(p) for p in download_paths(ctx.config.releases_root)] + local_paths(ctx),
     }
+
+
+def local_paths(ctx: SpaceContext) -> list[str]:
+    """With no repository configured, the checkout's files that the page links to (schemas, examples, README)."""
+    if ctx.config.repo_url:
+        return []
+    from lemmata.core.paths import repo_root
+    from lemmata.space.templates import LOCAL_SERVED
+
+    return [str((repo_root() / name).resolve()) for name in LOCAL_SERVED if (repo_root() / name).exists()]
 
 
 def persistent_home(environ=None) -> str | None:

@@ -90,16 +90,26 @@ def _code(value: object) -> str:
 def entry_facts(result: Result) -> str:
     f = result.frozen
     main = result.main
-    value = "pending" if main.value is None else f"{main.value:.4g}"
-    if main.interval:
-        value += f" [{main.interval[0]:.4g}, {main.interval[1]:.4g}] ({md_escape(main.interval_kind or 'interval')})"
+    from lemmata.metrics.bounds import pending_bounds
+    from lemmata.space.numbers import number_format, score_text
+
+    value = score_text(main.value, main.interval)
+    if main.value is not None and main.interval:
+        value += f" ({md_escape(main.interval_kind or 'interval')})"
+    bounds = pending_bounds(result.items, total=main.total) if result.pending else None
+    pending = str(result.pending)
+    if bounds is not None:
+        pattern = number_format([bounds.low, bounds.high])
+        value = f"pending: {pattern.format(bounds.low)}–{pattern.format(bounds.high)}"
+        pending += (f" ({bounds.confirmed} confirmed so far; at most {bounds.open} more could still count, so at "
+                    f"most {bounds.confirmed + bounds.open} of {bounds.total})")
     rows = [
         ("Model", md_escape(result.model.name) + (f" ({md_escape(result.model.revision)})"
                                                    if result.model.revision else "")),
         ("Source", "reported (from the paper)" if result.kind == "reported" else "scored here"),
         ("Benchmark / track", f"{md_escape(result.benchmark)} / {md_escape(result.track)}"),
         (md_escape(main.metric), value),
-        ("Pending items", str(result.pending)),
+        ("Pending items", pending),
         ("Release", _code(f.dataset_release)),
         ("Split", _code(f.split)),
         ("Retrieval artifact", _code(f.retrieval_artifact) if f.retrieval_artifact else "none"),
@@ -184,6 +194,8 @@ def render_audit(store: Store, cache: SubmissionCache, result_id: str | None, it
         parts.append("\n" + md_escape(str(exc)) + "\n")
         return "\n".join(parts)
     parts.append(f"\n---\n\n## Item {_code(view.item_id)}\n")
+    from lemmata.space.texmath import katex_or_source
+
     for title, body in view.sections:
-        parts.append(f"### {md_escape(title)}\n\n{safe_markdown(body)}\n")
+        parts.append(f"### {md_escape(title)}\n\n{katex_or_source(safe_markdown(body), view.macros)}\n")
     return "\n".join(parts)

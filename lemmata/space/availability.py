@@ -86,13 +86,30 @@ def reason_for(error_text: str, offline: bool) -> str:
     return NOT_BUILT
 
 
-def benchmark_availability(releases_root: Path, *, releases_settled: bool, offline: bool | None = None
-                           ) -> list[Availability]:
+#: start-up steps (``Bootstrap`` keys) a benchmark's scoring needs beyond its release: Re²Math's agentic track and
+#: its source-retrieval track read the offline retrieval world the ``artifact`` step builds
+STEP_NEEDS: dict[str, tuple[str, ...]] = {"re2math": ("artifact",), "re2math-source-retrieval": ("artifact",)}
+
+
+def waiting_reason(label: str) -> str:
+    """What an upload is told while a start-up step it needs is still running.
+
+    >>> waiting_reason("building the offline retrieval world")
+    'it waits for the start-up step “building the offline retrieval world”; upload again when it is listed as scored here'
+    """
+    return f"it waits for the start-up step “{label}”; upload again when it is listed as scored here"
+
+
+def benchmark_availability(releases_root: Path, *, releases_settled: bool, offline: bool | None = None,
+                           running: dict[str, str] | None = None) -> list[Availability]:
     """Every submission benchmark with its state, in registry order.
 
     ``releases_settled`` is whether the start-up step that builds releases has
-    finished: before that, a release not on disk yet is *preparing*.
+    finished: before that, a release not on disk yet is *preparing*. ``running``
+    names the start-up steps not finished yet (key → label): a benchmark that
+    needs one of them (:data:`STEP_NEEDS`) is *preparing*, with that step named.
     """
+    running = running or {}
     from lemmata.families import families
 
     offline = hub_offline() if offline is None else offline
@@ -101,7 +118,11 @@ def benchmark_availability(releases_root: Path, *, releases_settled: bool, offli
         names = [(m.name, m.release_id) for m in family.load(family.releases)]  # type: ignore[union-attr]
         for benchmark in sorted(family.handlers, key=lambda b: (b != family.name, b)):
             needed = needed_releases(benchmark, names)
-            if any((releases_root / rid / "MANIFEST.json").is_file() for rid in needed):
+            waits = next((running[k] for k in STEP_NEEDS.get(benchmark, ()) if k in running), None)
+            if waits and any((releases_root / rid / "MANIFEST.json").is_file() for rid in needed):
+                out.append(Availability(benchmark=benchmark, releases=needed, state="preparing",
+                                        reason=waiting_reason(waits)))
+            elif any((releases_root / rid / "MANIFEST.json").is_file() for rid in needed):
                 out.append(Availability(benchmark=benchmark, releases=needed, state="ready"))
             elif not releases_settled:
                 out.append(Availability(benchmark=benchmark, releases=needed, state="preparing", reason=PREPARING))

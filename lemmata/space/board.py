@@ -21,6 +21,7 @@ from urllib.parse import urlencode
 from pydantic import BaseModel, ConfigDict
 
 from lemmata.formats.names import near_duplicates
+from lemmata.metrics.bounds import PendingBounds
 from lemmata.space.conditions import PrintedAggregate, printed_aggregate, view_group_key
 from lemmata.space.safety import csv_cell, csv_line
 from lemmata.space.rows import ROW_SUMMARY
@@ -67,6 +68,10 @@ class BoardRow:
     flags: dict[str, Any] = field(default_factory=dict)
     #: other model names on this board that look the same (equal confusable skeleton, different text)
     look_alike: tuple[str, ...] = ()
+    #: confirmed so far and the most that could still count, for a row with pending items (None: not known)
+    bounds: PendingBounds | None = None
+    #: the declared model record (``ModelInfo`` as stored: kind, parameters, open weights, licence, …)
+    model: dict[str, Any] = field(default_factory=dict)
 
     @property
     def printed(self) -> PrintedAggregate | None:
@@ -179,7 +184,16 @@ def row_from_index(row: Mapping[str, Any]) -> BoardRow:
         breakdowns=summary.get("breakdowns", {}), notes=tuple(summary.get("notes", [])),
         main_detail=summary.get("main_detail", {}), hidden=bool(row.get("hidden", 0)),
         flags=summary.get("flags") if isinstance(summary.get("flags"), dict) else {},
+        bounds=_bounds(summary.get("bounds")),
+        model=model if isinstance(model, dict) else {},
     )
+
+
+def _bounds(doc: Any) -> PendingBounds | None:
+    try:
+        return PendingBounds.model_validate(doc) if isinstance(doc, dict) else None
+    except ValueError:
+        return None
 
 
 def _integrity_row(row: Mapping[str, Any]) -> BoardRow:
@@ -211,7 +225,7 @@ def load_rows(store: Store, *, include_hidden: bool = False) -> list[BoardRow]:
     return rows
 
 
-def _higher_is_better(benchmark: str) -> bool:
+def higher_is_better(benchmark: str) -> bool:
     from lemmata.families import UnknownNameError, get_benchmark
 
     try:
@@ -376,7 +390,7 @@ def build_view(rows: Sequence[BoardRow], query: BoardQuery,
     terms = [t for t in query.search.casefold().split() if t]
     groups = []
     matched = 0
-    higher = _higher_is_better(query.benchmark) if query.benchmark else True
+    higher = higher_is_better(query.benchmark) if query.benchmark else True
     # newest release first, then key: the group a visitor most likely wants comes first
     for key in sorted(by_group, key=lambda k: (-max(_date_key(r) for r in by_group[k]), k)):
         if query.group and key != query.group:
@@ -420,7 +434,10 @@ def _date_key(row: BoardRow) -> int:
 
 # -- export -----------------------------------------------------------------
 def export_records(view: BoardView) -> list[dict[str, Any]]:
-    """Flat records of what the view lists (every group), with the full frozen tuple."""
+    """Flat records of what the view lists (every group), with the full frozen tuple; ``shown`` is the score as
+    the board prints it (full-precision numbers stay in their own fields)."""
+    from lemmata.space.numbers import score_text
+
     out = []
     for g in view.groups:
         for r in g.rows:
@@ -433,10 +450,12 @@ def export_records(view: BoardView) -> list[dict[str, Any]]:
                 "scoring_artifact": r.frozen.get("scoring_artifact"), "date": r.date,
                 "rank": r.rank, "model": r.model_name, "model_revision": r.model_revision, "model_url": r.model_url,
                 "kind": r.kind, "metric": r.metric, "score": r.value, "ranked_by": r.rank_value,
+                "shown": score_text(r.rank_value, r.interval),
                 "printed_disagrees": r.printed.disagrees if r.printed else None,
                 "conditions": g.conditions or None,
                 "ci_low": r.interval[0] if r.interval else None, "ci_high": r.interval[1] if r.interval else None,
                 "interval_kind": r.interval_kind, "count": r.count, "total": r.total, "pending": r.pending,
+                **bounds_record(r),
                 "status": r.status, "result_id": r.result_id, "submission_sha256": r.submission_sha256,
                 "version": r.version,
             }
@@ -444,6 +463,16 @@ def export_records(view: BoardView) -> list[dict[str, Any]]:
                 rec[f"metric.{name}"] = r.metrics.get(name)
             out.append(rec)
     return out
+
+
+def bounds_record(row: BoardRow) -> dict[str, Any]:
+    """Export fields of a row's pending bounds: confirmed so far and the most that could still count (empty when
+    the row has nothing pending)."""
+    if not row.pending or row.bounds is None:
+        return {}
+    b = row.bounds.as_dict()
+    return {"pending_confirmed": b["confirmed"], "pending_could_still_count": b["could_still_count"],
+            "pending_confirmed_rate": b["confirmed_rate"], "pending_max_rate": b["max_rate"]}
 
 
 def to_csv(records: Sequence[Mapping[str, Any]]) -> str:

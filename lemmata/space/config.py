@@ -83,9 +83,10 @@ class SpaceConfig(BaseModel):
     refresh_seconds: float = Field(default=5.0, gt=0)
     worker_poll_seconds: float = Field(default=2.0, gt=0)
     bootstrap: bool = True
-    repo_url: str = Field(default=DEFAULT_REPO_URL, pattern=r"^https?://[^\s<>\"']+$",
-                          description="where the code, schemas and examples live (LEMMATA_REPO_URL); linked "
-                                      "from the header, the Submit tab and the About page")
+    repo_url: str | None = Field(default=None, pattern=r"^https?://[^\s<>\"']+$",
+                                 description="where the code, schemas and examples live (LEMMATA_REPO_URL; on a "
+                                             "hosted Space the Space itself); linked from the header, the Submit "
+                                             "tab and the About page. None: the local checkout's files are linked")
 
     @property
     def hosted(self) -> bool:
@@ -143,6 +144,8 @@ class SpaceConfig(BaseModel):
             "bootstrap": (get("LEMMATA_BOOTSTRAP") or "1") not in ("0", "false", "no"),
         }
         repo_url = get("LEMMATA_REPO_URL")
+        if not repo_url and get("SPACE_ID"):
+            values["repo_url"] = DEFAULT_REPO_URL
         if repo_url:
             if re.match(r"^https?://[^\s<>\"']+$", repo_url):
                 values["repo_url"] = repo_url.rstrip("/")

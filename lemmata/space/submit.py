@@ -98,6 +98,15 @@ def client_key(host: str | None) -> str | None:
     return "client:" + hashlib.sha256(host.encode("utf-8")).hexdigest()[:16]
 
 
+def by_line(problems) -> list[Problem]:
+    """The file's problems in line order (the header's first); problems of the whole file, with no line, last.
+
+    >>> [p.line for p in by_line([Problem("f", "x", 9), Problem("f", "y"), Problem("f", "z", 2)])]
+    [2, 9, None]
+    """
+    return sorted(problems, key=lambda p: (p.line is None, p.line or 0))
+
+
 def submit_upload(store: Store, config: SpaceConfig, data: bytes | None, filename: str | None,
                   form: SubmissionForm, *, client: str | None = None, user: str | None = None) -> SubmitOutcome:
     """Validate ``data`` and the form completely; store a new entry at most once."""
@@ -112,7 +121,7 @@ def submit_upload(store: Store, config: SpaceConfig, data: bytes | None, filenam
         validated = validate_upload(data, filename, max_bytes=config.max_submission_bytes)
     except InputError as exc:
         return SubmitOutcome("invalid", "Nothing was stored: fix the problems below and upload again.",
-                             list(exc.problems) + problems, skipped=list(exc.skipped))
+                             by_line(exc.problems) + problems, skipped=list(exc.skipped))
     try:
         existing = store.get_submission(validated.sha256)  # hashed once, by validation
         result_ids = store.result_ids_for_submission(existing.sha256) if existing is not None else []
@@ -146,7 +155,7 @@ def submit_upload(store: Store, config: SpaceConfig, data: bytes | None, filenam
     if not created:  # another upload of the same bytes won the race
         return SubmitOutcome("duplicate", "This exact file was already submitted; nothing new was stored.",
                              record=record, result_ids=store.result_ids_for_submission(record.sha256))
-    summary = f" {validated.summary}" if validated.summary else ""
+    summary = f" {validated.summary.strip().rstrip('.')}." if validated.summary.strip() else ""
     oracle = " Some items need an oracle verdict; they are listed as pending until one is available." \
         if validated.needs_oracle else ""
     return SubmitOutcome("created", f"Valid and stored: queued for scoring.{summary}{oracle}", record=record)

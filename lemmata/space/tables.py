@@ -16,6 +16,7 @@ from typing import Any
 from lemmata.metrics.glossary import describe
 from lemmata.space.board import BoardGroup, BoardRow, BoardView, parse_sort
 from lemmata.space.conditions import badges
+from lemmata.space.numbers import number_format, score_text  # noqa: F401  (one format for board, audit, exports)
 from lemmata.space.safety import esc, link
 
 #: rows listed per group unless the visitor asks for all (search and sort always cover every row)
@@ -57,21 +58,6 @@ element.addEventListener('keydown', (ev) => {
 """
 
 
-def number_format(values: Iterable[float | None]) -> str:
-    """One format for a whole column: 3 decimals for rates in [-1, 1], otherwise 1 (integers stay integers).
-
-    >>> number_format([0.41, 0.5, None]), number_format([41.5, 3.0]), number_format([3, 12]), number_format([0, 0])
-    ('{:.3f}', '{:.1f}', '{:.0f}', '{:.0f}')
-    """
-    nums = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
-    if nums and (all(isinstance(v, int) for v in nums)
-                 or (all(float(v).is_integer() for v in nums) and any(abs(v) > 1 for v in nums))):
-        return "{:.0f}"
-    if all(abs(v) <= 1 for v in nums):
-        return "{:.3f}"
-    return "{:.1f}"
-
-
 def fmt(value: object, pattern: str) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -102,13 +88,44 @@ def superseded_badge(flags: Mapping[str, Any]) -> str:
     return f'<span class="lm-badge lm-superseded" title="superseded by {esc(str(successor))}">superseded</span>'
 
 
-def pending_badge(pending: int, status: str) -> str:
+def pending_badge(pending: int, status: str, bounds=None) -> str:
+    """The Pending cell: how many items wait, and how many of them could still count.
+
+    >>> from lemmata.metrics.bounds import PendingBounds
+    >>> pending_badge(200, "pending_oracle", PendingBounds(confirmed=5, open=2, settled_pending=198, total=200))
+    '<span class="lm-badge lm-pending" title="200 item(s) await a verdict; 2 of them could still count, the others are settled as not counting">200 pending · 2 could count</span>'
+    """
     if pending > 0:
+        if bounds is not None:
+            return (f'<span class="lm-badge lm-pending" title="{pending} item(s) await a verdict; {bounds.open} of them '
+                    f'could still count, the others are settled as not counting">{pending} pending · {bounds.open} '
+                    "could count</span>")
         return f'<span class="lm-badge lm-pending">{pending} pending</span>'
 
     if status == "pending_oracle":
         return '<span class="lm-badge lm-pending">pending</span>'
     return ""
+
+
+def pending_value(row: BoardRow, pattern: str = "{:.3f}") -> str:
+    """A pending score's cell: the range it can still end in (confirmed so far … most it could reach).
+
+    >>> from dataclasses import replace
+    >>> from lemmata.metrics.bounds import PendingBounds
+    >>> from lemmata.space.board import row_from_index
+    >>> r = row_from_index({"result_id": "a", "submission_sha256": "0" * 64, "kind": "scored", "benchmark": "b",
+    ...     "track": "t", "group_key": "g", "model_name": "m", "main_value": None, "pending": 3,
+    ...     "status": "pending_oracle", "scored_at": "", "version": 1})
+    >>> pending_value(r)
+    '<span class="lm-none">pending</span>'
+    >>> pending_value(replace(r, bounds=PendingBounds(confirmed=1, open=2, total=20)))
+    '<span class="lm-none" title="1 confirmed so far; at most 3 of 20 if every open item counts">pending: 0.050–0.150</span>'
+    """
+    b = row.bounds
+    if b is None or not row.pending:
+        return '<span class="lm-none">pending</span>'
+    return (f'<span class="lm-none" title="{b.confirmed} confirmed so far; at most {b.confirmed + b.open} of {b.total} '
+            f'if every open item counts">pending: {pattern.format(b.low)}–{pattern.format(b.high)}</span>')
 
 
 def condition_badges(row: BoardRow) -> str:
@@ -233,18 +250,19 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
         _th("n", "n", active, "items counted / items in the split", numeric=True),
         _th("Pending", "pending", active, "items whose verdict awaits an oracle; they count as not yet scored",
             numeric=True),
+        # before the diagnostics, so a wide group (TaoBench's) never pushes it out of view
+        _th("Date", "date", active, "evaluation date of the frozen tuple", cls="t"),
     ]
     labels = {d: column_label(d, metric) for d in group.diagnostics}
     head += [_th(labels[d][0], f"m.{d}", active, labels[d][1], numeric=True, cls="lm-diag", breaks=True)
              for d in group.diagnostics]
-    head += [_th("Date", "date", active, "evaluation date of the frozen tuple", cls="t"),
-             '<th class="t lm-entry" title="open the per-item audit of this entry">Entry</th>']
+    head += ['<th class="t lm-entry" title="open the per-item audit of this entry">Entry</th>']
     body = []
     for r in rows:
         ci = ""
         if r.interval:
             ci = f'<span class="lm-ci">[{main_fmt.format(r.interval[0])}, {main_fmt.format(r.interval[1])}]</span>'
-        value = fmt(r.rank_value, main_fmt) if r.value is not None else '<span class="lm-none">pending</span>'
+        value = fmt(r.rank_value, main_fmt) if r.value is not None else pending_value(r, main_fmt)
         if r.integrity:
             value = f'<span class="lm-none" title="{esc(r.integrity)}">integrity error</span>'
         n = f"{r.count}/{r.total}" if r.count is not None and r.total is not None else (r.total or "")
@@ -259,11 +277,11 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
             f'<td class="t">{kind_badge(r.kind)}{superseded_badge(r.flags)}</td>',
             f'<td><b>{value}</b>{printed_note(r, main_fmt)} {ci}{_interval_bar(r, lo_axis, hi_axis)}</td>',
             f"<td>{esc(n)}</td>",
-            f"<td>{pending_badge(r.pending, r.status)}</td>",
+            f"<td>{pending_badge(r.pending, r.status, r.bounds)}</td>",
+            f'<td class="t">{esc(r.date)}</td>',
         ]
         cells += [f"<td>{fmt(r.metrics.get(d), diag_fmt[d])}</td>" for d in group.diagnostics]
-        cells += [f'<td class="t">{esc(r.date)}</td>',
-                  f'<td class="t lm-entry"><a href="#audit" data-audit="{esc(r.result_id)}"><code>{esc(r.short_id)}</code>'
+        cells += [f'<td class="t lm-entry"><a href="#audit" data-audit="{esc(r.result_id)}"><code>{esc(r.short_id)}</code>'
                   f"</a></td>"]
         cls = ' class="lm-row-reported"' if r.kind == "reported" else ""
         body.append(f"<tr{cls}>{''.join(cells)}</tr>")
@@ -307,6 +325,8 @@ def render_board(view: BoardView) -> str:
 
 
 BOARD_CSS = """
+.lm-hidden { display: none !important; }
+#lm-audit th, #lm-audit td code { white-space: nowrap; }
 .lm-board { font-size: 0.92rem; }
 .lm-summary, .lm-notice { margin: 0.25rem 0 0.6rem; color: var(--body-text-color-subdued); }
 .lm-notice { color: var(--color-accent); }

@@ -133,13 +133,36 @@ def submit_guide(benchmark: str) -> SubmitGuide:
                        example_path=example_path(benchmark), command="lemmata score FILE")
 
 
-def repo_link(repo_url: str, path: str) -> str:
-    """A link to a file of the repository at its default branch (Hub and GitHub both serve ``blob/main``).
+def repo_link(repo_url: str | None, path: str) -> str:
+    """A link to a file of the repository at its default branch (Hub and GitHub both serve ``blob/main``); with no
+    repository configured (a space run from a checkout), the checkout's own file, served by this server.
 
     >>> repo_link("https://github.com/lemmata/lemmata/", "submissions/schema/x.json")
     'https://github.com/lemmata/lemmata/blob/main/submissions/schema/x.json'
+    >>> repo_link(None, "submissions/schema/x.json").startswith("/gradio_api/file=/")
+    True
     """
-    return f"{repo_url.rstrip('/')}/blob/main/{path}"
+    if repo_url:
+        return f"{repo_url.rstrip('/')}/blob/main/{path}"
+    return local_file_url(repo_root() / path)
+
+
+def local_file_url(path: Path) -> str:
+    """The address this server serves a local file under (it must be among ``launch``'s ``allowed_paths``)."""
+    from urllib.parse import quote
+
+    return "/gradio_api/file=" + quote(str(Path(path).resolve()))
+
+
+#: what a space run from a checkout serves of it for the links above (schemas, examples, guides, the README)
+LOCAL_SERVED = ("submissions", "README.md")
+
+
+def code_link_md(repo_url: str | None) -> str:
+    """The markdown link to the code, schemas and examples: the repository, or the local checkout's README."""
+    if repo_url:
+        return f"[{repo_url}]({repo_url})"
+    return f"[README.md of this checkout]({repo_link(None, 'README.md')}) (schemas and examples under `submissions/`)"
 
 
 def guide_markdown(benchmark: str, repo_url: str) -> str:

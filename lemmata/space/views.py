@@ -22,7 +22,7 @@ from lemmata.space.board import (
 from lemmata.space.context import SpaceContext
 from lemmata.space.safety import esc
 
-TABS = ("board", "submit", "status", "audit", "about", "admin")
+TABS = ("overview", "board", "matrix", "submit", "status", "audit", "about", "admin")
 ALL_GROUPS = "all"
 FAST_POLL_SECONDS = 0.5
 MAX_SEARCH = 200
@@ -70,17 +70,34 @@ def query_from_params(params: dict[str, str]) -> BoardQuery:
 def compose_qs(query: BoardQuery, tab: str | None = None, entry: str | None = None, item: str | None = None) -> str:
     """The URL query string for a view (board parameters, then the open tab and audit target).
 
+    The landing view (the Benchmarks overview) needs no ``tab``; a URL with board parameters and no ``tab``
+    opens the board, as links written before the overview existed expect (see :func:`tab_from_params`).
+
     >>> compose_qs(BoardQuery(benchmark="re2math", track="raw"), "audit", "ab" * 32, "i1")[:48]
     '?benchmark=re2math&track=raw&tab=audit&entry=aba'
+    >>> compose_qs(BoardQuery(), "overview"), compose_qs(BoardQuery(), "board"), compose_qs(BoardQuery(kind="scored"), "board")
+    ('', '?tab=board', '?kind=scored')
     """
     params = query.to_params()
-    if tab and tab != "board" and tab in TABS:
+    if tab in TABS and not (tab == "overview" and not params) and not (tab == "board" and params):
         params["tab"] = tab
     if tab == "audit" and entry:
         params["entry"] = entry
         if item:
             params["item"] = item
     return "?" + urlencode(params) if params else ""
+
+
+def tab_from_params(params: dict[str, str]) -> str:
+    """The tab a URL opens: its ``tab``, else the board when it names a board view, else the overview.
+
+    >>> tab_from_params({}), tab_from_params({"benchmark": "mirb"}), tab_from_params({"tab": "audit"})
+    ('overview', 'board', 'audit')
+    """
+    if params.get("tab") in TABS:
+        return params["tab"]
+    return "board" if any(params.get(k) for k in ("benchmark", "track", "group", "search", "sort", "kind", "all")) \
+        else "overview"
 
 
 def sort_choices(diagnostics: tuple[str, ...], current: str) -> list[tuple[str, str]]:
@@ -152,9 +169,39 @@ def availability_html(ctx: SpaceContext) -> str:
     """The Submit tab's list of benchmarks scorable here now (releases settle when the start-up build step ends)."""
     from lemmata.space.availability import benchmark_availability, render_availability
 
+    return render_availability(current_availability(ctx))
+
+
+def current_availability(ctx: SpaceContext) -> list:
+    """Every submission benchmark's state now (releases settle when the start-up build step ends; a benchmark
+    waits for the start-up steps it needs, by name)."""
+    from lemmata.space.availability import benchmark_availability
+
     step = next((s for s in ctx.bootstrap.steps if s.key == "releases"), None)
     settled = step is None or step.status in ("done", "skipped", "failed")
-    return render_availability(benchmark_availability(ctx.config.releases_root, releases_settled=settled))
+    running = {s.key: s.label for s in ctx.bootstrap.steps if s.status in ("waiting", "running")}
+    return benchmark_availability(ctx.config.releases_root, releases_settled=settled, running=running)
+
+
+def overview_html(ctx: SpaceContext) -> str:
+    """The Benchmarks overview: every submission benchmark, what it asks, and whether it is scored here now."""
+    from lemmata.space.overview import benchmark_overviews, render_overview
+    from lemmata.space.templates import example_path, local_file_url, repo_link
+
+    counts: dict[str, int] = {}
+    for r in ctx.rows():
+        counts[r.benchmark] = counts.get(r.benchmark, 0) + 1
+
+    def guide(benchmark: str) -> str | None:
+        example = example_path(benchmark)
+        if example is None:
+            return None
+        readme = Path(example).parent / "README.md"
+        return repo_link(ctx.config.repo_url, readme.as_posix())
+
+    return render_overview(benchmark_overviews(
+        current_availability(ctx), ctx.config.releases_root,
+        counts, guide_url=guide, card_url=local_file_url))
 
 
 def status_html(ctx: SpaceContext, search: str = "") -> str:

@@ -49,6 +49,9 @@ class AuditView:
 
     item_id: str
     sections: list[tuple[str, str]]  # (title, markdown body)
+    #: argument-free TeX macros of the item's paper where the release records them (name without backslash → body);
+    #: the viewer expands them and shows math with any other unknown macro as source
+    macros: dict[str, str] = field(default_factory=dict)
 
 
 class TrackHandler(ABC):

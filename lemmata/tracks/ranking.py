@@ -335,13 +335,29 @@ class RankingTrack(TrackHandler):
         item = next((it for it in result.items if str(it.get("item_id")) == item_id), None)
         if item is None or submission is None:  # without the stored run there is only the stored record to show
             return super().audit(result, item_id, submission)
+        from lemmata.tracks.ranking_audit import AUDIT_TOP, ordered
+
         collection, query_id, part = self.audit_query(submission.header, item)
         scores: dict[str, float] = {}
         for rec in submission.records:  # one collection: RunRecord; several: (part, RunRecord)
             group, run = rec if isinstance(rec, tuple) else (None, rec)
             if group == part and str(run.query_id) == query_id:
                 scores = run.scores
-        return AuditView(item_id=item_id, sections=ranking_sections(query_id, collection, scores, item))
+        shown = [d for d, _ in ordered(scores)[:AUDIT_TOP]]
+        shown += [d for d, g in collection.qrels.get(query_id, {}).items() if g > 0 and d not in shown][:50]
+        texts = self.document_texts(submission.header, shown)
+        return AuditView(item_id=item_id, sections=ranking_sections(query_id, collection, scores, item, texts=texts))
+
+    def document_texts(self, header: Any, doc_ids: list[str]) -> dict[str, str]:
+        """What the audit shows of each listed document (title and text). The scorer's collection may hold ids only
+        (it needs no text); a track whose collection is id-only overrides this to read the text from its release."""
+        collection = self.collection(header)
+        out = {}
+        for d in doc_ids:
+            doc = collection.corpus.get(d)
+            if doc is not None and (doc.title or doc.text):
+                out[d] = (doc.title + ": " if doc.title else "") + doc.text
+        return out
 
     def audit_query(self, header: Any, item: dict[str, Any]) -> tuple[Collection, str, str | None]:
         """The collection an audited item's query lives in, its query id there, and which part of a multi-collection

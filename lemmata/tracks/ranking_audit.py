@@ -24,13 +24,23 @@ SNIPPET_CHARS = 280
 
 
 def cell(text: object, limit: int = SNIPPET_CHARS) -> str:
-    """One table cell: a single line, pipes and backticks neutralised, at most ``limit`` characters.
+    """One table cell: a single line, pipes and backticks neutralised, TeX's ``~`` kept from striking text
+    through, at most ``limit`` characters, never cut inside a math span (an unpaired ``$`` would pair with the
+    next row's).
 
-    >>> cell("a | b\\n`c`"), cell("x" * 10, 4)
-    ("a \\\\| b 'c'", 'xxx…')
+    >>> cell("a | b\\n`c`"), cell("x" * 10, 4), cell("Theorem~1 and~2")
+    ("a \\\\| b 'c'", 'xxx…', 'Theorem\\\\~1 and\\\\~2')
+    >>> cell("see $a+b$ and $c+d+e+f$", 20)
+    'see $a+b$ and …'
     """
-    flat = " ".join(str(text).split()).replace("|", "\\|").replace("`", "'")
-    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
+    flat = " ".join(str(text).split()).replace("|", "\\|").replace("`", "'").replace("~", "\\~")
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit - 1]
+    dollars = [i for i, c in enumerate(cut) if c == "$" and (i == 0 or cut[i - 1] != "\\")]
+    if len(dollars) % 2:
+        cut = cut[:dollars[-1]].rstrip()
+    return cut + (" …" if len(dollars) % 2 else "…")
 
 
 def ordered(scores: Mapping[str, float]) -> list[tuple[str, float]]:
@@ -42,9 +52,21 @@ def ordered(scores: Mapping[str, float]) -> list[tuple[str, float]]:
     return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
+def doc_text(doc_id: str, collection: Collection, texts: Mapping[str, str] | None) -> str:
+    """A listed document's text: from ``texts`` (read by the track), else the collection's, else a reason."""
+    if texts and texts.get(doc_id):
+        return texts[doc_id]
+    doc = collection.corpus.get(doc_id)
+    if doc is None:
+        return "(not in corpus)"
+    return ((doc.title + ": " if doc.title else "") + doc.text) or "(no text in this collection)"
+
+
 def ranking_sections(query_id: str, collection: Collection, scores: Mapping[str, float] | None,
-                     item: Mapping[str, Any], top: int = AUDIT_TOP) -> list[tuple[str, str]]:
-    """``(title, markdown)`` sections for one query: the query, the measures, the top ``top`` and missed relevants."""
+                     item: Mapping[str, Any], top: int = AUDIT_TOP,
+                     texts: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """``(title, markdown)`` sections for one query: the query, the measures, the top ``top`` and missed relevants
+    (each document with its text, clipped: ``texts`` where the collection itself holds ids only)."""
     qrels = collection.qrels.get(query_id, {})
     relevant = {d: g for d, g in qrels.items() if g > 0}
     text = collection.queries.get(query_id, "") if scores is not None else "(not available: the submission file is missing)"
@@ -65,8 +87,7 @@ def ranking_sections(query_id: str, collection: Collection, scores: Mapping[str,
     else:
         rows = []
         for rank, (doc_id, score) in enumerate(ranking[:top], start=1):
-            doc = collection.corpus.get(doc_id)
-            snippet = ((doc.title + ": " if doc.title else "") + doc.text) if doc is not None else "(not in corpus)"
+            snippet = doc_text(doc_id, collection, texts)
             mark = f"**relevant** (grade {relevant[doc_id]})" if doc_id in relevant else ""
             rows.append(f"| {rank} | `{cell(doc_id, 80)}` | {score:.6g} | {mark} | {cell(snippet)} |")
         sections.append((f"Top {min(top, len(ranking))} of {len(ranking)} ranked documents",
@@ -77,7 +98,8 @@ def ranking_sections(query_id: str, collection: Collection, scores: Mapping[str,
         lines = [f"{len(relevant)} relevant document(s); "
                  + (f"{len(missed)} not in the top {top}:" if missed else f"all in the top {top}.")]
         lines += [f"- `{cell(d, 80)}` (grade {relevant[d]}): "
-                  + (f"ranked {position[d]}" if d in position else "not ranked") for d in missed[:50]]
+                  + (f"ranked {position[d]}" if d in position else "not ranked")
+                  + f" — {cell(doc_text(d, collection, texts))}" for d in missed[:50]]
         if len(missed) > 50:
             lines.append(f"- … and {len(missed) - 50} more")
         sections.append(("Relevant documents", "\n".join(lines)))

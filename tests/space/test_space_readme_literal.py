@@ -32,7 +32,8 @@ SHOTS = OUT / "readme-literal"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--no-first-run", "--disable-sync"]
 FIRST_START_SECONDS = 900  # releases, artifact, reported rows and baselines, on a shared two-core machine
-TABS = (("Leaderboard", "board"), ("Submit", "submit"), ("Status", "status"), ("Audit", "audit"),
+TABS = (("Benchmarks", "overview"), ("Leaderboard", "board"), ("Across benchmarks", "matrix"), ("Submit", "submit"),
+        ("Status", "status"), ("Audit", "audit"),
         ("About & cite", "about"), ("Admin", "admin"))
 SERVER_FAILURES = ("Traceback (most recent call last)", "InvalidPathError", "Cannot move")
 
@@ -157,6 +158,12 @@ def test_readme_literal_every_tab_loads_clean(server, browser):
     w = Watched(browser)
     page, base = w.page, server["url"]
     page.goto(base + "/")
+    # the landing view: what each benchmark is, and whether it is scored here
+    page.wait_for_selector("#lm-overview .lm-card", timeout=60_000)
+    ready = page.locator("#lm-overview .lm-card", has_text="scored on this server now")
+    assert ready.filter(has_text="research-level proof").count() >= 1
+    _shot(page, "0-overview")
+    page.get_by_role("tab", name="Leaderboard").click()
     page.wait_for_selector("#lm-board .lm-board", timeout=60_000)
 
     # first load, no control touched: plots drawn, both downloads answer
@@ -166,6 +173,10 @@ def test_readme_literal_every_tab_loads_clean(server, browser):
     exported = json.loads(_download(page, page.locator("#lm-json")))
     assert exported["groups"]
     _shot(page, "1-board")
+
+    page.get_by_role("tab", name="Across benchmarks").click()
+    page.wait_for_selector("#lm-matrix table", timeout=30_000)
+    _shot(page, "1b-matrix")
 
     page.get_by_role("tab", name="Submit").click()
     page.locator("#lm-upload").wait_for(timeout=10_000)

@@ -246,7 +246,8 @@ def test_repo_url_is_read_from_the_environment(tmp_path):
     from lemmata.space.config import DEFAULT_REPO_URL, SpaceConfig
 
     base = {"LEMMATA_HOME": str(tmp_path)}
-    assert SpaceConfig.from_env(base).repo_url == DEFAULT_REPO_URL
+    assert SpaceConfig.from_env(base).repo_url is None  # a checkout: its own files are linked
+    assert SpaceConfig.from_env({**base, "SPACE_ID": "o/s"}).repo_url == DEFAULT_REPO_URL
     assert SpaceConfig.from_env({**base, "LEMMATA_REPO_URL": "https://github.com/o/r/"}).repo_url == \
         "https://github.com/o/r"
     with pytest.raises(InputError) as err:

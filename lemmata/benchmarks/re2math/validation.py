@@ -25,6 +25,15 @@ CANONICAL_WINDOW = 5
 MAX_LISTED_MISSING = 25
 
 
+
+def plural(n: int, one: str, many: str | None = None) -> str:
+    """``1 query``, ``3 queries``.
+
+    >>> plural(1, "query", "queries"), plural(3, "query", "queries"), plural(2, "opening")
+    ('1 query', '3 queries', '2 openings')
+    """
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
 def result_track(track: str, window: int, budget: Budget | None = None) -> str:
     """The leaderboard track of a submission: windows other than the canonical one, and budgets other than the
     paper protocol's, never rank with it.
@@ -147,7 +156,10 @@ def validate_envelope(envelope: Envelope, sha256: str, resources: Resources) -> 
             problems += budget_problems(name, line, rec, budgeted, needs_opened)
         if artifact is not None:
             problems += replay_problems(name, line, rec, row, artifact, searched)
-    missing = [iid for iid in rows if iid not in first_line] if rows is not None else []
+    # a record that failed its own format check (reported on its line) still names its instance: not "no record"
+    named = {str(obj["instance_id"]) for _, obj in envelope.records
+             if isinstance(obj, dict) and isinstance(obj.get("instance_id"), str)}
+    missing = [iid for iid in rows if iid not in first_line and iid not in named] if rows is not None else []
     if missing:
         shown = ", ".join(missing[:MAX_LISTED_MISSING]) + (f", … ({len(missing) - MAX_LISTED_MISSING} more)"
                                                            if len(missing) > MAX_LISTED_MISSING else "")
@@ -161,7 +173,8 @@ def validate_envelope(envelope: Envelope, sha256: str, resources: Resources) -> 
         benchmark=BENCHMARK, track=result_track(header.track, header.window, budget_of(header)), model=header.model, header=header,
         records=records, sha256=sha256, filename=name,
         summary=(f"{len(records)} instances of {header.release} {header.split}, {header.track} track, "
-                 f"m={header.window}, budget {header.max_queries} quer(y/ies) / {header.max_opens} opening(s); "
+                 f"m={header.window}, budget {plural(header.max_queries, 'query', 'queries')} / "
+                 f"{plural(header.max_opens, 'opening')}; "
                  f"{n_queries} queries and {sum(len(r.opened or []) for _, r in records)} openings replayed against {artifact.artifact_id}; "
                  f"{abstained} abstentions"),
         needs_oracle=True,

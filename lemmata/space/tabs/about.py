@@ -24,7 +24,9 @@ def layout(ctx: SpaceContext) -> AboutTab:
 
     with gr.Tab("About & cite", id="about", elem_id="lm-tab-about") as tab:
         gr.Markdown(POLICY_MD)
-        gr.Markdown(f"Code, submission schemas and example files: [{ctx.config.repo_url}]({ctx.config.repo_url}).",
+        from lemmata.space.templates import code_link_md
+
+        gr.Markdown(f"Code, submission schemas and example files: {code_link_md(ctx.config.repo_url)}.",
                     elem_id="lm-repo-link")
         with gr.Accordion("Glossary: what each column means", open=False, elem_id="lm-glossary"):
             gr.Markdown(glossary_md())
@@ -45,13 +47,28 @@ def layout(ctx: SpaceContext) -> AboutTab:
     return AboutTab(tab=tab, releases=releases)
 
 
-def load_values(t: AboutTab) -> list:
+def unbuilt_reason(ctx: SpaceContext | None) -> str:
+    """Why a release is missing here, as the start-up state says: still being built, or not buildable here."""
+    if ctx is None:
+        return ""
+    from lemmata.space.availability import HUB_UNREACHABLE, NOT_BUILT, hub_offline
+
+    step = next((s for s in ctx.bootstrap.steps if s.key == "releases"), None)
+    if step is None or step.status in ("waiting", "running"):
+        return "the start-up step is still building the releases"
+    if step.status == "skipped":
+        return "building releases at start-up is switched off (LEMMATA_BOOTSTRAP=0)"
+    return (HUB_UNREACHABLE if hub_offline() else NOT_BUILT).replace("its release", "it")
+
+
+def load_values(t: AboutTab, ctx: SpaceContext | None = None) -> list:
     """Fresh values for ``AboutTab.outputs`` (releases built since the app was assembled)."""
     import gradio as gr
 
     values = []
+    reason = unbuilt_reason(ctx)
     for cit, *_ in t.releases:
-        values += [cit.header_md(), cit.citation_cff(),
+        values += [cit.header_md(reason), cit.citation_cff(),
                    gr.DownloadButton(value=_path(cit.file("croissant.json")), interactive=cit.built),
                    gr.DownloadButton(value=_path(cit.file("README.md")), interactive=cit.built)]
     return values

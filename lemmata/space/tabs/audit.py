@@ -65,7 +65,8 @@ def wire(ctx: SpaceContext, t: AuditTab, board: BoardTab, shell: Shell) -> None:
                 compose_qs(make_view(ctx, b, tr, g, k, s, o, a).query, "audit", entry, item)]
 
     sync = sync_kwargs(shell.url_qs)
+    # raw values (no ``preprocess``): the board's menus may have new choices by the time this runs
     t.entry.input(on_entry, [t.entry] + board.controls, t.outputs + [shell.url_qs],
-                  api_visibility="private").then(**sync)
+                  api_visibility="private", preprocess=False).then(**sync)
     t.item.input(on_item, [t.entry, t.item] + board.controls, [t.view, shell.url_qs],
-                 api_visibility="private").then(**sync)
+                 api_visibility="private", preprocess=False).then(**sync)

@@ -49,14 +49,29 @@ def make_view(ctx: SpaceContext, benchmark, track, group, kind, search, sort, sh
     return build_view(ctx.rows(), query, ctx.catalog())
 
 
-def core_values(ctx: SpaceContext, view: BoardView, tab: str = "board", entry=None, item=None) -> list:
-    """What a view change must show at once: the controls and the table (see ``BoardTab.core_outputs``)."""
+def breakdown_of(view: BoardView, dim: str | None) -> tuple[list[str], str | None]:
+    """The breakdowns the plotted group offers, and the one shown: the visitor's pick while the group still has it,
+    else its most common one. One function decides it for the Breakdown menu and for the plot, so the two agree."""
+    from lemmata.space.plots import dimensions, plot_group
+
+    dims = dimensions(plot_group(view))
+    return dims, (dim if dim in dims else (dims[0] if dims else None))
+
+
+def core_values(ctx: SpaceContext, view: BoardView, tab: str = "board", entry=None, item=None,
+                dim: str | None = None) -> list:
+    """What a view change must show at once: the controls and the table (see ``BoardTab.core_outputs``).
+
+    Every menu whose choices depend on the view (track, group, sort, breakdown) is replaced here, in the same
+    event as the view, with its choices and its value together."""
     import gradio as gr
 
+    from lemmata.metrics.glossary import dimension_label
     from lemmata.space.tables import render_board
 
     q = view.query
     first = view.groups[0] if view.groups else None
+    dims, dim = breakdown_of(view, dim)
     return [
         gr.Dropdown(choices=list(view.benchmarks), value=q.benchmark),
         gr.Dropdown(choices=list(view.tracks), value=q.track),
@@ -67,6 +82,7 @@ def core_values(ctx: SpaceContext, view: BoardView, tab: str = "board", entry=No
         compose_qs(q, tab, entry, item),
         ctx.change_token(),
         q.show_all,
+        gr.Dropdown(choices=[(dimension_label(d), d) for d in dims], value=dim, visible=bool(dims)),
     ]
 
 
@@ -75,12 +91,10 @@ def extra_values(ctx: SpaceContext, view: BoardView, dim: str | None) -> list:
     import gradio as gr
 
     from lemmata.metrics.glossary import dimension_label
-    from lemmata.space.plots import (dimensions, forest_svg, legend_html, model_colors, plot_group, plot_title,
-                                     strata_frame)
+    from lemmata.space.plots import forest_svg, legend_html, model_colors, plot_group, plot_title, strata_frame
 
     shown = plot_group(view)
-    dims = dimensions(shown)
-    dim = dim if dim in dims else (dims[0] if dims else None)
+    _, dim = breakdown_of(view, dim)
     frame = strata_frame(shown, dim)
     csv_path, json_path = write_exports(ctx, view)
     metric = (shown.metric if shown else "") or "score"
@@ -88,9 +102,9 @@ def extra_values(ctx: SpaceContext, view: BoardView, dim: str | None) -> list:
     return [
         gr.DownloadButton(value=str(csv_path)),
         gr.DownloadButton(value=str(json_path)),
-        gr.Dropdown(choices=[(dimension_label(d), d) for d in dims], value=dim, visible=bool(dims)),
         # Vega's bottom legend is one line cut at the plot's width: the legend is HTML instead (see plot_note)
-        gr.ScatterPlot(value=frame, visible=not frame.empty, title=plot_title(metric, dim) if dim else None,
+        # hidden by a class, never by ``visible``: an unmounted plot still finishing a draw throws in the browser
+        gr.ScatterPlot(value=frame, elem_classes=["lm-hidden"] if frame.empty else [], title=plot_title(metric, dim) if dim else None,
                        x_title=dimension_label(dim) if dim else "stratum", y_title=plot_title(metric, None),
                        color_map=colors or None, colors_in_legend=[]),
         forest_svg(list(shown.rows), metric, title=f"{plot_title(metric, None)} with interval") if shown else "",
@@ -135,8 +149,8 @@ def layout(shell: Shell) -> BoardTab:
         board = gr.HTML("", js_on_load=BOARD_JS, elem_id="lm-board")
         with gr.Accordion("Plots", open=True, elem_id="lm-plots"):
             plot_note = gr.HTML("")
-            dim = gr.Dropdown(label="Breakdown", choices=[], interactive=True, visible=False)
-            strata = gr.ScatterPlot(x="stratum", y="score", color="model", height=320, visible=False,
+            dim = gr.Dropdown(label="Breakdown", choices=[], interactive=True, visible=False, elem_id="lm-dim")
+            strata = gr.ScatterPlot(x="stratum", y="score", color="model", height=320, elem_classes=["lm-hidden"],
                                     x_title="stratum", y_title="score", tooltip="all", x_label_angle=-30,
                                     colors_in_legend=[],
                                     elem_id="lm-strata")
@@ -146,37 +160,41 @@ def layout(shell: Shell) -> BoardTab:
         csv_btn=csv_btn, json_btn=json_btn, board=board, plot_note=plot_note, dim=dim, strata=strata,
         forest=forest,
         controls=[benchmark, track, group, kind, search, sort, shell.show_all],
-        core_outputs=[benchmark, track, group, sort, board, shell.url_qs, shell.change_token, shell.show_all],
-        extra_outputs=[csv_btn, json_btn, dim, strata, forest, plot_note])
+        core_outputs=[benchmark, track, group, sort, board, shell.url_qs, shell.change_token, shell.show_all, dim],
+        extra_outputs=[csv_btn, json_btn, strata, forest, plot_note])
 
 
 def wire(ctx: SpaceContext, t: BoardTab, shell: Shell) -> None:
     """Control changes: the table first, then (in parallel) the URL and the downloads and plots."""
-    def on_controls(b, tr, g, k, s, o, a):
-        return core_values(ctx, make_view(ctx, b, tr, g, k, s, o, a))
+    def on_controls(b, tr, g, k, s, o, a, d):
+        return core_values(ctx, make_view(ctx, b, tr, g, k, s, o, a), dim=d)
 
-    def on_benchmark(b, k, s, o):
-        return core_values(ctx, make_view(ctx, b, None, None, k, s, o))
+    def on_benchmark(b, k, s, o, d):
+        return core_values(ctx, make_view(ctx, b, None, None, k, s, o), dim=d)
 
-    def on_track(b, tr, k, s, o):
-        return core_values(ctx, make_view(ctx, b, tr, None, k, s, o))
+    def on_track(b, tr, k, s, o, d):
+        return core_values(ctx, make_view(ctx, b, tr, None, k, s, o), dim=d)
 
     def on_extras(b, tr, g, k, s, o, a, d):
         return extra_values(ctx, make_view(ctx, b, tr, g, k, s, o, a), d)
 
     sync = sync_kwargs(shell.url_qs)
+    # ``preprocess=False`` everywhere: a menu's choices may change between the moment the browser sends an event
+    # and the moment the server runs it (the timer, a previous keystroke's follow-up); Gradio would then reject
+    # the old value with an error toast. The handlers take raw values and ``make_view`` / ``breakdown_of`` map
+    # anything that is no longer a choice to the view's own fallback, which the same event then shows.
     extras = dict(fn=on_extras, inputs=t.controls + [t.dim], outputs=t.extra_outputs, show_progress="hidden",
-                  api_visibility="private")
-    common = dict(outputs=t.core_outputs, show_progress="minimal", api_visibility="private")
+                  api_visibility="private", preprocess=False)
+    common = dict(outputs=t.core_outputs, show_progress="minimal", api_visibility="private", preprocess=False)
 
     def chain(event) -> None:
         event.then(**sync)
         event.then(**extras)
 
-    chain(t.benchmark.input(on_benchmark, [t.benchmark, t.kind, t.search, t.sort], **common))
-    chain(t.track.input(on_track, [t.benchmark, t.track, t.kind, t.search, t.sort], **common))
+    chain(t.benchmark.input(on_benchmark, [t.benchmark, t.kind, t.search, t.sort, t.dim], **common))
+    chain(t.track.input(on_track, [t.benchmark, t.track, t.kind, t.search, t.sort, t.dim], **common))
     for comp in (t.group, t.kind, t.sort):
-        chain(comp.input(on_controls, t.controls, **common))
-    chain(t.search.input(on_controls, t.controls, trigger_mode="always_last", **common))
-    chain(t.search.submit(on_controls, t.controls, trigger_mode="always_last", **common))
+        chain(comp.input(on_controls, t.controls + [t.dim], **common))
+    chain(t.search.input(on_controls, t.controls + [t.dim], trigger_mode="always_last", **common))
+    chain(t.search.submit(on_controls, t.controls + [t.dim], trigger_mode="always_last", **common))
     t.dim.input(**extras)

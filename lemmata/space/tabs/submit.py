@@ -30,6 +30,7 @@ class SubmitTab:
     button: Any
     outcome_html: Any
     outcome_json: Any
+    chooser: Any = None
 
 
 def layout(ctx: SpaceContext) -> SubmitTab:
@@ -37,11 +38,13 @@ def layout(ctx: SpaceContext) -> SubmitTab:
 
     from lemmata.space.tables import BOARD_JS
 
+    from lemmata.space.templates import code_link_md
+
     config = ctx.config
     with gr.Tab("Submit", id="submit", elem_id="lm-tab-submit") as tab:
         gr.Markdown(SUBMIT_HELP + f"\nLimits: {config.max_submission_bytes / 1_048_576:g} MiB per file; "
                     f"{config.rate_limit.describe()} per submitter. Code, schemas and examples: "
-                    f"[{config.repo_url}]({config.repo_url}).")
+                    f"{code_link_md(config.repo_url)}.")
         from lemmata.families import known_benchmarks
         from lemmata.space.templates import guide_markdown
 
@@ -67,7 +70,7 @@ def layout(ctx: SpaceContext) -> SubmitTab:
         outcome_json = gr.JSON(visible=False)
     return SubmitTab(tab=tab, upload=upload, submitter=submitter, contact=contact, notes=notes,
                      availability=availability, button=button, outcome_html=outcome_html,
-                     outcome_json=outcome_json)
+                     outcome_json=outcome_json, chooser=chooser)
 
 
 def wire(ctx: SpaceContext, t: SubmitTab, shell: Shell, status_search: Any, status_view: Any) -> None:
@@ -95,6 +98,11 @@ def wire(ctx: SpaceContext, t: SubmitTab, shell: Shell, status_search: Any, stat
         data = Path(file_path).read_bytes() if file_path else None
         host = client_host(request, config.hosted)
         name = Path(file_path).name if file_path else None
+        waiting = preparing_reason(ctx, header_benchmark(data or b""))
+        if waiting:  # answer now, naming the step, rather than hold the upload until the step ends
+            html = (f'<div class="lm-errors" role="alert">Nothing was stored: {esc(name or "the upload")} is for '
+                    f"<code>{esc(header_benchmark(data or b''))}</code>, and {esc(waiting)}.</div>")
+            return html, {"outcome": "unavailable", "message": waiting, "problems": []}
         try:
             outcome = submit_upload(
                 ctx.store, config, data, name,
@@ -118,6 +126,16 @@ def wire(ctx: SpaceContext, t: SubmitTab, shell: Shell, status_search: Any, stat
         after_submit, [t.outcome_json, shell.watch, status_search],
         [shell.timer, shell.watch, status_view, t.availability],
         api_visibility="private", show_progress="hidden")
+
+
+def preparing_reason(ctx: SpaceContext, benchmark: str | None) -> str | None:
+    """Why an upload for ``benchmark`` cannot be scored yet because start-up is still preparing it, or None."""
+    if not benchmark or ctx.bootstrap.done:
+        return None
+    from lemmata.space.views import current_availability
+
+    state = next((a for a in current_availability(ctx) if a.benchmark == benchmark), None)
+    return state.reason if state is not None and state.state == "preparing" else None
 
 
 def client_host(request: Any, hosted: bool) -> str | None:

@@ -58,6 +58,11 @@ def source_collection(release_id: str, split: str, variant: str) -> Collection:
                       qrels=track.qrels_of(name))
 
 
+@lru_cache(maxsize=2)
+def record_positions(release_id: str) -> dict[str, int]:
+    return {d: i for i, d in enumerate(default_source_track(release_id).doc_ids)}
+
+
 class SourceRetrievalHandler(RankingTrack):
     """Re²Math source retrieval: rank the world's records so that the cited source comes first."""
 
@@ -77,6 +82,13 @@ class SourceRetrievalHandler(RankingTrack):
 
     def collection(self, header: SourceRunHeader) -> Collection:
         return source_collection(header.release, header.split, header.track)
+
+    def document_texts(self, header: SourceRunHeader, doc_ids: list[str]) -> dict[str, str]:
+        """The listed records' title and author line, from the world (the scorer's collection holds ids only)."""
+        track = default_source_track(header.release)
+        position = record_positions(header.release)
+        return {d: f"{track.titles[position[d]]} — {track.authors[position[d]]}".strip(" —")
+                for d in doc_ids if d in position}
 
     def summary(self, header: SourceRunHeader, runs) -> str:
         return f"{len(runs)} rankings of {header.corpus} records for {header.split} ({header.track})"

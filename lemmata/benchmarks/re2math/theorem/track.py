@@ -51,6 +51,14 @@ def theorem_collection(release_id: str, split: str, variant: str) -> Collection:
                       qrels=qrels)
 
 
+@lru_cache(maxsize=4)
+def statement_texts(release_id: str) -> dict[str, str]:
+    """Every corpus statement of a release by document id (what the audit shows beside a ranked id)."""
+    release = load_release(RE2MATH, release_id)
+    cols = read_columns(release, CORPUS_CONFIG, "corpus", ["_id", "text"])
+    return dict(zip(cols["_id"], cols["text"]))
+
+
 class TheoremRetrievalHandler(RunTrack):
     """Re²Math theorem retrieval: rank the reference statements for a rendered proof state."""
 
@@ -67,6 +75,11 @@ class TheoremRetrievalHandler(RunTrack):
 
     def collection(self, header: TheoremRunHeader) -> Collection:
         return theorem_collection(header.release, header.split.split("/", 1)[1], header.track)
+
+    def document_texts(self, header: TheoremRunHeader, doc_ids: list[str]) -> dict[str, str]:
+        """The listed statements' text, from the release's corpus (the scorer's collection holds ids only)."""
+        texts = statement_texts(header.release)
+        return {d: texts[d] for d in doc_ids if d in texts}
 
     def qrels_id(self, header) -> str:
         return f"{header.release}/{QRELS_CONFIG}/{header.split.split('/', 1)[1]}"

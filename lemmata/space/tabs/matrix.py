@@ -1,0 +1,58 @@
+"""The Across benchmarks tab: the model × benchmark matrix of main scores, with model metadata filters
+(see :mod:`lemmata.space.matrix`)."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from lemmata.space.context import SpaceContext
+
+
+@dataclass
+class MatrixTab:
+    tab: Any
+    kinds: Any
+    open_only: Any
+    size: Any
+    source: Any
+    view: Any
+
+    @property
+    def filters(self) -> list:
+        return [self.kinds, self.open_only, self.size, self.source]
+
+
+def matrix_html(ctx: SpaceContext, kinds=None, open_only=False, size="", source="all") -> str:
+    from lemmata.space.matrix import KIND_CHOICES, build_matrix, render_matrix
+
+    try:
+        max_params = float(size) if size else None
+    except (TypeError, ValueError):
+        max_params = None
+    kinds = [k for k in (kinds or []) if k in KIND_CHOICES] if isinstance(kinds, list) else []
+    columns, models = build_matrix(ctx.rows(), list(ctx.catalog()))
+    return render_matrix(columns, models, kinds=kinds, open_only=bool(open_only), max_params=max_params,
+                         source=source if source in ("all", "scored", "reported") else "all")
+
+
+def layout() -> MatrixTab:
+    import gradio as gr
+
+    from lemmata.space.matrix import KIND_CHOICES, SIZE_CHOICES
+    from lemmata.space.overview import OPEN_JS
+
+    with gr.Tab("Across benchmarks", id="matrix", elem_id="lm-tab-matrix") as tab:
+        with gr.Row(equal_height=True, elem_id="lm-matrix-filters"):
+            kinds = gr.CheckboxGroup(list(KIND_CHOICES), value=[], label="Type (none checked: every type)", scale=4,
+                                     elem_id="lm-matrix-kinds")
+            size = gr.Dropdown(list(SIZE_CHOICES), value="", label="Parameters", scale=1, elem_id="lm-matrix-size")
+            open_only = gr.Checkbox(value=False, label="Open weights only", scale=1, elem_id="lm-matrix-open")
+            source = gr.Radio([("All", "all"), ("Scored here", "scored"), ("Reported", "reported")], value="all",
+                              label="Source", scale=2, elem_id="lm-matrix-source")
+        view = gr.HTML("", js_on_load=OPEN_JS, elem_id="lm-matrix")
+    return MatrixTab(tab=tab, kinds=kinds, open_only=open_only, size=size, source=source, view=view)
+
+
+def wire(ctx: SpaceContext, t: MatrixTab) -> None:
+    for comp in t.filters:
+        comp.input(lambda k, o, s, src: matrix_html(ctx, k, o, s, src), t.filters, [t.view],
+                   show_progress="hidden", api_visibility="private", preprocess=False)
