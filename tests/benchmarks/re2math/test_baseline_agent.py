@@ -42,6 +42,8 @@ def test_queries_come_from_the_proof_state_only():
     raw = make_queries(row, "raw")
     assert raw[0] == "T holds" and raw[1].startswith("b2 b2") and len(raw[1]) <= 1000
     assert make_queries(row, "assisted") == raw  # the anchor repeats the target: asked once
+    hinted = {**row, "x": {**row["x"], "anchor_hint": "apply  the maximum principle"}}
+    assert make_queries(hinted, "assisted")[0] == "apply the maximum principle T holds"  # the one query has the hint
     assert clip("word " * 10, 12) == "word word"
 
 

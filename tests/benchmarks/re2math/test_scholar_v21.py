@@ -165,3 +165,26 @@ def test_tampered_world_21_is_refused(scholar_world_21, tmp_path):
     with pytest.raises(InputError) as err:
         open_world_21(copy)
     assert "records.parquet" in str(err.value)
+
+
+def test_cli_uses_the_current_world_by_default_and_warns_on_a_superseded_one(scholar_world_21, scholar_artifacts,
+                                                                             tmp_path, monkeypatch, capsys):
+    import json
+
+    from lemmata.cli import main
+
+    home = tmp_path / "home"
+    (home / "artifacts").mkdir(parents=True)
+    (home / "artifacts" / scholar_world_21.name).symlink_to(scholar_world_21, target_is_directory=True)
+    monkeypatch.setenv("LEMMATA_HOME", str(home))
+    assert main(["artifact", "info", "--json"]) == 0  # no --artifact: the current world, no warning
+    out = capsys.readouterr()
+    assert json.loads(out.out)["id"] == "re2math-scholar-offline-2.1.0" and out.err == ""
+    assert main(["artifact", "search", "Sobolev inequality", "--cutoff", "2010", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
+    assert hits and all(list(h) == ["id", "rank", "score", "title", "authors"] for h in hits)
+    assert main(["artifact", "open", hits[0]["id"], "--json"]) == 0
+    assert "Record: " + hits[0]["id"] in json.loads(capsys.readouterr().out)["text"]
+    assert main(["artifact", "info", "--artifact", str(scholar_artifacts / "re2math-scholar-offline-2.0.0")]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "superseded by re2math-scholar-offline-2.1.0" in err
