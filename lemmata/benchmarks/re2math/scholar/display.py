@@ -122,7 +122,7 @@ def display_title(title: str | None) -> str:
     >>> display_title(r"Sur les op{\'e}rateurs") == display_title("Sur les opérateurs")
     True
     """
-    from lemmata.benchmarks.re2math.scholar.citations import latex_to_text
+    from lemmata.core.latex_text import latex_to_text
 
     return display_plain_title(latex_to_text(title or ""))
 
@@ -145,6 +145,7 @@ def display_name_surnames(names: Iterable[str]) -> list[str]:
     >>> display_name_surnames([r"Aar{\~a}o Reis, Fabio D. A.", "Patrick B. Allen", r"Bj{\'o}rner, A."])
     ['Reis', 'Allen', 'Bjorner']
     """
-    from lemmata.benchmarks.re2math.scholar.citations import latex_to_text, surname
+    from lemmata.benchmarks.re2math.scholar.citations import surname
+    from lemmata.core.latex_text import latex_to_text
 
     return display_authors(surname(latex_to_text(n)) for n in names)

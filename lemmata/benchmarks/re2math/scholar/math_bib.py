@@ -120,7 +120,7 @@ def title_key(title: str | None) -> str:
     >>> title_key(r"On the {N}avier--{S}tokes equations in $L^p$.")
     'on the navier stokes equations in l p'
     """
-    from lemmata.benchmarks.re2math.scholar.citations import latex_to_text, words
+    from lemmata.core.latex_text import latex_to_text, words
 
     return " ".join(words(latex_to_text(title or "")))
 
@@ -176,7 +176,7 @@ def bibliographic_entry(rec: BibRecord) -> str:
     ...                               "189--237", None, None))
     'Ann. of Math. (2) 144 (1), 189-237'
     """
-    from lemmata.benchmarks.re2math.scholar.citations import latex_to_text
+    from lemmata.core.latex_text import latex_to_text
 
     parts = []
     venue = latex_to_text(rec.venue or "")

@@ -58,33 +58,31 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lemmata.core.errors import InputError
 from lemmata.core.hashing import sha256_file, write_json
+from lemmata.core.identifiers import normalize_doi
 from lemmata.core.jsonl import iter_jsonl
+from lemmata.core.latex_text import latex_to_text, words
+from lemmata.retrievers.bm25 import (
+    B, K1, METHOD, SCHOLAR_WORDS_TOKENIZER as TOKENIZER, SCORE_DECIMALS, tokenize_scholar_words as tokenize,
+    write_index,
+)
 from lemmata.benchmarks.re2math.papers import paper_key as normalize_paper_key
-from lemmata.benchmarks.re2math.scholar.artifact import (
-    ARTIFACT_NAME, INFO_FILE, INDEX_DIR, SCORE_DECIMALS, TOKENIZER, cited_sources, citing_papers, most_common_value,
-    tokenize,
-)
-from lemmata.benchmarks.re2math.scholar.citations import (
-    MAX_YEAR, MIN_YEAR, latex_to_text, normalize_doi, parse_year, words,
-)
+from lemmata.benchmarks.re2math.scholar.citations import MAX_YEAR, MIN_YEAR, parse_year
 from lemmata.benchmarks.re2math.scholar.display import (
     DISPLAY_VERSION, MAX_AUTHORS, display_authors, display_name_surnames, display_plain_title, display_title,
 )
+from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME, INDEX_DIR, INFO_FILE
 from lemmata.benchmarks.re2math.scholar.math_bib import (
-    PARQUET_SHA256 as BIB_SHA256, BibRecord, bibliographic_entry, deduplicate, read_math_bib, title_key,
+    PARQUET_SHA256 as BIB_SHA256, bibliographic_entry, deduplicate, read_math_bib, title_key,
 )
 from lemmata.benchmarks.re2math.scholar.matcher import SourceRef
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
 from lemmata.benchmarks.re2math.scholar.record_ids import opaque_ids
-from lemmata.benchmarks.re2math.scholar import world as v2
+from lemmata.benchmarks.re2math.scholar.works import cited_sources, citing_papers, most_common_value
 from lemmata.benchmarks.re2math.scholar.world import (
     ATTRIBUTIONS_FILE, BACKEND, DISTRACTOR_RELEASE, IDENTITY_FILE, RECORDS_FILE, RELEASE_CONFIG, RELEASE_SPLIT,
     Identity, ScholarWorld, WorldAttribution,
 )
-
-# 2.0.0's matching and index writing, reused unchanged (2.0.0 keeps them private to its module for now)
-_match_cluster, _title_postings, _Work = v2._match_cluster, v2._title_postings, v2._Work
-_write_index, _write_jsonl = v2._write_index, v2._write_jsonl
+from lemmata.benchmarks.re2math.scholar.world.build import Work, match_cluster, title_postings, write_jsonl
 
 VERSION = "2.1.0"
 BUILDER_VERSION = "1"
@@ -333,14 +331,14 @@ def build_world_21(release: str | Path, distractors: str | Path, out_root: str |
 
     steps.step(f"matching the cited sources of {len(rows)} instances to the distractors")
     by_citation, citations, parsed, groups = cited_sources(rows)
-    postings = _title_postings(title_tokens)
-    works: dict[str, _Work] = {}
+    postings = title_postings(title_tokens)
+    works: dict[str, Work] = {}
     work_of_citation: dict[tuple[str, str, str], str] = {}
     for g, group in enumerate(groups):
         refs = [SourceRef(title=parsed[i].title, authors=parsed[i].authors, year=parsed[i].year, doi=parsed[i].doi,
                           arxiv_id=parsed[i].arxiv_id, text=parsed[i].text) for i in group]
         tokens = [t for i in group for t in tokenize(title_2_0(parsed[i].title or ""))]
-        row, rule = _match_cluster(refs, tokens, table, by_arxiv, by_doi, postings, n_tokens)
+        row, rule = match_cluster(refs, tokens, table, by_arxiv, by_doi, postings, n_tokens)
         if row is None:
             cyears = [y for i in group if (y := citation_year(parsed[i].text)) is not None]
             keys = {title_key(parsed[i].title) for i in group if parsed[i].title}
@@ -349,7 +347,7 @@ def build_world_21(release: str | Path, distractors: str | Path, out_root: str |
                 row, rule = twins.pop(), "title_year"
         arxiv = most_common_value(p.arxiv_id for p in (parsed[i] for i in group))
         key = f"arxiv:{table['arxiv_id'][row]}" if row is not None else (f"arxiv:{arxiv}" if arxiv else f"cite:{g}")
-        work = works.setdefault(key, _Work(key=key, distractor=row, rule=rule, clusters=[], citing=[]))
+        work = works.setdefault(key, Work(key=key, distractor=row, rule=rule, clusters=[], citing=[]))
         if row is not None and work.rule == "none":
             work.distractor, work.rule = row, rule
         work.clusters.append(g)
@@ -365,7 +363,7 @@ def build_world_21(release: str | Path, distractors: str | Path, out_root: str |
             stated.setdefault(pk, []).append(y)
     for pkey in papers:
         key = f"arxiv:{pkey}"
-        work = works.setdefault(key, _Work(key=key, distractor=by_arxiv.get(pkey), rule="none", clusters=[],
+        work = works.setdefault(key, Work(key=key, distractor=by_arxiv.get(pkey), rule="none", clusters=[],
                                            citing=[]))
         if work.distractor is None and pkey in by_arxiv:
             work.distractor = by_arxiv[pkey]
@@ -467,11 +465,16 @@ def build_world_21(release: str | Path, distractors: str | Path, out_root: str |
     out_root = Path(out_root) if out_root is not None else artifacts_dir()
     out_root.mkdir(parents=True, exist_ok=True)
     with atomic_dir(out_root / aid) as tmp:
-        backend = {**_write_index(docs, tmp / INDEX_DIR), "ties": "record id ascending (ids are opaque)"}
+        index = write_index(docs, tmp / INDEX_DIR)
+        backend = {"name": BACKEND, "library": "bm25s", "library_version": index["library_version"], "k1": K1,
+                   "b": B, "method": METHOD, "documents": index["documents"], "vocabulary": index["vocabulary"],
+                   "score_decimals": SCORE_DECIMALS, "ties": "record id ascending (ids are opaque)",
+                   "default_n": DEFAULT_N, "year_filter": "records stored in year order; a cutoff scores the prefix "
+                                                          "of records dated <= cutoff (undated records included)"}
         steps.step("writing records, identity, attributions, ARTIFACT.json and MANIFEST.json")
         pq.write_table(records, tmp / RECORDS_FILE, compression="zstd", row_group_size=1 << 16)
-        _write_jsonl(tmp / IDENTITY_FILE, identities)
-        _write_jsonl(tmp / ATTRIBUTIONS_FILE, attributions)
+        write_jsonl(tmp / IDENTITY_FILE, identities)
+        write_jsonl(tmp / ATTRIBUTIONS_FILE, attributions)
         rules = Counter(i.rule for i in identities if i.citations)
         dropped = Counter(dropped_bib.values())
         info = WorldInfo21(
@@ -566,8 +569,9 @@ class UniformWorld(ScholarWorld):
         """The ``n`` best records for ``query`` among those dated no later than ``cutoff`` or undated."""
         if n < 1:
             raise InputError.one("n", f"n must be at least 1, got {n}", field="n")
-        ids = self._token_ids(query)
-        top = self._top(self._scores(ids), self._prefix(cutoff), n) if ids else []
+        index = self._index
+        ids = index.term_ids(tokenize(query))
+        top = self._top(index.scores(ids), self._prefix(cutoff), n) if ids else []
         return UniformSearch(artifact_id=self.artifact_id, query=query, cutoff=cutoff, n=n,
                              hits=[self._hit(p, r, s) for r, (p, s) in enumerate(top, 1)])
 

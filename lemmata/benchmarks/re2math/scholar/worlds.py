@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lemmata.benchmarks.re2math.scholar.artifact import ARTIFACT_NAME
+from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME
 
 #: the version every command and function uses when none is named
 CURRENT = "2.1.0"
