@@ -78,7 +78,8 @@ def rows(re2math_release):
 def test_world_21_composition_and_de_duplication(world):
     c, bib = world.info.composition, world.info.bibliography
     assert world.artifact_id == "re2math-scholar-offline-2.1.0"
-    assert c["bibliography_records"] == bib["kept"] > 8000 and bib["rows"] == 9303
+    assert c["bibliography_records"] == bib["kept"] > 7000 and bib["rows"] == 9303
+    assert bib["kept"] + sum(bib["dropped"].values()) == bib["rows"]
     assert bib["dropped"]["cited source (title in a citation string)"] >= 20
     assert c["records"] == c["distractor_only_records"] + c["bibliography_records"] + c["cited_source_records"] + \
         c["citing_paper_records"] - c["citing_papers_also_cited"]
@@ -87,7 +88,7 @@ def test_world_21_composition_and_de_duplication(world):
 
 
 def test_a_hit_shows_five_fields_in_one_display_and_an_opening_the_full_entry(world):
-    from lemmata.benchmarks.re2math.scholar.display import MAX_AUTHORS
+    from lemmata.benchmarks.re2math.scholar.display import MAX_AUTHORS, sentence_case
     from lemmata.benchmarks.re2math.scholar.world21 import UniformHit
 
     assert list(UniformHit.model_fields) == ["id", "rank", "score", "title", "authors"]
@@ -95,7 +96,7 @@ def test_a_hit_shows_five_fields_in_one_display_and_an_opening_the_full_entry(wo
     step = max(1, len(world) // 20000)
     for pos in list(range(0, len(world), step)) + [world.position(g) for g in sorted(gold)]:
         hit = world._hit(pos, 1, 1.0)
-        assert hit.title and hit.title[:1] == hit.title[:1].upper() and hit.title[1:] == hit.title[1:].lower(), hit
+        assert hit.title and hit.title == sentence_case(hit.title), hit
         assert len(hit.authors) <= MAX_AUTHORS and all(a.isascii() for a in hit.authors), hit
     bib = next(p for p in range(len(world)) if world._opened(p).venue and world._opened(p).arxiv_id is None)
     opened = world._opened(bib)
@@ -109,7 +110,9 @@ def test_ids_say_nothing_about_year_origin_or_gold(world):
     assert sorted(ranks.tolist()) == list(range(len(world)))
     years = world._year
     known = years >= 0
-    rho = np.corrcoef(np.argsort(np.argsort(ranks[known])), np.argsort(np.argsort(years[known])))[0, 1]
+    from scipy.stats import spearmanr
+
+    rho = spearmanr(ranks[known], years[known]).statistic  # ties in years share their average rank
     assert abs(rho) < 0.01
     gold = np.asarray([world.position(a.record_id) for a in world.attributions()])
     gold_share = np.mean(ranks[np.unique(gold)] / len(world))

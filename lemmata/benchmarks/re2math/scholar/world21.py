@@ -167,6 +167,9 @@ def render_entry(rid: str, title: str, authors: Sequence[str], year: int | None,
 
 
 _STRUCTURED_YEAR = re.compile(r"\(Authors:[^;]*;\s*Year:\s*(\d{4})")
+#: arXiv identifiers, also where a dropped LaTeX command (``\arXiv1908.00885``) left them without a prefix
+_ARXIV_IDS = re.compile(r"(?:arxiv\s*:?\s*)?(?:(?<![\d.])\d{4}\.\d{4,5}(?:v\d+)?(?![\d])|"
+                        r"\b[a-z][a-z\-]+(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?\b)", re.IGNORECASE)
 
 
 def citation_year(text: str) -> int | None:
@@ -177,11 +180,12 @@ def citation_year(text: str) -> int | None:
     >>> citation_year("S. Borodachov, Optimal measures for p-frame energies on spheres, arXiv:1908.04234")
     >>> citation_year("Title (Authors: A. Kim; Year: 2004)")
     2004
+    >>> citation_year("D. Bilyk et al. Optimal measures for p-frame energies on spheres. preprint. 1908.00885")
     """
     m = _STRUCTURED_YEAR.search(text or "")
     if m and MIN_YEAR <= int(m.group(1)) <= MAX_YEAR:
         return int(m.group(1))
-    return parse_year(text)
+    return parse_year(_ARXIV_IDS.sub(" ", text or ""))
 
 
 def created_year(created: str | None) -> int | None:
