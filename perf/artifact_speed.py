@@ -59,7 +59,7 @@ def main() -> None:
             from lemmata.benchmarks.re2math.builder import Re2MathBuilder
 
             release = Re2MathBuilder().build(Path(tmp) / "releases", quiet=True)
-        if args.only != "2.0.0":
+        if args.only in (None, "1.0.0") and not args.world:
             measure_v1(args, release, Path(tmp))
         for version in ("2.0.0", "2.1.0"):
             if args.only in (None, version):
