@@ -78,3 +78,12 @@ def re2math_sources_copy(tmp_path) -> Path:
     for name, path in resolve_sources(RE2MATH).items():
         shutil.copyfile(path, dest / name)
     return dest
+
+
+@pytest.fixture(scope="session")
+def scholar_world_21(tmp_path_factory, re2math_release, distractor_release) -> Path:
+    """The current offline world, re2math-scholar-offline-2.1.0 (2.0.0's records plus the math_bib distractors, one
+    display, opaque ids), built once per session from the mirror. Read-only: a test that tampers copies it first."""
+    from lemmata.benchmarks.re2math.scholar.world21 import build_world_21
+
+    return build_world_21(re2math_release, distractor_release, tmp_path_factory.mktemp("scholar-world-21"))

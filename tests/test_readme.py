@@ -40,5 +40,5 @@ def test_every_documented_cli_command_exists():
 def test_every_benchmark_script_is_listed_and_exists():
     readme = (ROOT / "README.md").read_text("utf-8")
     scripts = {p.name for p in (ROOT / "perf").glob("*.py")}
-    listed = set(re.findall(r"`(\w+_(?:speed|leaks)\.py)`", readme))
+    listed = set(re.findall(r"`(\w+_(?:speed|leaks|audit)\.py)`", readme))
     assert listed == scripts

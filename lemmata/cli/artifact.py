@@ -23,25 +23,27 @@ def register(sub) -> None:
         "artifact",
         help="the frozen offline retrieval artifact of Re2Math (build, verify, search, open)",
         description="The frozen offline scholarly artifact that Re2Math systems search instead of Google Scholar. "
-        "re2math-scholar-offline-2.0.0 is a bm25s index over the math-arxiv-meta distractor corpus, the release's "
-        "cited sources and its citing papers, every record shown in one shape; 1.0.0 (cited sources and citing "
-        "papers only) is superseded but still opens, so old results audit. Without --artifact, commands use the "
-        "1.0.0 artifact under $LEMMATA_HOME/artifacts, building the release and the artifact first when missing; "
-        "pass --artifact re2math-scholar-offline-2.0.0 (or its folder) for the 2.0.0 world.",
+        "re2math-scholar-offline-2.1.0, the current world, is a bm25s index over the math-arxiv-meta distractor "
+        "corpus, the math_bib journal and book records, the release's cited sources and its citing papers, every "
+        "hit shown through one display (id, title, authors; no year) with opaque ids. Without --artifact, "
+        "commands use the current world under $LEMMATA_HOME/artifacts, building the releases and the world first "
+        "when missing. The superseded 2.0.0 and 1.0.0 open only when named with --artifact, with a one-line "
+        "warning, so old results audit.",
     )
     sp = p.add_subparsers(dest="artifact_command", metavar="ACTION")
     sp.required = True
 
     b = sp.add_parser("build", help="build the artifact from a Re2Math release folder",
-                      description="Build a retrieval artifact from a built Re2Math release (and, for 2.0.0, the "
-                      "math-arxiv-meta distractor release) into a temporary folder, verify it and rename it into "
-                      "place; releases are built first when missing. Prints the artifact folder.")
-    b.add_argument("--version", choices=("1.0.0", "2.0.0"), default="1.0.0",
-                   help="artifact version: 1.0.0 (superseded) or 2.0.0, the world with the distractor corpus "
-                        "(default 1.0.0)")
+                      description="Build a retrieval artifact from a built Re2Math release (and, for a 2.x world, "
+                      "the math-arxiv-meta distractor release; 2.1.0 also reads the math_bib table from the mirror) "
+                      "into a temporary folder, verify it and rename it into place; releases are built first when "
+                      "missing. Prints the artifact folder.")
+    b.add_argument("--version", choices=("1.0.0", "2.0.0", "2.1.0"), default="2.1.0",
+                   help="artifact version: 2.1.0, the current world (default); 2.0.0 and 1.0.0 are superseded and "
+                        "built only so that their results audit")
     b.add_argument("--release", metavar="DIR", help="built Re2Math release folder (default: build/use the "
                                                     "release under $LEMMATA_HOME/releases)")
-    b.add_argument("--distractors", metavar="DIR", help="2.0.0 only: built math-arxiv-meta release folder "
+    b.add_argument("--distractors", metavar="DIR", help="2.x only: built math-arxiv-meta release folder "
                                                         "(default: build/use the one under $LEMMATA_HOME/releases)")
     b.add_argument("--out", metavar="DIR", help="parent folder of the artifact (default: $LEMMATA_HOME/artifacts)")
     b.add_argument("--quiet", action="store_true", help="no progress output")
@@ -50,14 +52,14 @@ def register(sub) -> None:
     v = sp.add_parser("verify", help="check every file of an artifact against its MANIFEST.json",
                       description="Recompute the sha256 of every file of an artifact and compare it with its "
                       "MANIFEST.json; exit 0 when all match, otherwise an error saying what differs.")
-    v.add_argument("artifact", nargs="?", metavar="DIR", help="artifact folder (default: the default artifact)")
+    v.add_argument("artifact", nargs="?", metavar="DIR", help="artifact folder (default: the current world)")
     v.add_argument("--quiet", action="store_true", help="no output; the exit status says it all")
     v.set_defaults(handler=run_verify)
 
     i = sp.add_parser("info", help="what an artifact is: id, record count, composition, build settings",
                       description="Describe an artifact: its id, record count and composition, the releases it "
                       "was built from, the ranking backend and tokenizer, and its year policy.")
-    i.add_argument("--artifact", metavar="DIR|ID", help="artifact folder or id (default: the default artifact)")
+    i.add_argument("--artifact", metavar="DIR|ID", help="artifact folder or id (default: the current world)")
     i.add_argument("--json", action="store_true", help="print the description as JSON")
     i.set_defaults(handler=run_info)
 
@@ -73,19 +75,20 @@ def register(sub) -> None:
                         "line per query, in order (requires --json)")
     s.add_argument("-n", "--n", type=int, default=20, help="candidates to return (default 20)")
     s.add_argument("--artifact", metavar="DIR|ID", help="artifact folder, frozen query cache, cache file or "
-                                                        "artifact id (default: the default artifact)")
+                                                        "artifact id (default: the current world)")
     s.add_argument("--record", metavar="FILE", help="also append the result to this query-cache JSONL file")
     s.add_argument("--instance", metavar="ID", help="instance id to store with the recorded query")
     s.add_argument("--json", action="store_true", help="print the search result as JSON")
     s.set_defaults(handler=run_search)
 
-    o = sp.add_parser("open", help="open records: what is known about each (2.0.0) or its frozen text and "
-                                   "statements (1.0.0); every opening is logged",
-                      description="Open records by id, in order: on 2.0.0 what is known about each work (no "
-                      "statements), on 1.0.0 its frozen text and statements. An unknown id fails before anything "
-                      "is opened; with --log every opening is appended to a JSONL log.")
+    o = sp.add_parser("open", help="open records: the bibliographic entry and abstract of each (2.x) or its "
+                                   "frozen text and statements (1.0.0); every opening is logged",
+                      description="Open records by id, in order: on a 2.x world what is known about each work (2.1: "
+                      "authors, year, venue, arXiv id or DOI, abstract where one exists; no statements), on 1.0.0 "
+                      "its frozen text and statements. An unknown id fails before anything is opened; with --log "
+                      "every opening is appended to a JSONL log.")
     o.add_argument("record_ids", nargs="+", metavar="RECORD_ID", help="record id(s) to open, in order")
-    o.add_argument("--artifact", metavar="DIR", help="artifact folder (default: the default artifact)")
+    o.add_argument("--artifact", metavar="DIR|ID", help="artifact folder or id (default: the current world)")
     o.add_argument("--instance", metavar="ID", help="instance id the source is opened for (logged)")
     o.add_argument("--log", metavar="FILE", help="append the opening to this JSONL log")
     o.add_argument("--json", action="store_true", help="print each opened record as one JSON line")
@@ -111,15 +114,28 @@ def run_export_beir(args) -> int:
     return 0
 
 
+def warn_if_superseded(artifact_id: str) -> None:
+    """One line on stderr when a named artifact is a superseded world."""
+    import sys
+
+    from lemmata.benchmarks.re2math.scholar.worlds import superseded_warning
+
+    warning = superseded_warning(artifact_id)
+    if warning:
+        print(warning, file=sys.stderr)
+
+
 def _open(path: str | None):
-    """The artifact at ``path`` (folder or id; a 2.x world opens as its :class:`ScholarWorld`) or the default."""
-    from lemmata.benchmarks.re2math.scholar.artifact import default_artifact, open_artifact
+    """The artifact at ``path`` (folder or id; a 2.x world opens as its world) or the current world."""
+    from lemmata.benchmarks.re2math.scholar.artifact import open_artifact
     from lemmata.benchmarks.re2math.scholar.backends import open_backend
     from lemmata.benchmarks.re2math.scholar.world import WorldBackend
+    from lemmata.benchmarks.re2math.scholar.worlds import current_world
 
     if not path:
-        return default_artifact(build=True, quiet=False)
+        return current_world(build=True, quiet=False)
     art = open_backend(path)
+    warn_if_superseded(art.artifact_id)
     if isinstance(art, WorldBackend):
         return art.world
     return art if hasattr(art, "materialise") else open_artifact(path)
@@ -129,27 +145,28 @@ def run_build(args) -> int:
     from lemmata.benchmarks.re2math.scholar.artifact import build_artifact, default_release_path
 
     release = args.release or default_release_path(build=True, quiet=args.quiet)
-    if args.version == "2.0.0":
-        from lemmata.benchmarks.re2math.scholar.world import build_world, default_distractor_path
+    if args.version != "1.0.0":
+        from lemmata.benchmarks.re2math.scholar.world import default_distractor_path
+        from lemmata.benchmarks.re2math.scholar.worlds import build_world_version
 
         distractors = args.distractors or default_distractor_path(build=True, quiet=args.quiet)
-        print(build_world(release, distractors, args.out, quiet=args.quiet))
+        print(build_world_version(args.version, release, distractors, args.out, quiet=args.quiet))
         return 0
     if args.distractors:
         from lemmata.core.errors import InputError
 
-        raise InputError.one("--distractors", "only the 2.0.0 artifact has a distractor corpus; add --version 2.0.0",
+        raise InputError.one("--distractors", "only a 2.x world has a distractor corpus; add --version 2.1.0",
                              field="distractors")
     print(build_artifact(release, args.out, quiet=args.quiet))
     return 0
 
 
 def run_verify(args) -> int:
-    from lemmata.benchmarks.re2math.scholar.artifact import default_artifact_path, open_artifact
-    from lemmata.benchmarks.re2math.scholar.world import is_world, open_world
+    from lemmata.benchmarks.re2math.scholar.artifact import open_artifact
+    from lemmata.benchmarks.re2math.scholar.worlds import is_any_world, open_any_world, world_path
 
-    path = args.artifact or default_artifact_path()
-    art = open_world(path) if is_world(path) else open_artifact(path)
+    path = args.artifact or world_path()
+    art = open_any_world(path) if is_any_world(path) else open_artifact(path)
     info = art.info
     if not getattr(args, "quiet", False):
         print(f"{info.id}: {len(art)} records, built from {info.release_id} "
@@ -225,7 +242,11 @@ def run_search(args) -> int:
         raise InputError.one("query", "give a query, or --batch QUERIES.jsonl", field="query")
     if args.cutoff is _NOT_GIVEN:
         raise InputError.one("--cutoff", "a single query needs --cutoff YEAR (or 'none')", field="cutoff")
-    art = open_backend(args.artifact) if args.artifact else _open(None)
+    if args.artifact:
+        art = open_backend(args.artifact)
+        warn_if_superseded(art.artifact_id)
+    else:
+        art = WorldBackend(_open(None))
     if isinstance(art, WorldBackend) and not args.record:
         res = art.world.search(args.query, args.cutoff, args.n)
         if args.json:
@@ -234,8 +255,9 @@ def run_search(args) -> int:
         cutoff = "none" if args.cutoff is None else args.cutoff
         print(f"{res.artifact_id} | year cutoff {cutoff} | {len(res.hits)} hit(s)")
         for h in res.hits:
-            year = h.year if h.year is not None else "----"
-            print(f"{h.rank:>3}. {h.id:<12} {year}  {h.score:>8.3f}  {h.title[:80]} — {', '.join(h.authors)}")
+            shown = getattr(h, "year", "") if "year" in type(h).model_fields else ""  # 2.1 hits show no year
+            year = (shown if shown is not None else "----") if shown != "" else ""
+            print(f"{h.rank:>3}. {h.id:<12} {year:<4}  {h.score:>8.3f}  {h.title[:80]} — {', '.join(h.authors)}")
         return 0
     backend = RecordingBackend(art, args.record) if args.record else art
     result = backend.search(args.query, args.cutoff, args.n, instance_id=args.instance)

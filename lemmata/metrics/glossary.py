@@ -76,6 +76,9 @@ TERMS: tuple[Term, ...] = (
        "yes.", "tool_acc"),
     _t("CiteRecall@{k}", "CiteRecall@{k}", "Share of instances whose cited source ranks within the top {k} "
        "candidates.", "tool_acc", card_key="CiteRecall@N"),
+    _t("OfflineCiteRecall@{k}", "Offline CiteRecall@{k}", "Share of instances whose cited source ranks within "
+       "the top {k} candidates of an offline world (its own haystack and display, not Google Scholar: not "
+       "comparable with the paper's CiteRecall@{k}).", "tool_acc", card_key="OfflineCiteRecall@N"),
     _t("OracleCoverage", "Oracle coverage", "Share of instances whose cited source was materialised, so the "
        "oracle run could be evaluated.", "tool_acc"),
     _t("Oracle ToolAcc", "Oracle ToolAcc", "ToolAcc of the oracle run (given the cited source's text), over "
@@ -176,7 +179,13 @@ def describe(key: str, main_metric: str = "") -> Term:
     'nDCG@10 (MIRB average)'
     >>> describe("weird_key").definition
     'weird_key, as reported by the scorer (no glossary entry).'
+    >>> describe("CiteRecall@20", "OfflineToolAcc").label   # a stored offline result keeps its key, not the name
+    'Offline CiteRecall@20'
     """
+    if main_metric.startswith("OfflineToolAcc") and re.fullmatch(r"CiteRecall@\d+", key):
+        offline = lookup("Offline" + key)
+        if offline is not None:
+            return offline.model_copy(update={"key": key})
     found = lookup(key)
     if found is not None:
         return found

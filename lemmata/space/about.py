@@ -53,12 +53,26 @@ stores a new version that supersedes the old one; both stay in the store and in 
 source's full text. Submissions scored here search an offline retrieval artifact, which has no source full
 text, so their headline is **OfflineToolAcc (source identity ∧ Suff)**: grounded means the selected source
 is the cited source by the source-identity matcher, and Suff is judged from the gap and the statement alone
-(no source text, no anchor hint). It is shown with CiteRecall@20, SourceAcc, SuffRate and AbstentionRate,
-and it is never labelled ToolAcc; only the paper's reported rows carry that name. Re²Math tracks also name
-their budget: the paper protocol (one query, at most one source opened, lists of 20) is the plain track, and
-a declared larger budget is its own track (for example `raw-q3o5`). Results on
-`re2math-scholar-offline-1.0.0` carry a <span class="lm-badge lm-superseded">superseded</span> badge and are
-ranked apart from `re2math-scholar-offline-2.0.0`.
+(no source text, no anchor hint). It is shown with Offline CiteRecall@20, SourceAcc, SuffRate and
+AbstentionRate, and it is never labelled ToolAcc; only the paper's reported rows carry that name. **Offline
+grounding is source identity**: a correct statement from an admissible *other* source scores 0 offline (the
+paper's judge counts most successes that way), so only the live protocol measures the paper's
+citation-invariant ToolAcc; and Offline CiteRecall@20 is measured on the offline world's haystack, never in a
+column beside the paper's CiteRecall@20. Re²Math tracks also name their budget: the paper protocol (one
+query, at most one source opened, lists of 20) is the plain track, and a declared larger budget is its own
+track (for example `raw-q3o5`). Results on `re2math-scholar-offline-1.0.0` carry a
+<span class="lm-badge lm-superseded">superseded</span> badge and are ranked apart; each world version
+(`re2math-scholar-offline-2.0.0`, the current `re2math-scholar-offline-2.1.0`) ranks in its own group.
+
+**What a Re²Math system sees offline (world 2.1).** A search hit shows the same five fields for every record —
+id, rank, score, title, authors — rendered by one display (LaTeX to text, Unicode NFC, hyphens repaired,
+sentence case; author surnames in one ASCII transliteration) with opaque ids (a fixed pseudo-random
+permutation). No year, abstract, DOI, arXiv id or venue is shown in a hit, because their presence and
+distribution differ between the arXiv distractors, the journal and book distractors and the cited sources:
+the display is uniform so that form cannot point to the answer. The world applies each query's year cutoff
+itself. Opening a record shows its full bibliographic entry (authors, year, venue, arXiv id or DOI) and the
+abstract where one exists — arXiv records only, so an opening still tells more about origin than a hit
+(measured by `perf/world_audit.py`).
 
 **Ties share a rank**; the interval next to each score (its kind is shown on hover) says how much the
 number could move with a different sample of items.

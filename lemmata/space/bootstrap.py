@@ -195,17 +195,17 @@ def release_step(releases_root: Path) -> Callable[[Callable[[str], None]], str]:
 
 
 def artifact_step() -> Callable[[Callable[[str], None]], str]:
-    """Build the offline retrieval world submissions are scored against (re2math-scholar-offline-2.0.0, with the
-    releases it indexes) when missing; the superseded 1.0.0 artifact is built on demand, for old results only."""
+    """Build the current offline retrieval world (re2math-scholar-offline-2.1.0, with the releases it indexes) when
+    missing; the superseded 2.0.0 and 1.0.0 artifacts are built on demand, for their results only."""
 
     def run(report: Callable[[str], None]) -> str:
-        from lemmata.benchmarks.re2math.scholar.world import default_world, default_world_path
+        from lemmata.benchmarks.re2math.scholar.worlds import current_world, world_path
 
-        path = default_world_path()
+        path = world_path()
         if path.is_dir():
             raise Skip(f"{path.name} already built")
-        report(f"building {path.name} (the distractor corpus and every cited source; about 30 s)")
-        world = default_world(build=True, quiet=True)
+        report(f"building {path.name} (the distractor corpora and every cited source; about a minute)")
+        world = current_world(build=True, quiet=True)
         return f"built {world.root.name}"
 
     return run

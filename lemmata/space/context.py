@@ -160,7 +160,7 @@ def default_steps(ctx: SpaceContext) -> list[Step]:
         Step("restore", "restoring results from the Hub", restore_run, blocks_submissions=True),
         Step("index", "indexing the results folder", index_run, blocks_submissions=True),
         Step("releases", "building missing releases", optional(release_step(config.releases_root))),
-        Step("artifact", "building the offline retrieval world (re2math-scholar-offline-2.0.0)", optional(artifact_step())),
+        Step("artifact", "building the offline retrieval world (re2math-scholar-offline-2.1.0)", optional(artifact_step())),
         Step("oracles", "checking oracles", oracles_run),
         Step("worker", "starting the scorer", worker_run),
         Step("reported", "importing reported rows from the papers", optional(reported_step(store))),

@@ -9,7 +9,8 @@ from lemmata.formats.results import Result
 
 #: measure -> printed label, in print order
 LABELS = {"recall@1": "R@1", "recall@5": "R@5", "recall@10": "R@10", "ndcg@10": "nDCG@10", "mrr@100": "MRR@100",
-          "CiteRecall@20": "CiteRecall@20", "ToolAcc": "ToolAcc"}
+          "CiteRecall@20": "CiteRecall@20", "OfflineCiteRecall@20": "Offline CiteRecall@20", "SourceAcc": "SourceAcc",
+          "ToolAcc": "ToolAcc"}
 
 
 def _fmt(entry: Any) -> str:

@@ -39,7 +39,9 @@ from lemmata.benchmarks.re2math.judging import (
 )
 from lemmata.benchmarks.re2math.replay import CANDIDATES_N
 from lemmata.benchmarks.re2math.resources import Context
-from lemmata.benchmarks.re2math.semantics import OFFLINE_METRIC, FrozenKind, headline, superseded_by
+from lemmata.benchmarks.re2math.semantics import (
+    OFFLINE_METRIC, FrozenKind, cite_recall_key, headline, superseded_by,
+)
 from lemmata.benchmarks.re2math.submission import BENCHMARK, Header, budget_of
 
 SCORER_VERSION = "re2math-scorer/1"
@@ -143,6 +145,8 @@ def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessme
     named = dict(report.metrics())
     if kind == "offline":
         named = {OFFLINE_NAMES.get(k, k): v for k, v in named.items() if OFFLINE_NAMES.get(k, k) is not None}
+        cite = cite_recall_key(kind, ctx.artifact.artifact_id, CITE_RECALL_N)
+        named = {(cite if k == f"CiteRecall@{CITE_RECALL_N}" else k): v for k, v in named.items()}
         named.update(offline_rates([v for _, v in finished], n_resamples=report.n_resamples, seed=report.seed))
     metrics: dict[str, Any] = {}
     for name, m in named.items():

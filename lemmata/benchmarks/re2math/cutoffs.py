@@ -101,10 +101,10 @@ def cutoff_table(rows: Iterable[Mapping[str, Any]], cited_year: Mapping[str, int
 
 def cited_years(artifact_path: str, instance_ids: Iterable[str]) -> dict[str, int | None]:
     """The year of each instance's cited-source record in a 1.x artifact or a 2.x world."""
-    from lemmata.benchmarks.re2math.scholar import world as scholar_world
+    from lemmata.benchmarks.re2math.scholar.worlds import is_any_world, open_any_world
 
-    if scholar_world.is_world(artifact_path):
-        w = scholar_world.open_world(artifact_path)
+    if is_any_world(artifact_path):
+        w = open_any_world(artifact_path)
         return {i: w.open(w.attribution(i).record_id).year for i in instance_ids}
     from lemmata.benchmarks.re2math.scholar.artifact import open_artifact
 

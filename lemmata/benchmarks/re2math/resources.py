@@ -100,7 +100,9 @@ class Resources:
         import json
 
         from lemmata.benchmarks.re2math.scholar.artifact import INFO_FILE, SCHEMA, artifact_id
-        from lemmata.benchmarks.re2math.scholar.world import SCHEMA as WORLD_SCHEMA, world_id
+        from lemmata.benchmarks.re2math.scholar.world import SCHEMA as WORLD_SCHEMA
+        from lemmata.benchmarks.re2math.scholar.world21 import SCHEMA as WORLD_21_SCHEMA
+        from lemmata.benchmarks.re2math.scholar.worlds import world_id
 
         found = set()
         root = self._artifacts_dir()
@@ -109,19 +111,20 @@ class Resources:
                 info = json.loads((folder / INFO_FILE).read_text("utf-8"))
             except (OSError, ValueError):
                 continue
-            if isinstance(info, dict) and info.get("schema_version") in (SCHEMA, WORLD_SCHEMA) and (
+            if isinstance(info, dict) and info.get("schema_version") in (SCHEMA, WORLD_SCHEMA, WORLD_21_SCHEMA) and (
                     folder / "MANIFEST.json").is_file():
                 found.add(folder.name)
-        return sorted(found | {artifact_id(), world_id()})
+        return sorted(found | {artifact_id(), world_id("2.0.0"), world_id()})
 
     def artifact(self, artifact_id: str) -> ScholarlyArtifact:
         from lemmata.benchmarks.re2math.scholar import artifact as art
         from lemmata.benchmarks.re2math.scholar import world as scholar_world
+        from lemmata.benchmarks.re2math.scholar import worlds
 
         with self._lock:
             if artifact_id not in self._artifacts:
                 path = self._artifacts_dir() / artifact_id
-                defaults = (art.artifact_id(), scholar_world.world_id())
+                defaults = (art.artifact_id(), worlds.world_id("2.0.0"), worlds.world_id())
                 if not path.is_dir():
                     if not (self.build_missing and artifact_id in defaults):
                         raise LemmataError(f"retrieval artifact {artifact_id} is not under {self._artifacts_dir()}")
@@ -131,12 +134,13 @@ class Resources:
                     if artifact_id == art.artifact_id():
                         art.build_artifact(release.root, self._artifacts_dir(), quiet=True)
                     else:
-                        scholar_world.build_world(release.root, scholar_world.default_distractor_path(),
-                                                  self._artifacts_dir(), quiet=True)
-                if scholar_world.is_world(path):
+                        worlds.build_world_version(worlds.version_of(artifact_id), release.root,
+                                                   scholar_world.default_distractor_path(), self._artifacts_dir(),
+                                                   quiet=True)
+                if worlds.is_any_world(path):
                     from lemmata.benchmarks.re2math.scholar.world_artifact import WorldArtifact
 
-                    opened = WorldArtifact(scholar_world.open_world(path))
+                    opened = WorldArtifact(worlds.open_any_world(path))
                 else:
                     opened = _open_artifact_once(path)
                 if not is_scholarly(opened):

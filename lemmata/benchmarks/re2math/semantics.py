@@ -79,3 +79,22 @@ def superseded_by(artifact_id: str) -> str | None:
     from lemmata.benchmarks.re2math.scholar.world import world_id
 
     return world_id() if artifact_id == v1_id() else None
+
+
+#: offline artifacts whose results were stored with the key ``CiteRecall@N`` (kept, so their result ids never change)
+LEGACY_CITE_RECALL_KEY = ("re2math-scholar-offline-1.0.0", "re2math-scholar-offline-2.0.0")
+
+
+def cite_recall_key(kind: FrozenKind, artifact_id: str, n: int) -> str:
+    """The result key of CiteRecall@N: ``OfflineCiteRecall@N`` on an offline world (its haystack and display
+    are not Google Scholar's), the paper's ``CiteRecall@N`` live; results on the first two offline artifacts keep
+    the key they were stored with (the board labels them offline).
+
+    >>> cite_recall_key("offline", "re2math-scholar-offline-2.1.0", 20), cite_recall_key("live", "cache-x", 20)
+    ('OfflineCiteRecall@20', 'CiteRecall@20')
+    >>> cite_recall_key("offline", "re2math-scholar-offline-2.0.0", 20)
+    'CiteRecall@20'
+    """
+    if kind == "offline" and artifact_id not in LEGACY_CITE_RECALL_KEY:
+        return f"OfflineCiteRecall@{n}"
+    return f"CiteRecall@{n}"

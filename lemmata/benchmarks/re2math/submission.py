@@ -124,7 +124,7 @@ class Record(_Strict):
     opened: list[SourceId] | None = Field(
         default=None, max_length=MAX_OPENS,
         description="ids the system opened, in order, each among this record's candidates; required on "
-                    "re2math-scholar-offline-2.0.0 (where a statement's source must be among them)")
+                    "the 2.x worlds (where a statement's source must be among them)")
     selected_source: str | None = Field(max_length=MAX_ID_CHARS,
                                         description="a candidate id returned by one of the queries; null abstains")
     statement: str | None = Field(max_length=MAX_STATEMENT_CHARS,

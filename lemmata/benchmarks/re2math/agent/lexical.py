@@ -1,17 +1,18 @@
-"""A non-LLM Re²Math agent on the offline world 2.0.0 — a baseline, and a template for your own agent.
+"""A non-LLM Re²Math agent on the current offline world — a baseline, and a template for your own agent.
 
 It runs under the paper's budget by default — one query, at most one source
 opened, lists of 20 (:data:`MAX_QUERIES`, :data:`MAX_OPENED`) — against
-``re2math-scholar-offline-2.0.0``, where opening a record returns its
-bibliographic data and abstract, never a statement.
+the current world (``re2math-scholar-offline-2.1.0``), where opening a record
+returns its bibliographic entry and abstract, never a statement.
 
 For every instance it does what a retrieval-augmented assistant does, with no
 model in the loop, so every step is deterministic and easy to replace:
 
 1. **Write queries** from the proof state (:func:`make_queries`): the target
-   theorem, the last local proof block and — on the assisted track — the
-   anchor hint, each whitespace-normalised and clipped to
-   :data:`QUERY_CHARS` characters; the first ``max_queries`` are sent.
+   theorem — on the assisted track led by the anchor hint, so the one query
+   the paper's budget allows carries the hint — and the last local proof
+   block, each whitespace-normalised and clipped to :data:`QUERY_CHARS`
+   characters; the first ``max_queries`` are sent.
 2. **Search** the artifact once per query with the instance's year cutoff (the
    citing paper's ``publication_year``) and the scorer's list length (20),
    recording the candidate ids exactly as returned: the scorer replays them.
@@ -72,11 +73,20 @@ def clip(text: str, limit: int = QUERY_CHARS) -> str:
 
 
 def make_queries(row: Mapping[str, Any], track: str) -> list[str]:
-    """Step 1: the target theorem, the last local block and (assisted) the anchor hint; blanks and repeats dropped."""
+    """Step 1: the target theorem, then the last local block; blanks and repeats dropped.
+
+    On the assisted track the first query — the only one sent under the
+    paper's budget — leads with the anchor hint, followed by the target
+    theorem (unless the hint already says it), so the hint the track adds is
+    what the one query searches with.
+    """
     x = row["x"]
-    parts = [x["global_context"]["target_theorem"], *(x["local_context"][-1:])]
+    target = x["global_context"]["target_theorem"]
+    first = target
     if track == "assisted":
-        parts.append(x["anchor_hint"])
+        hint = " ".join((x.get("anchor_hint") or "").split())
+        first = hint if " ".join(target.split()) in hint else f"{hint} {target}".strip()
+    parts = [first, *(x["local_context"][-1:])]
     return list(dict.fromkeys(q for q in (clip(p) for p in parts) if q))
 
 
@@ -172,11 +182,11 @@ def run_agent(out_dir: str | Path, *, track: str = "assisted", split: str = "eva
     from lemmata.catalog import release_path
     from lemmata.benchmarks.re2math.meta import RE2MATH
     from lemmata.catalog import open_release_folder as open_release
-    from lemmata.benchmarks.re2math.scholar.world import default_world
     from lemmata.benchmarks.re2math.scholar.world_artifact import WorldArtifact
+    from lemmata.benchmarks.re2math.scholar.worlds import current_world
     from lemmata.formats.envelope import SUBMISSION_FORMAT
 
-    artifact = artifact or WorldArtifact(default_world(build=True))
+    artifact = artifact or WorldArtifact(current_world(build=True))
     config, _, config_split = split.partition("/")
     rows = open_release(release_path(RE2MATH)).rows(config, config_split)
     header = {

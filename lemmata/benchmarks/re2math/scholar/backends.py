@@ -29,6 +29,7 @@ def open_backend(artifact: str | Path) -> "ScholarArtifact | ReplayBackend | Wor
     """
     from lemmata.core.paths import artifacts_dir
     from lemmata.benchmarks.re2math.scholar.querycache import QUERIES_FILE
+    from lemmata.benchmarks.re2math.scholar.worlds import current_world, is_any_world, open_any_world, version_of
 
 
     path = Path(artifact)
@@ -37,12 +38,12 @@ def open_backend(artifact: str | Path) -> "ScholarArtifact | ReplayBackend | Wor
         if not path.exists():
             if str(artifact) == artifact_id():
                 return default_artifact()
-            if str(artifact) == scholar_world.world_id():
-                return scholar_world.WorldBackend(scholar_world.default_world())
+            if version_of(str(artifact)) in ("2.0.0", "2.1.0"):
+                return scholar_world.WorldBackend(current_world(version=version_of(str(artifact))))
             raise InputError.one(str(artifact), f"unknown retrieval artifact: neither a path nor an artifact under "
                                                 f"{artifacts_dir()}", field="retrieval_artifact")
     if path.is_file() or (path / QUERIES_FILE).is_file():
         return ReplayBackend.open(path)
-    if scholar_world.is_world(path):
-        return scholar_world.WorldBackend(scholar_world.open_world(path))
+    if is_any_world(path):
+        return scholar_world.WorldBackend(open_any_world(path))
     return open_artifact(path)

@@ -18,11 +18,16 @@ from lemmata.store import Store
 
 
 @pytest.fixture(scope="module")
-def artifact():
-    from lemmata.benchmarks.re2math.scholar.world import default_world
+def artifact(scholar_world_21):
+    """The current world (the session's 2.1 build, linked where the CLI looks for it: no second build)."""
     from lemmata.benchmarks.re2math.scholar.world_artifact import WorldArtifact
+    from lemmata.benchmarks.re2math.scholar.worlds import open_any_world, world_path
 
-    return WorldArtifact(default_world(build=True))
+    link = world_path()
+    if not link.exists():
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(scholar_world_21, target_is_directory=True)
+    return WorldArtifact(open_any_world(link))
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +47,8 @@ def test_queries_come_from_the_proof_state_only():
     raw = make_queries(row, "raw")
     assert raw[0] == "T holds" and raw[1].startswith("b2 b2") and len(raw[1]) <= 1000
     assert make_queries(row, "assisted") == raw  # the anchor repeats the target: asked once
+    hinted = {**row, "x": {**row["x"], "anchor_hint": "apply  the maximum principle"}}
+    assert make_queries(hinted, "assisted")[0] == "apply the maximum principle T holds"  # the one query has the hint
     assert clip("word " * 10, 12) == "word word"
 
 
@@ -90,9 +97,10 @@ def test_agent_scores_through_the_pipeline_with_pending_verdicts(submission, rec
     assert result.status == "pending_oracle" and result.pending > 0
     assert result.main.metric == "OfflineToolAcc" and result.main.value is None  # never a fake score offline
     assert result.frozen.retrieval_artifact == artifact.artifact_id
-    cite = result.metrics["CiteRecall@20"]
+    assert "CiteRecall@20" not in result.metrics  # an offline world's number has its own name
+    cite = result.metrics["OfflineCiteRecall@20"]
     assert cite["final"] and cite["pending"] == 0 and cite["total"] == 200
-    # CiteRecall@20 counts the instances whose cited source is among the recorded candidates
+    # Offline CiteRecall@20 counts the instances whose cited source is among the recorded candidates
     _, recs = records
     found_by_id = sum(artifact.attribution(r["instance_id"]).record_id in
                       {c for q in r["queries"] for c in q["candidates"]} for r in recs)
@@ -107,7 +115,7 @@ def test_cli_runs_the_agent_into_the_store(tmp_path, capsys, artifact):
                str(tmp_path / "store")])
     assert rc == 0
     line = capsys.readouterr().out.strip()
-    assert line.startswith("re2math/raw re2math-1.0.0 eval200/test") and "CiteRecall@20 0." in line
+    assert line.startswith("re2math/raw re2math-1.0.0 eval200/test") and "Offline CiteRecall@20 0." in line
     assert "OfflineToolAcc" in line or "pending_oracle" in line
     (result,) = Store(tmp_path / "store").results(benchmark="re2math")
     assert result.status == "pending_oracle"

@@ -267,7 +267,8 @@ def test_default_artifact_builds_release_and_artifact_when_missing(tmp_path, mon
 def test_cli_build_search_open_verify(artifact_dir, re2math_release, tmp_path, capsys):
     from lemmata.cli import main
 
-    assert main(["artifact", "build", "--release", str(re2math_release), "--out", str(tmp_path), "--quiet"]) == 0
+    assert main(["artifact", "build", "--version", "1.0.0", "--release", str(re2math_release), "--out", str(tmp_path),
+                 "--quiet"]) == 0
     built = Path(capsys.readouterr().out.strip())
     assert _files(built) == _files(artifact_dir)
 

@@ -327,3 +327,7 @@ def _write_index(docs: list[list[str]], folder: Path) -> dict[str, Any]:
             "method": METHOD, "documents": index["documents"], "vocabulary": index["vocabulary"],
             "score_decimals": SCORE_DECIMALS, "ties": "record id ascending", "default_n": DEFAULT_N,
             "year_filter": "records stored in year order; a cutoff scores the prefix of records dated <= cutoff"}
+
+
+#: the steps world 2.1's builder (:mod:`lemmata.benchmarks.re2math.scholar.world21`) reuses unchanged
+Work, match_cluster, title_postings, write_jsonl = _Work, _match_cluster, _title_postings, _write_jsonl

@@ -1,0 +1,151 @@
+r"""The one display of a scholarly record: every title and author list a world shows goes through here.
+
+World 2.0.0 showed each record's text in the form its origin gave it: arXiv
+titles in their authors' case with LaTeX, titles parsed from citation strings
+with residue (``{\~a}``), hyphens broken at line ends (``Landau- de Gennes``)
+and another case convention. A system could tell a citation-parsed (gold)
+record from an arXiv (distractor) record by its *form*. World 2.1 renders
+every record through these functions, whatever its origin:
+
+- **title** (:func:`display_title`): LaTeX to text, Unicode NFC, whitespace
+  collapsed, hyphen breaks repaired, surrounding quotes and trailing
+  punctuation dropped, and one case rule — lower case with the first letter
+  capitalised (sentence case), which every origin can be brought to (the
+  reverse, guessing proper nouns, is not uniform);
+- **authors** (:func:`display_authors`): surnames only, transliterated to
+  ASCII by one table (:func:`transliterate`), capitalised by one rule, at
+  most :data:`MAX_AUTHORS`, in order, without repeats.
+
+The rules are deliberately lossy: what matters is that two records of the same
+work from different origins look the same, so that form cannot point to gold.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+#: authors shown per record
+MAX_AUTHORS = 4
+#: version of these rules, recorded in a world's ARTIFACT.json (a change needs a new world version)
+DISPLAY_VERSION = "1"
+
+#: letters NFKD does not decompose, transliterated by one table
+_TRANSLIT = str.maketrans({
+    "ß": "ss", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "đ": "d",
+    "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "Th", "ı": "i", "ħ": "h", "ŋ": "ng", "’": "'", "‘": "'",
+    "ʼ": "'", "`": "'",
+})
+_DASHES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2212": "-", "\u00ad": ""})
+_QUOTES = "\"'“”‘’«»`"
+
+
+def transliterate(text: str) -> str:
+    """ASCII form of a name: accents removed (NFKD), the few letters NFKD keeps mapped by one table.
+
+    >>> transliterate("Łoś"), transliterate("Schröder-Ørsted"), transliterate("Đoković"), transliterate("Gaß")
+    ('Los', 'Schroder-Orsted', 'Dokovic', 'Gass')
+    """
+    decomposed = unicodedata.normalize("NFKD", text.translate(_TRANSLIT))
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).translate(_TRANSLIT)
+
+
+def _capitalise(name: str) -> str:
+    """One case rule for a surname: lower case, each part (after a space, hyphen or apostrophe) capitalised.
+
+    >>> _capitalise("o'CONNELL"), _capitalise("van den bergh"), _capitalise("ALLEN-cahn")
+    ("O'Connell", 'Van Den Bergh', 'Allen-Cahn')
+    """
+    return re.sub(r"(^|[\s\-'])([a-z])", lambda m: m.group(1) + m.group(2).upper(), name.lower())
+
+
+def display_author(surname: str | None) -> str | None:
+    """One shown surname (None when nothing name-like is left).
+
+    >>> display_author("bjÖrner"), display_author(" łoś "), display_author("42"), display_author(None)
+    ('Bjorner', 'Los', None, None)
+    """
+    if not surname:
+        return None
+    s = " ".join(transliterate(surname).split())
+    s = re.sub(r"[^A-Za-z'\- ]", "", s).strip(" -'")
+    return _capitalise(s) if len(s) > 1 else None
+
+
+def display_authors(surnames: Iterable[str | None]) -> list[str]:
+    """Shown author list: distinct shown surnames in order, at most :data:`MAX_AUTHORS`.
+
+    >>> display_authors(["kim", "Samworth", "KIM", None, "o'connell", "bergh", "müller"])
+    ['Kim', 'Samworth', "O'Connell", 'Bergh']
+    """
+    out: list[str] = []
+    for s in surnames:
+        d = display_author(s)
+        if d and d not in out:
+            out.append(d)
+    return out[:MAX_AUTHORS]
+
+
+def repair_hyphens(text: str) -> str:
+    """Hyphens broken by line ends or spacing, rejoined; dashes unified to ``-``.
+
+    >>> repair_hyphens("Landau- de Gennes"), repair_hyphens("Navier -- Stokes"), repair_hyphens("quasi- periodic")
+    ('Landau-de Gennes', 'Navier-Stokes', 'quasi-periodic')
+    """
+    s = text.translate(_DASHES)
+    s = re.sub(r"(?<=\w)\s*-{1,3}\s+(?=\w)|(?<=\w)\s+-{1,3}\s*(?=\w)", "-", s)
+    return re.sub(r"(?<=\w)-{2,3}(?=\w)", "-", s)
+
+
+def sentence_case(text: str) -> str:
+    """The one case rule: everything lower case, the first letter capitalised.
+
+    >>> sentence_case("On The Navier-Stokes EQUATIONS"), sentence_case("l^p spaces")
+    ('On the navier-stokes equations', 'L^p spaces')
+    """
+    low = text.lower()
+    for i, c in enumerate(low):
+        if c.isalpha():
+            return low[:i] + c.upper() + low[i + 1:]
+    return low
+
+
+def display_title(title: str | None) -> str:
+    r"""Shown title: LaTeX to text, NFC, whitespace and hyphens repaired, quotes and end punctuation dropped,
+    sentence case.
+
+    >>> display_title(r"Sharp bounds for $L^p$ norms of \emph{Harmonic} maps.")
+    'Sharp bounds for l^p norms of harmonic maps'
+    >>> display_title("“Landau- de  Gennes theory   of NEMATIC liquid crystals”")
+    'Landau-de gennes theory of nematic liquid crystals'
+    >>> display_title(r"Sur les op{\'e}rateurs") == display_title("Sur les opérateurs")
+    True
+    """
+    from lemmata.core.latex_text import latex_to_text
+
+    return display_plain_title(latex_to_text(title or ""))
+
+
+def display_plain_title(text: str) -> str:
+    """:func:`display_title` of a title already free of LaTeX (the builder converts each title once).
+
+    >>> display_plain_title("ON THE  Navier -- Stokes equations.")
+    'On the navier-stokes equations'
+    """
+    s = unicodedata.normalize("NFC", text)
+    s = repair_hyphens(" ".join(s.split()))
+    s = s.strip().strip(_QUOTES).strip(" ,.;:").strip(_QUOTES).strip()
+    return sentence_case(" ".join(s.split()))
+
+
+def display_name_surnames(names: Iterable[str]) -> list[str]:
+    r"""Shown authors of a list of full names in any order ("Last, First" or "First Last", with LaTeX).
+
+    >>> display_name_surnames([r"Aar{\~a}o Reis, Fabio D. A.", "Patrick B. Allen", r"Bj{\'o}rner, A."])
+    ['Reis', 'Allen', 'Bjorner']
+    """
+    from lemmata.benchmarks.re2math.scholar.citations import surname
+    from lemmata.core.latex_text import latex_to_text
+
+    return display_authors(surname(latex_to_text(n)) for n in names)
