@@ -40,11 +40,13 @@ def _group(store: Store, result_id: str) -> str:
     return next(r["group_key"] for r in store.result_rows() if r["result_id"] == result_id)
 
 
-def test_static_model_scores_into_the_baselines_group_reproducibly_with_the_cli_id(tmp_path, capsys):
+def test_static_model_scores_into_the_baselines_group_reproducibly_with_the_cli_id(tmp_path, capsys, monkeypatch):
     from lemmata.cli import main
 
+    monkeypatch.setenv("LEMMATA_EMBEDDING_CACHE", str(tmp_path / "cache"))  # the CLI's cache too
     store = Store(tmp_path / "store")
-    cache = EmbeddingCache(tmp_path / "cache")
+    cache = EmbeddingCache()
+    assert cache.root == tmp_path / "cache"
     [ev] = evaluate("model2vec:tokenlearn-static-model", [f"{THEOREM}:raw"], out=tmp_path / "a", store=store,
                     cache=cache, quiet=True)
     model = ev.result.model
