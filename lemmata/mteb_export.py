@@ -31,7 +31,7 @@ MAIN_SCORES = {"ndcg@10": "ndcg_at_10", "recall@5": "recall_at_5"}
 
 def _qrels(task: Any, part: Any) -> dict[str, dict[str, int]]:
     """The judged relevance of one part, from the track handler's own collection (never from the task)."""
-    from lemmata.registry import handler_for
+    from lemmata.families import handler_for
 
     if part.label is not None:  # MIRB: a collection per task
         from lemmata.benchmarks.mirb.track import task_collection

@@ -16,7 +16,7 @@ import pytest
 
 from lemmata.evaluation import evaluate
 from lemmata.retrievers.embedding_cache import EmbeddingCache
-from lemmata.runner import score_file
+from lemmata.tracks.runner import score_file
 from lemmata.store import Store
 
 THEOREM = "re2math-theorem-retrieval"
