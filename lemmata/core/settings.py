@@ -82,6 +82,12 @@ VARIABLES: tuple[Variable, ...] = (
     _v("lean", "LEMMATA_LEAN_TIMEOUT_S", "seconds per proof check"),
     _v("lean", "LEMMATA_LEAN_BATCH", "proofs per server request"),
     _v("lean", "LEMMATA_LEAN_MAX_RETRIES", "retries of a failed server request", "4"),
+    # the evaluation harness (lemmata evaluate)
+    _v("evaluate", "LEMMATA_EMBEDDINGS_BASE_URL", "OpenAI-compatible endpoint serving /v1/embeddings (openai:MODEL)"),
+    _v("evaluate", "LEMMATA_EMBEDDINGS_MODEL", "embedding model name at that endpoint (when the spec is just 'openai')"),
+    _v("evaluate", "LEMMATA_EMBEDDINGS_API_KEY", "API key of the embeddings endpoint", secret=True),
+    _v("evaluate", "LEMMATA_EMBEDDINGS_TIMEOUT_S", "seconds per embeddings request", "120"),
+    _v("evaluate", "LEMMATA_EMBEDDING_CACHE", "folder of cached corpus embeddings", "$LEMMATA_HOME/embeddings"),
     # search and sources (Re²Math live protocol)
     _v("live", "SERPAPI_API_KEY", "SerpAPI key for recording Google Scholar searches (never written anywhere)",
        secret=True),
