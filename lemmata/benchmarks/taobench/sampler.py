@@ -25,7 +25,6 @@ attempts that pass the check stay *pending*.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -178,13 +177,9 @@ def model_info(runner: ChatRunner, sampling: Sampling, n: int) -> ModelInfo:
                      sampling={**sampling.model_dump(mode="json"), "n": n}, prompt_version=PROMPT_ID)
 
 
-def write_lines(path: str | Path, lines: Sequence[dict[str, Any]]) -> Path:
-    """Write JSONL atomically (a rerun never leaves a half-written submission)."""
-    import os
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(json.dumps(obj, ensure_ascii=False) + "\n" for obj in lines), encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+def write_lines(path: str | Path, lines: Sequence[dict[str, Any]]) -> Path:
+    """Write the submission JSONL atomically (a rerun never leaves a half-written submission)."""
+    from lemmata.core.jsonl import write_jsonl
+
+    return write_jsonl(path, list(lines))
