@@ -125,3 +125,19 @@ def test_run_scores_resumes_byte_identically_and_judge_fills_pending(releases, t
     assert latest.version == 2 and latest.supersedes == first.result_id and latest.status == "complete"
     assert store.result_path(first).read_bytes() == old_bytes
     assert store.get_submission(first.submission_sha256).status == "scored"
+
+    # the space's worker does the same once an oracle is configured, and leaves pending work alone without one
+    from lemmata.space.worker import ScoringWorker
+
+    other = Store(tmp_path / "store2")
+    v1 = score_file(sub_a, other)
+    idle = ScoringWorker(other)
+    assert idle.run_once() is False and other.get_submission(v1.submission_sha256).status == "pending_oracle"
+    with KiminaDouble() as lean:
+        verifier = LeanVerifier(LeanConfig(url=lean.url, mathlib_version="v4.23.0", backoff_s=0))
+        worker = ScoringWorker(other, oracles=lambda: OracleConfig(lean=verifier, extra={
+            "allow_double": True, "lean_artifact": str(tmp_path / "lean-artifact")}))
+        assert worker.run_once() is True and worker.run_once() is True  # queued again, then scored
+        assert worker.run_once() is False  # nothing left, and no second revisit before the interval
+    (latest,) = other.results(benchmark="taobench")
+    assert latest.version == 2 and latest.supersedes == v1.result_id
