@@ -32,6 +32,25 @@ def register(sub) -> None:
     rsub = p.add_subparsers(dest="run_benchmark", metavar="BENCHMARK")
     rsub.required = True
 
+    r = rsub.add_parser("re2math", help="the paper's agent protocol (E3 → search → E4) on the offline world",
+                        description="Re²Math: the paper's protocol on the current offline world "
+                        "(re2math-scholar-offline-2.0.0) with the live agent's prompts e3.v1 / e4.v1: one query, the "
+                        "top 20, at most one source opened, one statement copied from it (or an abstention). The "
+                        "budget holds by construction. Judge verdicts come from LEMMATA_JUDGE_* when configured, "
+                        "else they are pending (fill them later with `lemmata judge`).")
+    _endpoint_args(r)
+    r.add_argument("--track", choices=("raw", "assisted"), default="raw",
+                   help="raw: context only (the model writes its own anchor); assisted: plus the anchor hint")
+    r.add_argument("--window", type=int, choices=(1, 3, 5), default=5, help="local proof blocks shown, m (default 5)")
+    r.add_argument("--split", choices=("eval200/test", "pool/dev"), default="eval200/test",
+                   help="instances answered (default eval200/test)")
+    r.add_argument("--temperature", type=float, default=0.0, help="default 0")
+    r.add_argument("--max-tokens", type=int, default=None, help="completion token limit (default: the server's)")
+    r.add_argument("--seed", type=int, default=None, help="seed sent with every request (default: none)")
+    r.add_argument("--artifacts", metavar="DIR", help="folder holding the built offline world (default: the "
+                   "artifacts folder under LEMMATA_HOME, built there when missing)")
+    r.set_defaults(handler=run_re2math)
+
     t = rsub.add_parser("taobench", help="sample N whole Lean proofs per exercise and formulation",
                         description="TaoBench: N proofs per exercise in both formulations (Tao's framework and the "
                         "Mathlib twin), prompt taobench-prove.v1; every sample is submitted (an unusable one as the "
@@ -84,8 +103,6 @@ def _finish(args, submission, meta: dict, runner) -> int:
     import json
     from pathlib import Path
 
-    from lemmata.oracles.chat_runner import RunInterrupted  # noqa: F401
-
     run_meta = {"submission": Path(submission).name, "model": runner.endpoint.model,
                 "endpoint": runner.endpoint.base_url, **meta, "requests": runner.stats.as_dict()}
     meta_path = Path(submission).with_suffix(".run.json")
@@ -111,6 +128,23 @@ def _finish(args, submission, meta: dict, runner) -> int:
     return 0
 
 
+def _interruptible(run):
+    """Ctrl-C ends a run with exit status 130 and one sentence: every answer so far is cached, a rerun resumes."""
+    import functools
+
+    @functools.wraps(run)
+    def wrapper(args) -> int:
+        from lemmata.oracles.chat_runner import RunInterrupted
+
+        try:
+            return run(args)
+        except RunInterrupted as exc:
+            print(str(exc), file=sys.stderr)
+            return 130
+    return wrapper
+
+
+@_interruptible
 def run_taobench(args) -> int:
     from pathlib import Path
 
@@ -130,4 +164,16 @@ def run_taobench(args) -> int:
         lines, meta = sample_submission(release, runner, n=args.n, sampling=sampling, formulations=formulations,
                                         limit=args.limit, quiet=args.quiet)
         path = write_lines(Path(args.out) / f"taobench.{args.release}.{slug(args.model)}.n{args.n}.jsonl", lines)
+        return _finish(args, path, meta, runner)
+
+
+@_interruptible
+def run_re2math(args) -> int:
+    from lemmata.benchmarks.re2math.llm_agent import run_offline_agent
+    from lemmata.oracles.chat_runner import Sampling
+
+    sampling = Sampling(temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed)
+    with _runner(args) as runner:
+        path, meta = run_offline_agent(runner, args.out, track=args.track, split=args.split, window=args.window,
+                                       sampling=sampling, artifacts_root=args.artifacts, quiet=args.quiet)
         return _finish(args, path, meta, runner)

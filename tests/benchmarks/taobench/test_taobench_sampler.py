@@ -101,7 +101,7 @@ def test_run_scores_resumes_byte_identically_and_judge_fills_pending(releases, t
             return original(self, jobs, **{**kw, "on_answer": stop})
 
         monkeypatch.setattr(chat_runner.ChatRunner, "run", interrupted)
-        assert _run(releases, tmp_path / "b", tmp_path / "b.cache", "--no-score") == 1  # stopped, resumable
+        assert _run(releases, tmp_path / "b", tmp_path / "b.cache", "--no-score") == 130  # stopped, resumable
         assert not list((tmp_path / "b").glob("*.jsonl"))
         monkeypatch.setattr(chat_runner.ChatRunner, "run", original)
         sent = len(server.requests)
