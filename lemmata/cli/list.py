@@ -23,7 +23,7 @@ def run(args) -> int:
 
     from lemmata.catalog import release_root
     from lemmata.core.paths import releases_dir
-    from lemmata.registry import list_benchmarks
+    from lemmata.families import list_benchmarks
 
     metas = list_benchmarks()
     folders = {m.release_id: release_root(m) for m in metas}

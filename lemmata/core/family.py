@@ -5,7 +5,7 @@ A family (one paper: Re²Math, TaoBench, …) is a folder under
 and baselines. Its ``__init__`` declares a :class:`Family` whose entries are
 references *inside that folder* (``"meta:RELEASES"``), resolved only when asked
 for, so naming a family never imports its heavy modules. The one registry
-(:mod:`lemmata.registry`) reads these records; nothing else keeps a list of
+(:mod:`lemmata.families`) reads these records; nothing else keeps a list of
 builders, handlers, importers or baseline jobs.
 """
 
