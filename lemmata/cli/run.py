@@ -86,7 +86,7 @@ def score_written(path, *, store: str | None = None, quiet: bool = False):
 
     from lemmata.oracles.chat import judge_from_env
     from lemmata.oracles.lean import verifier_from_env
-    from lemmata.registry import handler_for, validate_upload
+    from lemmata.families import handler_for, validate_upload
     from lemmata.tracks.base import OracleConfig
 
     path = Path(path)

@@ -111,7 +111,7 @@ def test_run_scores_resumes_byte_identically_and_judge_fills_pending(releases, t
 
     # judge: the pending result becomes a complete new version; the old one stays as it was
     store = Store(tmp_path / "store")
-    from lemmata.runner import score_file
+    from lemmata.tracks.runner import score_file
 
     first = score_file(sub_a, store)
     assert first.status == "pending_oracle" and first.version == 1
