@@ -51,6 +51,17 @@ def register(sub) -> None:
                    "artifacts folder under LEMMATA_HOME, built there when missing)")
     r.set_defaults(handler=run_re2math)
 
+    a = rsub.add_parser("ma-align", help="judge the faithfulness of every MA-Align formalization pair",
+                        description="MA-Align: the model judges every (statement, Lean formalization) pair as "
+                        "faithful or not (prompt ma-align-judge.v1; the gold label is never shown); a reply without "
+                        "a boolean verdict abstains (null, counted as wrong). Scored by accuracy against the gold "
+                        "labels.")
+    _endpoint_args(a)
+    a.add_argument("--temperature", type=float, default=0.0, help="default 0")
+    a.add_argument("--max-tokens", type=int, default=None, help="completion token limit (default: the server's)")
+    a.add_argument("--seed", type=int, default=None, help="seed sent with every request (default: none)")
+    a.set_defaults(handler=run_ma_align)
+
     t = rsub.add_parser("taobench", help="sample N whole Lean proofs per exercise and formulation",
                         description="TaoBench: N proofs per exercise in both formulations (Tao's framework and the "
                         "Mathlib twin), prompt taobench-prove.v1; every sample is submitted (an unusable one as the "
@@ -176,4 +187,15 @@ def run_re2math(args) -> int:
     with _runner(args) as runner:
         path, meta = run_offline_agent(runner, args.out, track=args.track, split=args.split, window=args.window,
                                        sampling=sampling, artifacts_root=args.artifacts, quiet=args.quiet)
+        return _finish(args, path, meta, runner)
+
+
+@_interruptible
+def run_ma_align(args) -> int:
+    from lemmata.benchmarks.mathatlas.judge_run import run_ma_align as run
+    from lemmata.oracles.chat_runner import Sampling
+
+    sampling = Sampling(temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed)
+    with _runner(args) as runner:
+        path, meta = run(runner, args.out, sampling=sampling, quiet=args.quiet)
         return _finish(args, path, meta, runner)
