@@ -17,6 +17,8 @@ def _endpoint_args(p) -> None:
                    "LEMMATA_LLM_CACHE or $LEMMATA_HOME/cache/chat); rerunning with the same cache resumes a run")
     p.add_argument("--releases", metavar="DIR", help="folder of built releases")
     p.add_argument("--no-score", action="store_true", help="write the submission only")
+    p.add_argument("--store", metavar="DIR", help="also add the submission and its result to this leaderboard store "
+                   "(`lemmata judge --store DIR` fills its pending verdicts later)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
 
 
@@ -91,7 +93,8 @@ def _runner(args):
 
 
 def score_written(path, *, store: str | None = None, quiet: bool = False):
-    """Score a written submission exactly as ``lemmata score`` does (live oracles when configured)."""
+    """Score a written submission exactly as ``lemmata score`` does (live oracles when configured); with ``store``
+    the submission and its result are stored there, as an upload's are."""
     import datetime as dt
     from pathlib import Path
 
@@ -101,13 +104,18 @@ def score_written(path, *, store: str | None = None, quiet: bool = False):
     from lemmata.tracks.base import OracleConfig
 
     path = Path(path)
+    oracles = OracleConfig(judge=judge_from_env(), lean=verifier_from_env())
+    if store is not None:
+        from lemmata.store import Store
+        from lemmata.tracks.runner import score_file
+
+        return score_file(path, Store(store), submitter="lemmata-run", oracles=oracles)
     validated = validate_upload(path.read_bytes(), path.name)
     handler = handler_for(validated.benchmark)
     if hasattr(handler, "quiet"):
         handler.quiet = quiet
     received = dt.datetime.now(dt.timezone.utc).date().isoformat()
-    return handler.score(validated, received_at=received,
-                         oracles=OracleConfig(judge=judge_from_env(), lean=verifier_from_env()))
+    return handler.score(validated, received_at=received, oracles=oracles)
 
 
 def _finish(args, submission, meta: dict, runner) -> int:
@@ -128,7 +136,7 @@ def _finish(args, submission, meta: dict, runner) -> int:
               + (f"; abstentions {dict(stats.abstentions)}" if stats.abstentions else ""), file=sys.stderr)
     if args.no_score:
         return 0
-    result = score_written(submission, quiet=args.quiet)
+    result = score_written(submission, store=args.store, quiet=args.quiet)
     out = Path(submission).with_suffix(".result.json")
     out.write_text(result.to_json(), encoding="utf-8")
     main = result.main

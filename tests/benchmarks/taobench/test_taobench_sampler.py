@@ -68,7 +68,7 @@ def test_run_scores_resumes_byte_identically_and_judge_fills_pending(releases, t
     with ChatDouble(prover, model_id="prover-x-2026") as server:
         monkeypatch.setenv("LEMMATA_LLM_BASE_URL", server.base_url)
         monkeypatch.setenv("LEMMATA_LLM_MAX_RETRIES", "0")
-        assert _run(releases, tmp_path / "a", tmp_path / "a.cache") == 0
+        assert _run(releases, tmp_path / "a", tmp_path / "a.cache", "--store", str(tmp_path / "store")) == 0
         sub_a = next((tmp_path / "a").glob("*.jsonl"))
         lines = [json.loads(x) for x in sub_a.read_text("utf-8").splitlines()]
         header, records = lines[0], lines[1:]
@@ -113,8 +113,8 @@ def test_run_scores_resumes_byte_identically_and_judge_fills_pending(releases, t
     store = Store(tmp_path / "store")
     from lemmata.tracks.runner import score_file
 
-    first = score_file(sub_a, store)
-    assert first.status == "pending_oracle" and first.version == 1
+    (first,) = store.results(benchmark="taobench")  # stored by `lemmata run --store`
+    assert first.status == "pending_oracle" and first.version == 1 and first.result_id == result["result_id"]
     old_bytes = store.result_path(first).read_bytes()
     with KiminaDouble() as lean:
         verifier = LeanVerifier(LeanConfig(url=lean.url, mathlib_version="v4.23.0", backoff_s=0))
