@@ -123,7 +123,7 @@ def _finish(args, submission, meta: dict, runner) -> int:
     from pathlib import Path
 
     run_meta = {"submission": Path(submission).name, "model": runner.endpoint.model,
-                "endpoint": runner.endpoint.base_url, **meta, "requests": runner.stats.as_dict()}
+                "endpoint": runner.endpoint.shown_url, **meta, "requests": runner.stats.as_dict()}
     meta_path = Path(submission).with_suffix(".run.json")
     meta_path.write_text(json.dumps(run_meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"submission: {submission}")

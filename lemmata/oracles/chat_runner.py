@@ -243,6 +243,18 @@ class Endpoint(BaseModel):
     def url(self) -> str:
         return self.base_url.rstrip("/") + "/chat/completions"
 
+    @property
+    def shown_url(self) -> str:
+        """The base URL without credentials or query (what run metadata records).
+
+        >>> Endpoint(base_url="https://u:secret@h.example/v1?key=k", model="m").shown_url
+        'https://h.example/v1'
+        """
+        from urllib.parse import urlsplit, urlunsplit
+
+        parts = urlsplit(self.base_url)
+        return urlunsplit((parts.scheme, parts.hostname + (f":{parts.port}" if parts.port else ""), parts.path, "", ""))
+
 
 # --- the cache ----------------------------------------------------------------------------------------------------
 
