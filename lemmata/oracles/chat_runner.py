@@ -160,7 +160,7 @@ class _ChatCompletion(BaseModel):
 
     model: str | None = None
     choices: list[_Choice] | None = None
-    usage: _Usage | None = None
+    usage: Any = None  # read leniently: odd accounting never costs an answer
 
 
 def parse_completion(raw: bytes) -> Completion:
@@ -172,12 +172,17 @@ def parse_completion(raw: bytes) -> Completion:
     'truncated: the completion hit the token limit (finish_reason=length)'
     >>> parse_completion(b'{"choices": []}').abstention
     'no choices in the reply'
+    >>> parse_completion(b'{"choices": [{"message": {"content": "y"}}], "usage": {"prompt_tokens": "many"}}').text
+    'y'
     """
     try:
         body = _ChatCompletion.model_validate_json(raw)
     except ValidationError:
         raise Retryable("malformed chat-completions body: " + raw[:120].decode("utf-8", "replace")) from None
-    usage = body.usage or _Usage()
+    try:
+        usage = _Usage.model_validate(body.usage) if isinstance(body.usage, dict) else _Usage()
+    except ValidationError:
+        usage = _Usage()
     meta = {"endpoint_model": body.model, "prompt_tokens": usage.prompt_tokens,
             "completion_tokens": usage.completion_tokens, "cost": usage.cost}
     if not body.choices:
