@@ -30,6 +30,8 @@ the instance there as a recorded abstention.
 
 from __future__ import annotations
 
+import json
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -49,6 +51,23 @@ CHOOSE_REPLY = 'One JSON object and nothing else: {"source": "<the [id] of the o
 EXTRACT_REPLY = ('One JSON object and nothing else: {"statement": "<the statement copied from the source text, '
                  'or null>"}')
 NO_STEP = "(the step that follows the last block)"
+_OBJECT = re.compile(r"\{.*\}", re.S)
+
+
+def reply_object(text: str) -> dict[str, Any]:
+    """The JSON object in a model reply (the first ``{`` to the last ``}``), or {} when there is none.
+
+    >>> reply_object('Sure: {"query": "ricci flow"} done'), reply_object("no json")
+    ({'query': 'ricci flow'}, {})
+    """
+    m = _OBJECT.search(text or "")
+    if not m:
+        return {}
+    try:
+        obj = json.loads(m.group(0))
+    except ValueError:
+        return {}
+    return obj if isinstance(obj, dict) else {}
 
 
 # --- the messages both agents send ---------------------------------------------------------------------------------
@@ -79,8 +98,6 @@ def parse_e3(text: str) -> tuple[str, str | None]:
     >>> parse_e3("no json")
     ('', None)
     """
-    from lemmata.benchmarks.re2math.live_agent import reply_object
-
     obj = reply_object(text)
     query = " ".join(str(obj.get("query") or "").split())[:MAX_QUERY_CHARS]
     anchor = " ".join(str(obj.get("anchor") or "").split())[:MAX_ANCHOR_CHARS] or None
@@ -106,8 +123,6 @@ def extract_messages(row: Mapping[str, Any], window: int, step: str, source: Any
 
 
 def parse_choice(text: str, candidates: Sequence[Any]) -> Any | None:
-    from lemmata.benchmarks.re2math.live_agent import reply_object
-
     wanted = reply_object(text).get("source")
     if isinstance(wanted, str):
         wanted = wanted.strip().strip("[]")
@@ -115,8 +130,6 @@ def parse_choice(text: str, candidates: Sequence[Any]) -> Any | None:
 
 
 def parse_statement(text: str) -> str | None:
-    from lemmata.benchmarks.re2math.live_agent import reply_object
-
     statement = reply_object(text).get("statement")
     return statement.strip()[:MAX_STATEMENT_CHARS] if isinstance(statement, str) and statement.strip() else None
 
