@@ -102,3 +102,68 @@ def test_run_re2math_scores_pending_then_judge_completes_a_new_version(world_hom
     latest = store.results(benchmark="re2math")[0]
     assert latest.version == 2 and latest.supersedes == v1.result_id and latest.pending == 0
     assert store.result_path(v1).read_bytes() == v1_bytes
+
+
+class _World:
+    """A stand-in world: counts every search and opening, so the budget is checked by what the run did."""
+
+    def __init__(self) -> None:
+        from collections import Counter
+
+        self.searches, self.openings = Counter(), Counter()
+
+    def attribution(self, instance_id):
+        from lemmata.core.errors import InputError
+
+        raise InputError.one("world", "no attribution")
+
+    def search(self, query, cutoff, n, *, instance_id=None):
+        from types import SimpleNamespace
+
+        from lemmata.benchmarks.re2math.scholar.querycache import Candidate
+
+        self.searches[instance_id] += 1
+        cands = [Candidate(id=f"rec-{i}", rank=i, kind="scholar_result", title=f"Work {i}", text="A. Author 2001",
+                           authors=["A. Author"], year=2001) for i in range(1, 4)]
+        return SimpleNamespace(candidates=cands, ids=lambda: [c.id for c in cands])
+
+    def materialise(self, record_id, *, instance_id=None):
+        from types import SimpleNamespace
+
+        self.openings[instance_id] += 1
+        return SimpleNamespace(text=f"# {record_id}\n\n## Abstract\nEvery bounded sequence has a convergent subsequence.")
+
+
+def _row(i: int) -> dict:
+    return {"instance_id": f"p{i}_gap_0", "publication_year": 2020,
+            "x": {"global_context": {"setup": "Let X be a space.", "target_theorem": f"Theorem {i}. X is compact."},
+                  "local_context": ["Block one.", "Block two.", "Block three."], "anchor_hint": "HINT: use B-W."}}
+
+
+def test_assisted_track_window_and_budget_by_construction():
+    from lemmata.benchmarks.re2math.llm_agent import solve_all
+    from lemmata.oracles.chat_runner import ChatRunner, Endpoint
+
+    seen: list[str] = []
+
+    def greedy(body: dict) -> str:
+        text = body["messages"][-1]["content"]
+        seen.append(text)
+        if "## E3" in text:  # asks for more than the budget: two queries
+            return '{"query": "bolzano weierstrass", "queries": ["a", "b"], "anchor": "extract a subsequence"}'
+        if "### SEARCH RESULTS" in text:
+            return '{"source": "[rec-2]", "also_open": ["rec-1", "rec-3"]}'
+        return '{"statement": "Every bounded sequence has a convergent subsequence."}'
+
+    world = _World()
+    with ChatDouble(greedy) as server:
+        with ChatRunner(Endpoint(base_url=server.base_url, model="m", backoff_s=0)) as runner:
+            records, abstained, _ = solve_all([_row(i) for i in range(4)], world, runner, track="assisted",
+                                              window=1, quiet=True)
+    assert not abstained and all(n == 1 for n in world.searches.values()) and len(world.searches) == 4
+    assert all(n == 1 for n in world.openings.values()) and len(world.openings) == 4
+    assert all(r["queries"] == [{"text": "bolzano weierstrass", "candidates": ["rec-1", "rec-2", "rec-3"]}]
+               and r["opened"] == ["rec-2"] == [r["selected_source"]] and "anchor" not in r for r in records)
+    e3 = [t for t in seen if "## E3" in t]
+    assert all("HINT: use B-W." in t and "Block three." in t and "Block two." not in t for t in e3)
+    assert len(seen) == 12  # one E3, one choice and one extraction per instance
