@@ -88,6 +88,16 @@ VARIABLES: tuple[Variable, ...] = (
     _v("evaluate", "LEMMATA_EMBEDDINGS_API_KEY", "API key of the embeddings endpoint", secret=True),
     _v("evaluate", "LEMMATA_EMBEDDINGS_TIMEOUT_S", "seconds per embeddings request", "120"),
     _v("evaluate", "LEMMATA_EMBEDDING_CACHE", "folder of cached corpus embeddings", "$LEMMATA_HOME/embeddings"),
+    # the model under evaluation (lemmata run re2math / taobench): an OpenAI-compatible chat endpoint
+    _v("llm", "LEMMATA_LLM_BASE_URL", "OpenAI-compatible endpoint of the model a run evaluates (overrides "
+       "OPENAI_BASE_URL)"),
+    _v("llm", "LEMMATA_LLM_API_KEY", "API key of that endpoint (overrides OPENAI_API_KEY)", secret=True),
+    _v("llm", "OPENAI_BASE_URL", "the endpoint, as the openai client reads it", "https://api.openai.com/v1"),
+    _v("llm", "OPENAI_API_KEY", "the endpoint's key, as the openai client reads it", secret=True),
+    _v("llm", "LEMMATA_LLM_CONCURRENCY", "chat requests in flight during a run", "8"),
+    _v("llm", "LEMMATA_LLM_TIMEOUT_S", "seconds per chat request", "600"),
+    _v("llm", "LEMMATA_LLM_MAX_RETRIES", "retries of a failed chat request (429, 5xx, timeouts)", "6"),
+    _v("llm", "LEMMATA_LLM_CACHE", "folder of the on-disk chat request cache", "$LEMMATA_HOME/cache/chat"),
     # search and sources (Re²Math live protocol)
     _v("live", "SERPAPI_API_KEY", "SerpAPI key for recording Google Scholar searches (never written anywhere)",
        secret=True),

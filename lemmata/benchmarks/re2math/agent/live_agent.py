@@ -3,6 +3,9 @@
 For every instance of a split it does what the paper's agent does, against
 live services, and records everything so the run can be rescored offline:
 
+The messages are built by :mod:`lemmata.benchmarks.re2math.agent.llm_agent`, which the
+offline run (``lemmata run re2math``) uses too, so both send the same prompts.
+
 1. **E3** (``prompts/e3.v1.md``) — an OpenAI-compatible chat model reads the
    setup, the target theorem and the local proof blocks (plus the anchor hint
    on the assisted track) and writes ONE Google Scholar query and its own
@@ -27,62 +30,18 @@ at most 2 E4 calls and at most one source materialised (1–3 arXiv requests).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from lemmata.oracles.judge import Rubric, parse_rubric
+from lemmata.benchmarks.re2math.agent.llm_agent import MAX_QUERY_CHARS, PROMPTS, reply_object  # noqa: F401  (one set)
 
 AGENT_NAME = "Re²Math live reference agent (E3 query → SerpAPI Scholar → E4 choose/extract)"
-PROMPTS = {"e3": 1, "e4": 1}
-MAX_QUERY_CHARS = 1_000
-_OBJECT = re.compile(r"\{.*\}", re.S)
 
 
-def reply_object(text: str) -> dict[str, Any]:
-    """The JSON object in a model reply (the first ``{`` to the last ``}``), or {} when there is none.
-
-    >>> reply_object('Sure: {"query": "ricci flow"} done'), reply_object("no json")
-    ({'query': 'ricci flow'}, {})
-    """
-    m = _OBJECT.search(text or "")
-    if not m:
-        return {}
-    try:
-        obj = json.loads(m.group(0))
-    except ValueError:
-        return {}
-    return obj if isinstance(obj, dict) else {}
-
-
-def _context(row: Mapping[str, Any], window: int) -> dict[str, str]:
-    from lemmata.benchmarks.re2math.judging import proof_blocks
-
-    x = row["x"]
-    blocks = list(x.get("local_context") or [])[-window:]
-    return {"setup": x["global_context"]["setup"].strip(), "target_theorem": x["global_context"]["target_theorem"].strip(),
-            "local_context": proof_blocks({"x": {"local_context": blocks}})}
-
-
-@lru_cache(maxsize=None)
-def load_prompt(name: str, version: int) -> Rubric:
-    """The shipped agent prompt ``prompts/<name>.v<version>.md`` (E3, E4), in the judge's template format."""
-    from importlib import resources
-
-    from lemmata.core.errors import LemmataError
-
-    ref = resources.files(__package__) / "prompts" / f"{name}.v{version}.md"
-    try:
-        data = ref.read_bytes()
-    except FileNotFoundError:
-        raise LemmataError(f"no agent prompt {name}.v{version} in {__package__}/prompts") from None
-    return parse_rubric(name, version, data)
-
-
-def _text(chat: Any, prompt: str, values: Mapping[str, str]) -> str:
-    completion = chat.complete(load_prompt(prompt, PROMPTS[prompt]).render(values))
+def _text(chat: Any, messages: list[dict[str, str]]) -> str:
+    completion = chat.complete(messages)
     return completion.choices[0].message.content or ""
 
 
@@ -90,13 +49,18 @@ def solve(row: Mapping[str, Any], *, chat: Any, search: Any, materialiser: Any, 
           window: int) -> dict[str, Any]:
     """One instance: the submission record (its one query with candidates, the source, the statement)."""
     from lemmata.benchmarks.re2math.agent.live import CANDIDATES_N, excerpts, source_request
+    from lemmata.benchmarks.re2math.agent.llm_agent import (
+        NO_STEP,
+        choose_messages,
+        e3_messages,
+        extract_messages,
+        parse_choice,
+        parse_e3,
+        parse_statement,
+    )
 
     iid = row["instance_id"]
-    ctx = _context(row, window)
-    hint = (row["x"].get("anchor_hint") or "").strip() if track == "assisted" else ""
-    e3 = reply_object(_text(chat, "e3", {**ctx, "anchor_section": f"### INTENDED NEXT STEP\n{hint}\n" if hint else ""}))
-    query = " ".join(str(e3.get("query") or "").split())[:MAX_QUERY_CHARS]
-    anchor = " ".join(str(e3.get("anchor") or "").split())[:4000] or None
+    query, anchor = parse_e3(_text(chat, e3_messages(row, track, window)))
     record: dict[str, Any] = {"instance_id": iid, "queries": [], "selected_source": None, "statement": None}
     if track == "raw":
         record["anchor"] = anchor
@@ -106,13 +70,8 @@ def solve(row: Mapping[str, Any], *, chat: Any, search: Any, materialiser: Any, 
     record["queries"] = [{"text": query, "candidates": result.ids()}]
     if not result.candidates:
         return record
-    listing = "\n\n".join(f"[{c.id}] {c.title} — {', '.join(c.authors[:6])} ({c.year or 'n.d.'})\n{c.text}"
-                          for c in result.candidates)
-    step = anchor or "(the step that follows the last block)"
-    choose = reply_object(_text(chat, "e4", {
-        **ctx, "step": step, "material": f"### SEARCH RESULTS (top {len(result.candidates)})\n{listing}",
-        "reply": 'One JSON object and nothing else: {"source": "<the [id] of the one result to open, or null>"}'}))
-    chosen = next((c for c in result.candidates if c.id == choose.get("source")), None)
+    step = anchor or NO_STEP
+    chosen = parse_choice(_text(chat, choose_messages(row, window, step, result.candidates)), result.candidates)
     if chosen is None:
         return record
     record["selected_source"] = chosen.id
@@ -121,13 +80,9 @@ def solve(row: Mapping[str, Any], *, chat: Any, search: Any, materialiser: Any, 
     if got is None or not got.ok or not got.text:
         return record
     shown, _ = excerpts(got.text, f"{query} {step}")
-    extract = reply_object(_text(chat, "e4", {
-        **ctx, "step": step, "material": f"### SOURCE TEXT (excerpts of [{chosen.id}] {chosen.title})\n{shown}",
-        "reply": 'One JSON object and nothing else: {"statement": "<the statement copied from the source text, '
-                 'or null>"}'}))
-    statement = extract.get("statement")
-    if isinstance(statement, str) and statement.strip():
-        record["statement"] = statement.strip()[:20_000]
+    statement = parse_statement(_text(chat, extract_messages(row, window, step, chosen, shown)))
+    if statement is not None:
+        record["statement"] = statement
     return record
 
 
