@@ -1,0 +1,126 @@
+"""MathRAG: the retrieval pool, what it must never offer, and the context a solver is given.
+
+Three conditions, each its own frozen-tuple group (the ``retrieval_artifact`` names the condition):
+
+- ``zero-shot``: no context;
+- ``expert-rag``: the expert-curated similar problem with its solution, from a pairs file whose sha256 is
+  part of the artifact id (upstream has not published the paper's pairs; nothing here invents them);
+- ``retriever-rag``: the top-k problems of the pool, with their solutions, ranked by a retriever over the
+  problem statements.
+
+The pool is every problem of the release with a reference solution. For each query it excludes the
+*exclusion group* of the query — the problem itself, its duplicates (equal statements once normalised, or
+a shared original statement) and the members of its equivalence set (MathNet-Retrieve's reformulations,
+matched by statement) — because their solutions are the answer. The scorer checks the same rule on every
+submitted context id, so a submission cannot smuggle the answer in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from lemmata.benchmarks.mathnet.solve_schema import duplicate_groups, text_key
+from lemmata.core.hashing import sha256_json
+
+#: how many retrieved problems a retriever-RAG run gives the solver (the paper gives one)
+DEFAULT_K = 1
+MAX_K = 5
+
+
+@dataclass(frozen=True)
+class PoolProblem:
+    problem_id: str
+    problem: str
+    solutions: tuple[str, ...]
+
+
+def equivalence_links(problems: Mapping[str, str], equivalents: Iterable[tuple[str, Sequence[str]]]
+                      ) -> list[tuple[str, str]]:
+    """Links between problems of the release that one equivalence set joins.
+
+    ``equivalents`` gives ``(anchor id, [anchor text, reformulation texts…])`` (MathNet-Retrieve's queries
+    and their positives); release problems whose statement equals any text of a set, and the anchor itself
+    when it is a release problem, are linked.
+
+    >>> equivalence_links({"a": "P.", "b": "Restated: P.", "c": "Q."}, [("a", ["P.", "restated:  P."])])
+    [('a', 'b')]
+    """
+    by_text: dict[str, list[str]] = {}
+    for pid, text in problems.items():
+        by_text.setdefault(text_key(text), []).append(pid)
+    links: list[tuple[str, str]] = []
+    for anchor, texts in equivalents:
+        members = sorted({anchor} & set(problems) | {p for t in texts for p in by_text.get(text_key(t), [])})
+        links += [(members[0], m) for m in members[1:]]
+    return links
+
+
+def retrieve_equivalents(retrieve_release) -> list[tuple[str, list[str]]]:
+    """``(query id, [query text, positive texts of every tier])`` from a MathNet-Retrieve release."""
+    from lemmata.benchmarks.mathnet.meta import TIERS
+    from lemmata.catalog import collection
+
+    sets: dict[str, list[str]] = {}
+    for tier in TIERS:
+        coll = collection(retrieve_release, corpus="corpus", queries="queries", qrels=tier)
+        for qid, text in coll.queries.items():
+            texts = sets.setdefault(qid, [text])
+            texts += [coll.corpus[d].text for d, s in coll.qrels.get(qid, {}).items() if s > 0 and d in coll.corpus]
+    return sorted(sets.items())
+
+
+def exclusion_groups(problems: Sequence[Mapping], equivalents: Iterable[tuple[str, Sequence[str]]] = ()
+                     ) -> dict[str, str]:
+    """``{problem id: exclusion group}``: the release's duplicate groups joined by equivalence sets."""
+    statements = {p["unique_id"]: p["problem"] for p in problems}
+    links = [(p["unique_id"], p["duplicate_group"]) for p in problems]
+    links += equivalence_links(statements, equivalents)
+    return duplicate_groups({pid: [] for pid in statements}, links)
+
+
+def pool_of(problems: Sequence[Mapping]) -> list[PoolProblem]:
+    """Every problem with a reference solution, sorted by id."""
+    return [PoolProblem(p["unique_id"], p["problem"], tuple(p["solutions"]))
+            for p in sorted(problems, key=lambda p: p["unique_id"]) if p["solutions"]]
+
+
+def pool_id(pool: Sequence[PoolProblem], groups: Mapping[str, str]) -> str:
+    """Content id of a pool and its exclusion rule (part of the retrieval artifact)."""
+    return sha256_json({"ids": [p.problem_id for p in pool], "groups": dict(sorted(groups.items()))})[:16]
+
+
+def allowed(query_id: str, candidate_id: str, groups: Mapping[str, str]) -> bool:
+    """Whether ``candidate_id`` may be shown as context for ``query_id``.
+
+    >>> g = {"a": "a", "b": "a", "c": "c"}
+    >>> allowed("a", "a", g), allowed("a", "b", g), allowed("a", "c", g)
+    (False, False, True)
+    """
+    return groups.get(candidate_id, candidate_id) != groups.get(query_id, query_id)
+
+
+def retrieve_contexts(retriever, queries: Mapping[str, str], pool: Sequence[PoolProblem],
+                      groups: Mapping[str, str], k: int) -> dict[str, list[str]]:
+    """``{query id: top-k allowed pool ids}``; the retriever ranks the whole pool, excluded ids are dropped."""
+    ids = list(queries)
+    depth = min(len(pool), k + max(8, 4 * k))
+    out: dict[str, list[str]] = {}
+    todo = ids
+    while todo:
+        rankings = retriever.search_many([queries[q] for q in todo], k=depth)
+        again = []
+        for qid, ranking in zip(todo, rankings):
+            chosen = [d for d, _ in ranking if allowed(qid, d, groups)][:k]
+            if len(chosen) < k and depth < len(pool):
+                again.append(qid)
+            else:
+                out[qid] = chosen
+        todo = again
+        depth = min(len(pool), depth * 4)
+    return {q: out[q] for q in ids}
+
+
+def leaks(query_id: str, context_ids: Sequence[str], groups: Mapping[str, str]) -> list[str]:
+    """The context ids that must not be shown for ``query_id`` (its exclusion group)."""
+    return [c for c in context_ids if not allowed(query_id, c, groups)]
