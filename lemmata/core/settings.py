@@ -82,6 +82,16 @@ VARIABLES: tuple[Variable, ...] = (
     _v("lean", "LEMMATA_LEAN_TIMEOUT_S", "seconds per proof check"),
     _v("lean", "LEMMATA_LEAN_BATCH", "proofs per server request"),
     _v("lean", "LEMMATA_LEAN_MAX_RETRIES", "retries of a failed server request", "4"),
+    # the model under evaluation (lemmata run re2math / taobench): an OpenAI-compatible chat endpoint
+    _v("llm", "LEMMATA_LLM_BASE_URL", "OpenAI-compatible endpoint of the model a run evaluates (overrides "
+       "OPENAI_BASE_URL)"),
+    _v("llm", "LEMMATA_LLM_API_KEY", "API key of that endpoint (overrides OPENAI_API_KEY)", secret=True),
+    _v("llm", "OPENAI_BASE_URL", "the endpoint, as the openai client reads it", "https://api.openai.com/v1"),
+    _v("llm", "OPENAI_API_KEY", "the endpoint's key, as the openai client reads it", secret=True),
+    _v("llm", "LEMMATA_LLM_CONCURRENCY", "chat requests in flight during a run", "8"),
+    _v("llm", "LEMMATA_LLM_TIMEOUT_S", "seconds per chat request", "600"),
+    _v("llm", "LEMMATA_LLM_MAX_RETRIES", "retries of a failed chat request (429, 5xx, timeouts)", "6"),
+    _v("llm", "LEMMATA_LLM_CACHE", "folder of the on-disk chat request cache", "$LEMMATA_HOME/cache/chat"),
     # search and sources (Re²Math live protocol)
     _v("live", "SERPAPI_API_KEY", "SerpAPI key for recording Google Scholar searches (never written anywhere)",
        secret=True),

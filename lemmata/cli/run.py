@@ -1,0 +1,133 @@
+"""``lemmata run BENCHMARK --model NAME``: run a chat model under a benchmark's protocol into a submission, and score it."""
+
+from __future__ import annotations
+
+import sys
+
+
+def _endpoint_args(p) -> None:
+    p.add_argument("--model", required=True, metavar="NAME",
+                   help="model name at the endpoint (e.g. gpt-4o-mini, Qwen/Qwen2.5-Math-7B-Instruct, llama3.1:8b)")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for the submission, the run metadata and the result")
+    p.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint (default: LEMMATA_LLM_BASE_URL, else "
+                   "OPENAI_BASE_URL, else https://api.openai.com/v1); the key comes from LEMMATA_LLM_API_KEY or "
+                   "OPENAI_API_KEY")
+    p.add_argument("--concurrency", type=int, metavar="K", help="requests in flight (default LEMMATA_LLM_CONCURRENCY or 8)")
+    p.add_argument("--cache", metavar="FILE", help="request cache file (default: one file per model under "
+                   "LEMMATA_LLM_CACHE or $LEMMATA_HOME/cache/chat); rerunning with the same cache resumes a run")
+    p.add_argument("--releases", metavar="DIR", help="folder of built releases")
+    p.add_argument("--no-score", action="store_true", help="write the submission only")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "run", help="run a chat model on a benchmark's protocol into a submission (and score it)",
+        description="Run any OpenAI-compatible chat model (OpenAI, vLLM, TGI, llama.cpp server, Ollama) under a "
+        "benchmark's own protocol and write a submission that `lemmata score` accepts, then score it as the "
+        "leaderboard does (verdicts no oracle has given stay pending; fill them later with `lemmata judge`). Requests "
+        "run concurrently, are retried on 429/5xx/timeouts (honouring Retry-After) and cached on disk by (model, prompt, "
+        "sampling, seed): a rerun costs nothing and a run stopped with Ctrl-C resumes where it stopped. Unusable "
+        "completions (refused, truncated, malformed, empty) are recorded abstentions, never crashes.")
+    rsub = p.add_subparsers(dest="run_benchmark", metavar="BENCHMARK")
+    rsub.required = True
+
+    t = rsub.add_parser("taobench", help="sample N whole Lean proofs per exercise and formulation",
+                        description="TaoBench: N proofs per exercise in both formulations (Tao's framework and the "
+                        "Mathlib twin), prompt taobench-prove.v1; every sample is submitted (an unusable one as the "
+                        "official file, which fails), so pass@k is unbiased for k ≤ N. Lean verdicts come from a "
+                        "Kimina server when LEMMATA_LEAN_URL and LEMMATA_MATHLIB_VERSION are set, else the attempts "
+                        "that pass the integrity checks are pending.")
+    _endpoint_args(t)
+    t.add_argument("--n", type=int, default=1, metavar="N", help="samples per exercise and formulation (default 1)")
+    t.add_argument("--temperature", type=float, default=None, help="default 0 for n = 1, else 1.0")
+    t.add_argument("--top-p", type=float, default=None, help="nucleus sampling (default: the server's)")
+    t.add_argument("--max-tokens", type=int, default=None, help="completion token limit (default: the server's)")
+    t.add_argument("--seed", type=int, default=0, help="base seed; sample i is drawn with seed + i (default 0)")
+    t.add_argument("--release", default="taobench-150-1.1.0", help="release id (default taobench-150-1.1.0)")
+    t.add_argument("--formulation", choices=("tao", "mathlib", "both"), default="both",
+                   help="which formulations to answer (default both)")
+    t.add_argument("--limit", type=int, metavar="K", help="only the first K exercises (a smoke run: the others count "
+                   "as failed)")
+    t.set_defaults(handler=run_taobench)
+
+
+def _runner(args):
+    from lemmata.oracles.chat_runner import ChatRunner, Endpoint, RequestCache, default_cache
+
+    endpoint = Endpoint.from_env(args.model, base_url=args.base_url, concurrency=args.concurrency)
+    cache = RequestCache(args.cache) if args.cache else default_cache(args.model)
+    return ChatRunner(endpoint, cache)
+
+
+def score_written(path, *, store: str | None = None, quiet: bool = False):
+    """Score a written submission exactly as ``lemmata score`` does (live oracles when configured)."""
+    import datetime as dt
+    from pathlib import Path
+
+    from lemmata.oracles.chat import judge_from_env
+    from lemmata.oracles.lean import verifier_from_env
+    from lemmata.registry import handler_for, validate_upload
+    from lemmata.tracks.base import OracleConfig
+
+    path = Path(path)
+    validated = validate_upload(path.read_bytes(), path.name)
+    handler = handler_for(validated.benchmark)
+    if hasattr(handler, "quiet"):
+        handler.quiet = quiet
+    received = dt.datetime.now(dt.timezone.utc).date().isoformat()
+    return handler.score(validated, received_at=received,
+                         oracles=OracleConfig(judge=judge_from_env(), lean=verifier_from_env()))
+
+
+def _finish(args, submission, meta: dict, runner) -> int:
+    import json
+    from pathlib import Path
+
+    from lemmata.oracles.chat_runner import RunInterrupted  # noqa: F401
+
+    run_meta = {"submission": Path(submission).name, "model": runner.endpoint.model,
+                "endpoint": runner.endpoint.base_url, **meta, "requests": runner.stats.as_dict()}
+    meta_path = Path(submission).with_suffix(".run.json")
+    meta_path.write_text(json.dumps(run_meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"submission: {submission}")
+    print(f"run metadata: {meta_path}")
+    stats = runner.stats
+    if not args.quiet:
+        print(f"{stats.jobs} request(s): {stats.from_cache} from cache, {stats.sent} sent, {stats.retries} retried; "
+              f"tokens {stats.prompt_tokens} in / {stats.completion_tokens} out"
+              + (f"; cost {stats.cost:.4f}" if stats.cost is not None else "")
+              + (f"; abstentions {dict(stats.abstentions)}" if stats.abstentions else ""), file=sys.stderr)
+    if args.no_score:
+        return 0
+    result = score_written(submission, quiet=args.quiet)
+    out = Path(submission).with_suffix(".result.json")
+    out.write_text(result.to_json(), encoding="utf-8")
+    main = result.main
+    value = "pending" if main.value is None else f"{main.value:.4f}"
+    print(f"result: {out}")
+    print(f"{main.metric} {value} ({main.count}/{main.total} confirmed), {result.pending} item(s) pending; "
+          f"status {result.status}", file=sys.stderr)
+    return 0
+
+
+def run_taobench(args) -> int:
+    from pathlib import Path
+
+    from lemmata.benchmarks.taobench.release import open_taobench
+    from lemmata.benchmarks.taobench.sampler import sample_submission, write_lines
+    from lemmata.core.errors import InputError
+    from lemmata.oracles.chat_runner import Sampling
+    from lemmata.oracles.judge import slug
+
+    if not 1 <= args.n <= 256:
+        raise InputError.one("lemmata run taobench", "--n must be between 1 and 256", field="n")
+    temperature = args.temperature if args.temperature is not None else (0.0 if args.n == 1 else 1.0)
+    sampling = Sampling(temperature=temperature, top_p=args.top_p, max_tokens=args.max_tokens, seed=args.seed)
+    release = open_taobench(args.release, args.releases)
+    formulations = ("tao", "mathlib") if args.formulation == "both" else (args.formulation,)
+    with _runner(args) as runner:
+        lines, meta = sample_submission(release, runner, n=args.n, sampling=sampling, formulations=formulations,
+                                        limit=args.limit, quiet=args.quiet)
+        path = write_lines(Path(args.out) / f"taobench.{args.release}.{slug(args.model)}.n{args.n}.jsonl", lines)
+        return _finish(args, path, meta, runner)

@@ -1,0 +1,488 @@
+"""Run many chat completions against any OpenAI-compatible endpoint: concurrent, retried, cached, resumable.
+
+A benchmark protocol (TaoBench's sampler, Re²Math's E3/E4 agent) turns its
+items into :class:`ChatJob` s and hands a batch to :meth:`ChatRunner.run`;
+what comes back is one :class:`Completion` per job — the text, or an
+*abstention* with its reason. Nothing a model answers crashes a run:
+
+- **bounded concurrency** — at most ``concurrency`` requests in flight, over
+  one pooled ``httpx`` client (OpenAI, vLLM, TGI, llama.cpp server and Ollama
+  all speak ``POST /chat/completions``);
+- **retries** — 429, 5xx, timeouts, dropped connections and bodies that are not
+  a chat completion are retried with exponential backoff, at least the server's
+  ``Retry-After``; when retries run out the job is an abstention
+  (``unavailable: …``) that is *not* cached, so the next run asks again;
+  refused credentials (401/403) stop the run at once;
+- **abstentions** — a refusal (``message.refusal`` or ``finish_reason`` =
+  ``content_filter``), a truncated completion (``finish_reason`` = ``length``),
+  an empty or missing message and a reply without choices are answers: they
+  are recorded, with their reason, and cached like any answer;
+- **request cache** — every answer is appended (one JSON line, written before
+  the job counts as done) to a cache file keyed by the request: model, the
+  sha256 of the messages, every sampling parameter, the seed and the sample
+  index. A rerun costs nothing; a run stopped by Ctrl-C or a crash resumes
+  where it stopped, and the answers it gets are the ones the first run got, so
+  the submission written at the end is byte-identical. A torn last line (the
+  process died mid-write) is ignored;
+- **accounting** — requests sent, answers served from the cache, prompt and
+  completion tokens and cost (where the endpoint reports ``usage.cost``), and
+  abstentions by reason, in :class:`RunStats`; a progress bar with ETA on a
+  terminal.
+
+The endpoint comes from ``LEMMATA_LLM_BASE_URL`` / ``LEMMATA_LLM_API_KEY``,
+else ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` as the ``openai`` client reads
+them (:meth:`Endpoint.from_env`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from lemmata.core.errors import LemmataError
+from lemmata.core.hashing import sha256_json
+from lemmata.core.settings import read as setting
+from lemmata.oracles.http import OracleAuthError, Retryable, retry_after
+
+__all__ = ["ChatJob", "ChatRunner", "Completion", "Endpoint", "RequestCache", "RunInterrupted", "RunStats",
+           "Sampling", "parse_completion"]
+
+USER_AGENT = "lemmata-runner/1"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: the largest response body read (a chat completion is far smaller)
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+#: retryable failures after which a job becomes an "unavailable" abstention for this run
+UNAVAILABLE = "unavailable"
+
+
+class RunInterrupted(LemmataError):
+    """The run was stopped (Ctrl-C); every answer received so far is in the cache and a rerun resumes."""
+
+
+class Sampling(BaseModel):
+    """Sampling parameters sent with every request of a run (and part of every cache key)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    max_tokens: int | None = Field(default=None, ge=1)
+    seed: int | None = Field(default=None, description="base seed; sample i of an item is sent seed + i")
+
+    def request_fields(self, sample: int) -> dict[str, Any]:
+        """The body fields for sample ``sample`` (unset ones are left to the server).
+
+        >>> Sampling(temperature=1.0, seed=7).request_fields(2)
+        {'temperature': 1.0, 'seed': 9}
+        """
+        out: dict[str, Any] = {"temperature": self.temperature}
+        if self.top_p is not None:
+            out["top_p"] = self.top_p
+        if self.max_tokens is not None:
+            out["max_tokens"] = self.max_tokens
+        if self.seed is not None:
+            out["seed"] = self.seed + sample
+        return out
+
+
+@dataclass(frozen=True)
+class ChatJob:
+    """One request: ``messages`` sampled with ``sampling``; ``sample`` tells the N draws of one prompt apart."""
+
+    id: str
+    messages: tuple[Mapping[str, str], ...]
+    sampling: Sampling = Sampling()
+    sample: int = 0
+
+    def cache_key(self, model: str) -> str:
+        """sha256 over (model, prompt hash, sampling parameters, seed, sample index)."""
+        prompt = sha256_json([{"role": m["role"], "content": m["content"]} for m in self.messages])
+        return sha256_json({"model": model, "prompt": prompt, "sampling": self.sampling.model_dump(mode="json"),
+                            "sample": self.sample, "sent": self.sampling.request_fields(self.sample)})
+
+
+class Completion(BaseModel):
+    """One answer: ``text`` when usable, else ``abstention`` says why (the text, if any, is kept for audit)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str | None = None
+    abstention: str | None = None
+    finish_reason: str | None = None
+    endpoint_model: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.abstention is None
+
+
+# --- the protocol -------------------------------------------------------------------------------------------------
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    content: str | None = None
+    refusal: str | None = None
+
+
+class _Choice(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    message: _Message | None = None
+    finish_reason: str | None = None
+
+
+class _Usage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost: float | None = None
+
+
+class _ChatCompletion(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    model: str | None = None
+    choices: list[_Choice] | None = None
+    usage: _Usage | None = None
+
+
+def parse_completion(raw: bytes) -> Completion:
+    """A chat-completions body as a :class:`Completion`; raises Retryable when it is not one at all.
+
+    >>> parse_completion(b'{"model": "m-1", "choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}]}').text
+    'hi'
+    >>> parse_completion(b'{"choices": [{"message": {"content": "x"}, "finish_reason": "length"}]}').abstention
+    'truncated: the completion hit the token limit (finish_reason=length)'
+    >>> parse_completion(b'{"choices": []}').abstention
+    'no choices in the reply'
+    """
+    try:
+        body = _ChatCompletion.model_validate_json(raw)
+    except ValidationError:
+        raise Retryable("malformed chat-completions body: " + raw[:120].decode("utf-8", "replace")) from None
+    usage = body.usage or _Usage()
+    meta = {"endpoint_model": body.model, "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens, "cost": usage.cost}
+    if not body.choices:
+        return Completion(abstention="no choices in the reply", **meta)
+    choice = body.choices[0]
+    message = choice.message or _Message()
+    reason, text = choice.finish_reason, message.content
+    if message.refusal:
+        why = "refused: " + " ".join(message.refusal.split())[:300]
+    elif reason == "content_filter":
+        why = "refused: the endpoint's content filter stopped the completion"
+    elif reason == "length":
+        why = "truncated: the completion hit the token limit (finish_reason=length)"
+    elif text is None or not text.strip():
+        why = "empty completion"
+    else:
+        why = None
+    return Completion(text=text, abstention=why, finish_reason=reason, **meta)
+
+
+# --- the endpoint -------------------------------------------------------------------------------------------------
+
+
+class Endpoint(BaseModel):
+    """Where requests go and how patiently."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    base_url: str = Field(pattern=r"^https?://\S+$")
+    model: str = Field(min_length=1)
+    api_key: str = Field(default="", repr=False)
+    timeout_s: float = Field(default=600.0, gt=0)
+    max_retries: int = Field(default=6, ge=0)
+    backoff_s: float = Field(default=1.0, ge=0)
+    max_backoff_s: float = Field(default=60.0, ge=0)
+    concurrency: int = Field(default=8, ge=1, le=1024)
+
+    @classmethod
+    def from_env(cls, model: str, environ: Mapping[str, str] | None = None, **override: Any) -> "Endpoint":
+        """``LEMMATA_LLM_*`` first, then ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``; keyword overrides win."""
+        env = os.environ if environ is None else environ
+        fields: dict[str, Any] = {
+            "base_url": setting("LEMMATA_LLM_BASE_URL", env) or setting("OPENAI_BASE_URL", env) or DEFAULT_BASE_URL,
+            "api_key": setting("LEMMATA_LLM_API_KEY", env) or setting("OPENAI_API_KEY", env) or "",
+        }
+        for name, key, conv in (("LEMMATA_LLM_TIMEOUT_S", "timeout_s", float),
+                                ("LEMMATA_LLM_MAX_RETRIES", "max_retries", int),
+                                ("LEMMATA_LLM_CONCURRENCY", "concurrency", int)):
+            value = setting(name, env)
+            if value:
+                try:
+                    fields[key] = conv(value)
+                except ValueError:
+                    raise LemmataError(f"{name} must be a number, got {value!r}") from None
+        fields.update({k: v for k, v in override.items() if v is not None})
+        try:
+            return cls(model=model, **fields)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise LemmataError(f"chat endpoint: {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+
+    @property
+    def url(self) -> str:
+        return self.base_url.rstrip("/") + "/chat/completions"
+
+
+# --- the cache ----------------------------------------------------------------------------------------------------
+
+
+class RequestCache:
+    """Answers by request key, one JSON line each, appended as they arrive (``None`` folder: memory only)."""
+
+    def __init__(self, path: str | Path | None) -> None:
+        self.path = Path(path) if path is not None else None
+        self._lock = threading.Lock()
+        self._answers: dict[str, Completion] = {}
+        self._torn_tail = False
+        if self.path is not None and self.path.is_file():
+            with open(self.path, "rb") as fh:
+                fh.seek(0, os.SEEK_END)
+                if fh.tell():
+                    fh.seek(-1, os.SEEK_END)
+                    self._torn_tail = fh.read(1) != b"\n"
+                fh.seek(0)
+                for raw in fh:
+                    try:
+                        obj = json.loads(raw)
+                        self._answers[obj["key"]] = Completion.model_validate(obj["completion"])
+                    except (ValueError, KeyError, TypeError):
+                        continue  # a torn line written when a run was killed: that request is asked again
+
+    def get(self, key: str) -> Completion | None:
+        return self._answers.get(key)
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+    def put(self, key: str, completion: Completion) -> None:
+        line = json.dumps({"key": key, "completion": completion.model_dump(mode="json", exclude_none=True)},
+                          ensure_ascii=False, sort_keys=True) + "\n"
+        with self._lock:
+            self._answers[key] = completion
+            if self.path is None:
+                return
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as fh:
+                fh.write(("\n" if self._torn_tail else "") + line)
+            self._torn_tail = False
+
+
+def default_cache(model: str) -> RequestCache:
+    """The per-model cache file under ``LEMMATA_LLM_CACHE`` (default ``$LEMMATA_HOME/cache/chat``)."""
+    from lemmata.core.paths import lemmata_home
+    from lemmata.oracles.judge import slug
+
+    folder = setting("LEMMATA_LLM_CACHE")
+    root = Path(folder).expanduser() if folder else lemmata_home() / "cache" / "chat"
+    return RequestCache(root / f"{slug(model)}.jsonl")
+
+
+# --- the runner ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class RunStats:
+    """What a run cost: the run's metadata (never part of a submission, which must not depend on it)."""
+
+    jobs: int = 0
+    from_cache: int = 0
+    sent: int = 0
+    retries: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    abstentions: Counter = field(default_factory=Counter)
+    endpoint_models: Counter = field(default_factory=Counter)
+    seconds: float = 0.0
+
+    def add(self, c: Completion) -> None:
+        self.prompt_tokens += c.prompt_tokens or 0
+        self.completion_tokens += c.completion_tokens or 0
+        if c.cost is not None:
+            self.cost = (self.cost or 0.0) + c.cost
+        if c.abstention:
+            self.abstentions[c.abstention.split(":")[0]] += 1
+        if c.endpoint_model:
+            self.endpoint_models[c.endpoint_model] += 1
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"jobs": self.jobs, "from_cache": self.from_cache, "requests_sent": self.sent,
+                "retries": self.retries, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens, "cost": self.cost,
+                "abstentions": dict(sorted(self.abstentions.items())),
+                "endpoint_models": dict(sorted(self.endpoint_models.items())), "seconds": round(self.seconds, 3)}
+
+
+class ChatRunner:
+    """One endpoint, one cache; :meth:`run` answers a batch of jobs concurrently."""
+
+    def __init__(self, endpoint: Endpoint, cache: RequestCache | None = None, *,
+                 sleep: Callable[[float], None] = time.sleep, transport: Any = None) -> None:
+        import httpx
+
+        self.endpoint = endpoint
+        self.cache = cache if cache is not None else RequestCache(None)
+        self.stats = RunStats()
+        self._sleep = sleep
+        self._stop = threading.Event()
+        headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": USER_AGENT}
+        if endpoint.api_key:
+            headers["Authorization"] = f"Bearer {endpoint.api_key}"
+        limits = httpx.Limits(max_connections=endpoint.concurrency, max_keepalive_connections=endpoint.concurrency)
+        self._client = httpx.Client(headers=headers, timeout=endpoint.timeout_s, limits=limits, transport=transport,
+                                    trust_env=False)
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> "ChatRunner":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # one request ---------------------------------------------------------------------------------------------
+
+    def _post(self, body: bytes) -> Completion:
+        import httpx
+
+        try:
+            with self._client.stream("POST", self.endpoint.url, content=body) as resp:
+                chunks, size = [], 0
+                for chunk in resp.iter_bytes():
+                    size += len(chunk)
+                    if size > MAX_RESPONSE_BYTES:
+                        raise Retryable(f"reply larger than {MAX_RESPONSE_BYTES} bytes")
+                    chunks.append(chunk)
+                raw = b"".join(chunks)
+                status = resp.status_code
+                headers = resp.headers
+        except httpx.TimeoutException:
+            raise Retryable(f"no answer within {self.endpoint.timeout_s:g}s") from None
+        except httpx.HTTPError as exc:
+            raise Retryable(f"connection failed: {type(exc).__name__}: {exc}") from None
+        if status in (401, 403):
+            raise OracleAuthError(f"the chat endpoint {self.endpoint.url} refused the credentials (HTTP {status}); "
+                                  "check LEMMATA_LLM_API_KEY or OPENAI_API_KEY")
+        detail = raw[:300].decode("utf-8", "replace").strip()
+        if status in (408, 409, 425, 429) or status >= 500:
+            raise Retryable(f"HTTP {status} {detail[:120]}".strip(), retry_after(headers))
+        if status != 200:
+            # the endpoint rejected this one request (context too long, bad parameter): an answer, not cached
+            return Completion(abstention=f"rejected: HTTP {status} {detail[:200]}".strip())
+        return parse_completion(raw)
+
+    def ask(self, job: ChatJob) -> tuple[Completion, bool]:
+        """The answer to one job and whether it may be cached (transport failures may not)."""
+        body = json.dumps({"model": self.endpoint.model, "messages": [dict(m) for m in job.messages],
+                           **job.sampling.request_fields(job.sample)}, ensure_ascii=False).encode("utf-8")
+        attempt = 0
+        while True:
+            if self._stop.is_set():
+                raise RunInterrupted("stopped")
+            try:
+                with self._lock:
+                    self.stats.sent += 1
+                completion = self._post(body)
+                return completion, not completion.abstention or not completion.abstention.startswith("rejected")
+            except Retryable as exc:
+                if attempt >= self.endpoint.max_retries:
+                    return Completion(abstention=f"{UNAVAILABLE}: no answer after {attempt + 1} attempt(s): {exc}"), False
+                delay = min(self.endpoint.max_backoff_s, self.endpoint.backoff_s * (2 ** attempt))
+                delay *= 1 + 0.1 * random.random()
+                if exc.retry_after is not None:
+                    delay = min(self.endpoint.max_backoff_s, max(delay, exc.retry_after))
+                with self._lock:
+                    self.stats.retries += 1
+                self._sleep(delay)
+                attempt += 1
+
+    # a batch ---------------------------------------------------------------------------------------------------
+
+    def run(self, jobs: Sequence[ChatJob], *, desc: str = "chat", quiet: bool = False,
+            on_answer: Callable[[ChatJob, Completion], None] | None = None) -> dict[str, Completion]:
+        """Answers by job id, cached ones first; Ctrl-C raises :class:`RunInterrupted` (the cache keeps the rest).
+
+        ``on_answer`` is called in the calling thread after each answer is cached (progress hooks).
+        """
+        ids = [j.id for j in jobs]
+        if len(set(ids)) != len(ids):
+            raise ValueError("job ids must be unique within a run")
+        started = time.perf_counter()
+        model = self.endpoint.model
+        out: dict[str, Completion] = {}
+        todo: list[tuple[ChatJob, str]] = []
+        self.stats.jobs += len(jobs)
+        for job in jobs:
+            key = job.cache_key(model)
+            hit = self.cache.get(key)
+            if hit is not None:
+                out[job.id] = hit
+                self.stats.from_cache += 1
+                self.stats.add(hit)
+            else:
+                todo.append((job, key))
+        bar = _bar(len(jobs), len(out), desc, quiet)
+        self._stop.clear()
+        pool = ThreadPoolExecutor(max_workers=self.endpoint.concurrency, thread_name_prefix="lemmata-chat")
+        pending: dict[Future, tuple[ChatJob, str]] = {}
+        try:
+            for job, key in todo:
+                pending[pool.submit(self.ask, job)] = (job, key)
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    job, key = pending.pop(fut)
+                    completion, cacheable = fut.result()
+                    if cacheable:
+                        self.cache.put(key, completion)
+                    out[job.id] = completion
+                    self.stats.add(completion)
+                    if bar is not None:
+                        bar.update(1)
+                    if on_answer is not None:
+                        on_answer(job, completion)
+        except KeyboardInterrupt:
+            self._stop.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise RunInterrupted(f"interrupted after {len(out)} of {len(jobs)} answers; every answer received is "
+                                 "cached: run the same command again to resume") from None
+        finally:
+            self._stop.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            if bar is not None:
+                bar.close()
+            self.stats.seconds += time.perf_counter() - started
+        return {i: out[i] for i in ids}
+
+
+def _bar(total: int, initial: int, desc: str, quiet: bool) -> Any:
+    import sys
+
+    if quiet or not sys.stderr.isatty():
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, initial=initial, desc=desc, file=sys.stderr, unit="req", leave=False)

@@ -1,0 +1,126 @@
+"""`lemmata run taobench` against an in-process chat endpoint and the Kimina double: sample, submit, score, judge."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from lemmata.benchmarks.taobench.release import open_taobench
+from lemmata.benchmarks.taobench.sampler import extract_proof, last_code_block
+from lemmata.cli import main
+from lemmata.oracles.chat_double import ChatDouble, Reply
+
+RELEASE = "taobench-150-1.1.0"
+
+
+@pytest.fixture(scope="module")
+def releases(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tb-releases")
+    open_taobench(RELEASE, root)
+    return root
+
+
+def prover(body: dict) -> str | Reply:
+    """Seed 0: a proof block; seed 1: a refusal, a truncated reply or prose, by exercise."""
+    prompt = body["messages"][-1]["content"]
+    name = re.search(r"Complete the proof of `([^`]+)`", prompt).group(1)
+    if body.get("seed", 0) % 2 == 0:
+        return f"Here it is:\n```lean\ntheorem {name.split('.')[-1]} : True := by\n  simp\n```\n"
+    kind = len(name) % 3
+    if kind == 0:
+        return Reply(content=None, refusal="no")
+    if kind == 1:
+        return Reply(content="```lean\nby\n  induc", finish_reason="length")
+    return "I think this follows by induction."
+
+
+def _run(releases, out, cache, *extra):
+    return main(["run", "taobench", "--model", "prover-x", "--n", "2", "--limit", "3", "--out", str(out),
+                 "--cache", str(cache), "--releases", str(releases), "--quiet", *extra])
+
+
+def test_extraction_forms(releases):
+    ex = open_taobench(RELEASE, releases, build=False)
+    fqn = ex.fqns()[0]
+    e = ex.exercise(fqn, "tao")
+    short = e.decl_name.split(".")[-1]
+    full, _ = extract_proof(f"```lean\ntheorem {short} {{n:Nat}} : n = n := by\n  rfl\n```", e)
+    bare, _ = extract_proof("```lean4\nby\n  rfl\n```", e)
+    assert full == bare == e.complete(":= by\n  rfl")
+    assert extract_proof("no code", e) == (None, "no Lean code block in the reply")
+    whole = e.file.source.replace("sorry", "rfl")
+    assert extract_proof(f"```lean\n{whole}```", e) == (whole, None)
+    assert extract_proof("```lean\nexample : True := trivial\n```", e)[0] is None
+    assert last_code_block("```python\nx\n```") is None
+
+
+def test_run_scores_resumes_byte_identically_and_judge_fills_pending(releases, tmp_path, monkeypatch):
+    from lemmata.cli.judge import fill_pending
+    from lemmata.oracles.kimina_double import KiminaDouble
+    from lemmata.oracles.lean import LeanConfig, LeanVerifier
+    from lemmata.store import Store
+    from lemmata.tracks.base import OracleConfig
+
+    for var in ("LEMMATA_LEAN_URL", "LEMMATA_JUDGE_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    with ChatDouble(prover, model_id="prover-x-2026") as server:
+        monkeypatch.setenv("LEMMATA_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("LEMMATA_LLM_MAX_RETRIES", "0")
+        assert _run(releases, tmp_path / "a", tmp_path / "a.cache") == 0
+        sub_a = next((tmp_path / "a").glob("*.jsonl"))
+        lines = [json.loads(x) for x in sub_a.read_text("utf-8").splitlines()]
+        header, records = lines[0], lines[1:]
+        assert header["n"] == 2 and header["sampling"]["seed"] == 0 and header["sampling"]["temperature"] == 1.0
+        assert header["model"]["endpoint_model"] == "prover-x-2026"
+        assert header["model"]["prompt_version"] == "taobench-prove.v1"
+        assert len(records) == 6 and all(len(r["attempts"]) == 2 for r in records)
+        assert all(":= by\n  simp" in r["attempts"][0] and "no proof extracted" not in r["attempts"][0]
+                   for r in records)  # seed 0: the proofs spliced into the official files
+        assert all("-- lemmata: no proof extracted" in r["attempts"][1] for r in records)  # seed 1 unusable
+        result = json.loads(sub_a.with_suffix(".result.json").read_text("utf-8"))
+        assert result["status"] == "pending_oracle" and result["pending"] > 0
+        meta = json.loads(sub_a.with_suffix(".run.json").read_text("utf-8"))
+        assert meta["requests"]["requests_sent"] == 12 and meta["integrity"] == {"passed": 6}
+
+        # an interrupted run, resumed, writes the same bytes
+        from lemmata.oracles import chat_runner
+
+        original = chat_runner.ChatRunner.run
+
+        def interrupted(self, jobs, **kw):
+            count = []
+
+            def stop(job, c):
+                count.append(job)
+                if len(count) == 5:
+                    raise KeyboardInterrupt
+
+            return original(self, jobs, **{**kw, "on_answer": stop})
+
+        monkeypatch.setattr(chat_runner.ChatRunner, "run", interrupted)
+        assert _run(releases, tmp_path / "b", tmp_path / "b.cache", "--no-score") == 1  # stopped, resumable
+        assert not list((tmp_path / "b").glob("*.jsonl"))
+        monkeypatch.setattr(chat_runner.ChatRunner, "run", original)
+        sent = len(server.requests)
+        assert _run(releases, tmp_path / "b", tmp_path / "b.cache", "--no-score") == 0
+        assert len(server.requests) - sent <= 12 - 5
+        assert next((tmp_path / "b").glob("*.jsonl")).read_bytes() == sub_a.read_bytes()
+
+    # judge: the pending result becomes a complete new version; the old one stays as it was
+    store = Store(tmp_path / "store")
+    from lemmata.runner import score_file
+
+    first = score_file(sub_a, store)
+    assert first.status == "pending_oracle" and first.version == 1
+    old_bytes = store.result_path(first).read_bytes()
+    with KiminaDouble() as lean:
+        verifier = LeanVerifier(LeanConfig(url=lean.url, mathlib_version="v4.23.0", backoff_s=0))
+        lines = fill_pending(store, OracleConfig(lean=verifier, extra={
+            "allow_double": True, "lean_artifact": str(tmp_path / "lean-artifact")}))
+    assert len(lines) == 1 and "version 2" in lines[0] and "0 item(s) pending" in lines[0]
+    (latest,) = store.results(benchmark="taobench")
+    assert latest.version == 2 and latest.supersedes == first.result_id and latest.status == "complete"
+    assert store.result_path(first).read_bytes() == old_bytes
+    assert store.get_submission(first.submission_sha256).status == "scored"

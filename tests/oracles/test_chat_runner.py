@@ -1,0 +1,139 @@
+"""The generic chat runner against an in-process OpenAI-compatible server: faults become abstentions or retries."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lemmata.oracles.chat_double import ChatDouble, Reply
+from lemmata.oracles.chat_runner import (
+    ChatJob,
+    ChatRunner,
+    Endpoint,
+    RequestCache,
+    RunInterrupted,
+    Sampling,
+)
+from lemmata.oracles.http import OracleAuthError
+
+
+def _endpoint(server: ChatDouble, **kw) -> Endpoint:
+    kw.setdefault("backoff_s", 0)
+    kw.setdefault("max_retries", 2)
+    return Endpoint(base_url=server.base_url, model="m", api_key="k", **kw)
+
+
+def _jobs(n: int, sampling: Sampling = Sampling()) -> list[ChatJob]:
+    return [ChatJob(id=f"j{i}", messages=({"role": "user", "content": f"q{i}"},), sampling=sampling) for i in range(n)]
+
+
+def echo(body: dict) -> str:
+    return "answer to " + body["messages"][-1]["content"]
+
+
+def test_answers_usage_identity_and_sampling_sent():
+    with ChatDouble(echo, model_id="m-2026-01", api_key="k") as server:
+        with ChatRunner(_endpoint(server)) as runner:
+            out = runner.run(_jobs(3, Sampling(temperature=0.7, top_p=0.9, max_tokens=64, seed=5)), quiet=True)
+    assert [c.text for c in out.values()] == ["answer to q0", "answer to q1", "answer to q2"]
+    assert all(c.ok and c.endpoint_model == "m-2026-01" for c in out.values())
+    body = server.requests[0]
+    assert (body["model"], body["temperature"], body["top_p"], body["max_tokens"], body["seed"]) == ("m", 0.7, 0.9, 64, 5)
+    stats = runner.stats.as_dict()
+    assert stats["requests_sent"] == 3 and stats["completion_tokens"] == 9 and stats["endpoint_models"] == {"m-2026-01": 3}
+
+
+def test_unusable_answers_are_recorded_abstentions():
+    script = [Reply(content=None, refusal="I can't help with that."), Reply(content="cut", finish_reason="length"),
+              Reply(no_choices=True), Reply(content="   "), Reply(content="x", finish_reason="content_filter")]
+    with ChatDouble(echo, script=script) as server:
+        with ChatRunner(_endpoint(server, concurrency=1)) as runner:
+            out = runner.run(_jobs(5), quiet=True)
+    reasons = [c.abstention for c in out.values()]
+    assert reasons[0] == "refused: I can't help with that."
+    assert reasons[1].startswith("truncated") and out["j1"].text == "cut"
+    assert reasons[2] == "no choices in the reply" and reasons[3] == "empty completion"
+    assert reasons[4].startswith("refused: the endpoint's content filter")
+    assert runner.stats.abstentions == {"refused": 2, "truncated": 1, "no choices in the reply": 1, "empty completion": 1}
+
+
+def test_rate_limits_server_errors_and_malformed_bodies_are_retried_honouring_retry_after():
+    sleeps: list[float] = []
+    script = [Reply(status=429, headers={"Retry-After": "7"}), Reply(status=503), Reply(raw=b'{"choices": "oops'),
+              Reply(raw=b"<html>gateway</html>")]
+    with ChatDouble(echo, script=script) as server:
+        with ChatRunner(_endpoint(server, concurrency=1, max_retries=5, backoff_s=0.01, max_backoff_s=30),
+                        sleep=sleeps.append) as runner:
+            out = runner.run(_jobs(1), quiet=True)
+    assert out["j0"].text == "answer to q0" and len(server.requests) == 5
+    assert sleeps[0] >= 7 and len(sleeps) == 4 and runner.stats.retries == 4
+
+
+def test_retries_run_out_into_an_uncached_abstention_and_timeouts(tmp_path):
+    cache = RequestCache(tmp_path / "c.jsonl")
+    with ChatDouble(echo, script=[Reply(delay_s=0.5), Reply(delay_s=0.5)]) as server:
+        with ChatRunner(_endpoint(server, timeout_s=0.1, max_retries=1, concurrency=1), cache) as runner:
+            out = runner.run(_jobs(1), quiet=True)
+        assert out["j0"].abstention.startswith("unavailable: no answer after 2 attempt(s): no answer within 0.1s")
+        assert len(RequestCache(tmp_path / "c.jsonl")) == 0  # asked again next time
+        with ChatRunner(_endpoint(server), RequestCache(tmp_path / "c.jsonl")) as runner:
+            assert runner.run(_jobs(1), quiet=True)["j0"].text == "answer to q0"
+
+
+def test_rejected_request_is_an_abstention_and_bad_credentials_stop_the_run():
+    with ChatDouble(echo, api_key="k", script=[Reply(status=400, raw=b'{"error": {"message": "context too long"}}')]) as s:
+        with ChatRunner(_endpoint(s, concurrency=1)) as runner:
+            out = runner.run(_jobs(2), quiet=True)
+        assert out["j0"].abstention.startswith("rejected: HTTP 400") and out["j1"].ok
+        with ChatRunner(Endpoint(base_url=s.base_url, model="m", api_key="wrong")) as runner:
+            with pytest.raises(OracleAuthError):
+                runner.run(_jobs(1), quiet=True)
+
+
+def test_cache_key_covers_model_prompt_sampling_seed_and_sample():
+    base = ChatJob(id="a", messages=({"role": "user", "content": "p"},), sampling=Sampling(temperature=1, seed=0))
+    keys = {base.cache_key("m"), base.cache_key("m2"),
+            ChatJob(id="a", messages=({"role": "user", "content": "p2"},), sampling=base.sampling).cache_key("m"),
+            ChatJob(id="a", messages=base.messages, sampling=Sampling(temperature=1, seed=1)).cache_key("m"),
+            ChatJob(id="a", messages=base.messages, sampling=Sampling(temperature=0.5, seed=0)).cache_key("m"),
+            ChatJob(id="a", messages=base.messages, sampling=base.sampling, sample=1).cache_key("m")}
+    assert len(keys) == 6 and ChatJob(id="other", messages=base.messages, sampling=base.sampling).cache_key("m") \
+        == base.cache_key("m")
+
+
+def test_rerun_costs_nothing_and_interrupted_run_resumes(tmp_path):
+    path = tmp_path / "cache.jsonl"
+    with ChatDouble(echo) as server:
+        seen = []
+
+        def stop_after_three(job, completion):
+            seen.append(job.id)
+            if len(seen) == 3:
+                raise KeyboardInterrupt
+
+        with ChatRunner(_endpoint(server, concurrency=2), RequestCache(path)) as runner:
+            with pytest.raises(RunInterrupted, match="run the same command again to resume"):
+                runner.run(_jobs(10), quiet=True, on_answer=stop_after_three)
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write('{"key": "torn')  # a line cut short when the process died
+        done_before = len(RequestCache(path))
+        assert done_before >= 3
+        sent = len(server.requests)
+        with ChatRunner(_endpoint(server), RequestCache(path)) as runner:
+            out = runner.run(_jobs(10), quiet=True)
+        assert [c.text for c in out.values()] == [f"answer to q{i}" for i in range(10)]
+        assert runner.stats.from_cache == done_before and len(server.requests) - sent == 10 - done_before
+        with ChatRunner(_endpoint(server), RequestCache(path)) as runner:
+            runner.run(_jobs(10), quiet=True)
+        assert runner.stats.sent == 0 and runner.stats.from_cache == 10
+
+
+def test_endpoint_from_env_prefers_lemmata_settings_then_openai_variables():
+    env = {"OPENAI_BASE_URL": "http://o.example/v1", "OPENAI_API_KEY": "ok"}
+    assert Endpoint.from_env("m", env).base_url == "http://o.example/v1"
+    env |= {"LEMMATA_LLM_BASE_URL": "http://l.example/v1", "LEMMATA_LLM_API_KEY": "lk", "LEMMATA_LLM_CONCURRENCY": "3"}
+    ep = Endpoint.from_env("m", env)
+    assert (ep.base_url, ep.api_key, ep.concurrency) == ("http://l.example/v1", "lk", 3)
+    assert Endpoint.from_env("m", {}).base_url == "https://api.openai.com/v1"
+    assert json.loads(ep.model_dump_json()).get("api_key") == "lk"
