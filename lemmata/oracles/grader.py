@@ -9,6 +9,7 @@ as 0 with the reply kept in the reason.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -16,8 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lemmata.oracles.judge import _FENCE, MAX_REASON_CHARS, Judge, Rubric
+from lemmata.oracles.judge import MAX_REASON_CHARS, Judge, Rubric
 
+_FENCE = re.compile(r"^```(?:json)?\s*\n(?P<body>.*)\n```$", re.DOTALL)
 #: the top of the IMO scale: only this grade counts as a correct solution
 FULL_MARKS = 7
 

@@ -7,6 +7,6 @@ FAMILY = Family(
     package=__name__,
     releases="releases:RELEASES",
     builders=("builder:MathNetRetrieveBuilder", "solve_builder:MathNetSolveBuilder"),
-    handlers={"mathnet-retrieve": "track:MathNetHandler"},
+    handlers={"mathnet-retrieve": "track:MathNetHandler", "mathnet-solve": "solve_track:MathNetSolveHandler"},
     reported="reported:import_reported",
 )

@@ -59,14 +59,20 @@ def equivalence_links(problems: Mapping[str, str], equivalents: Iterable[tuple[s
 def retrieve_equivalents(retrieve_release) -> list[tuple[str, list[str]]]:
     """``(query id, [query text, positive texts of every tier])`` from a MathNet-Retrieve release."""
     from lemmata.benchmarks.mathnet.meta import TIERS
-    from lemmata.catalog import collection
+    from lemmata.catalog import read_columns
 
-    sets: dict[str, list[str]] = {}
+    queries = read_columns(retrieve_release, "queries", "queries", ["_id", "text"])
+    sets: dict[str, list[str]] = {q: [t] for q, t in zip(queries["_id"], queries["text"])}
+    positives: dict[str, set[str]] = {}
     for tier in TIERS:
-        coll = collection(retrieve_release, corpus="corpus", queries="queries", qrels=tier)
-        for qid, text in coll.queries.items():
-            texts = sets.setdefault(qid, [text])
-            texts += [coll.corpus[d].text for d, s in coll.qrels.get(qid, {}).items() if s > 0 and d in coll.corpus]
+        qr = read_columns(retrieve_release, "qrels", tier, ["query-id", "corpus-id", "score"])
+        for q, d, score in zip(qr["query-id"], qr["corpus-id"], qr["score"]):
+            if score > 0:
+                positives.setdefault(d, set()).add(q)
+    corpus = read_columns(retrieve_release, "corpus", "corpus", ["_id", "text"])
+    for d, text in zip(corpus["_id"], corpus["text"]):
+        for q in sorted(positives.get(d, ())):
+            sets.setdefault(q, []).append(text)
     return sorted(sets.items())
 
 
