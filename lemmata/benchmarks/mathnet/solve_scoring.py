@@ -95,7 +95,12 @@ def answers_agree(reference: str, candidate: str | None) -> bool:
     """
     if candidate is None or not candidate.strip():
         return False
-    from math_verify import parse, verify
+    try:
+        from math_verify import parse, verify
+    except ImportError:
+        from lemmata.core.errors import LemmataError
+
+        raise LemmataError("the MathNet answer check needs math-verify: pip install 'lemmata[mathnet]'") from None
 
     main = threading.current_thread() is threading.main_thread()  # its timeouts use signals: main thread only
     kw = {"parsing_timeout": 5} if main else {"parsing_timeout": None}
