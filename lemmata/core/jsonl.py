@@ -32,3 +32,15 @@ def iter_jsonl(path: str | Path, *, label: str | None = None) -> Iterator[tuple[
 
 def read_jsonl(path: str | Path, *, label: str | None = None) -> list[tuple[int, dict[str, Any]]]:
     return list(iter_jsonl(path, label=label))
+
+
+def write_jsonl(path: str | Path, objects: list[dict[str, Any]]) -> Path:
+    """Write one JSON object per line, atomically: readers (and a rerun) never see a half-written file."""
+    import os
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text("".join(json.dumps(obj, ensure_ascii=False) + "\n" for obj in objects), encoding="utf-8")
+    os.replace(tmp, path)
+    return path

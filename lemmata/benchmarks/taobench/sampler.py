@@ -17,15 +17,14 @@ theorem are not carried over in this version of the protocol.
 truncated completion, no code block, an endpoint that never answered) is
 submitted as the official file unchanged — still ``sorry`` — so it fails the
 integrity check and counts as a failed attempt. Nothing is filtered, so pass@k
-is unbiased for every k ≤ N. The offline integrity check runs on every
-attempt here (its violations go to the run's metadata); the scorer runs it
-again, then asks the Kimina-protocol verifier when one is configured, else the
-attempts that pass stay *pending*.
+is unbiased for every k ≤ N. ``lemmata run taobench`` then scores the
+submission as the leaderboard does: the offline integrity check on every
+attempt, then the Kimina-protocol verifier when one is configured, else the
+attempts that pass the check stay *pending*.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -125,27 +124,34 @@ def sample_submission(release: TaoRelease, runner: ChatRunner, *, n: int, sampli
                       formulations: Sequence[str] = ("tao", "mathlib"), limit: int | None = None,
                       quiet: bool = False, model: ModelInfo | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The submission lines (header first) and the run's metadata (abstentions, integrity, tokens)."""
-    from lemmata.benchmarks.taobench.lean.integrity import check_attempt
-
     specs = tasks(release, formulations, limit)
     jobs = jobs_for(release, specs, n, sampling)
-    answers = runner.run(jobs, desc=f"TaoBench {release.release_id}", quiet=quiet)
-    records, unusable, integrity = [], Counter(), Counter()
-    checked: dict[tuple[str, str, str], bool] = {}
+    done: dict[str, tuple[str, str | None]] = {}
+
+    def handle(job: ChatJob, c: Completion) -> None:
+        # runs as each answer arrives, so extraction overlaps the requests in flight
+        fqn, _, rest = job.id.rpartition("@")
+        formulation = rest.split("#")[0]
+        ex = release.exercise(fqn, formulation)
+        attempt, reason = (extract_proof(c.text or "", ex) if c.ok else (None, c.abstention))
+        if attempt is None:
+            done[job.id] = (no_attempt(ex, reason or ""), reason)
+        else:
+            done[job.id] = (attempt, None)
+
+    answers = runner.run(jobs, desc=f"TaoBench {release.release_id}", quiet=quiet, on_answer=handle)
+    records, unusable, extracted = [], Counter(), 0
     for spec in specs:
-        ex = release.exercise(spec.fqn, spec.formulation)
         attempts = []
         for i in range(n):
-            c: Completion = answers[f"{spec.fqn}@{spec.formulation}#{i}"]
-            attempt, reason = (extract_proof(c.text or "", ex) if c.ok else (None, c.abstention))
-            if attempt is None:
-                unusable[(reason or "").split(":")[0]] += 1
-                attempt = no_attempt(ex, reason or "")
+            jid = f"{spec.fqn}@{spec.formulation}#{i}"
+            if jid not in done:  # answered from the cache
+                handle(ChatJob(id=jid, messages=()), answers[jid])
+            attempt, reason = done[jid]
+            if reason is not None:
+                unusable[reason.split(":")[0]] += 1
             else:
-                key = (spec.fqn, spec.formulation, attempt)
-                if key not in checked:
-                    checked[key] = check_attempt(ex, attempt).ok
-                integrity["passed" if checked[key] else "violations"] += 1
+                extracted += 1
             attempts.append(attempt)
         records.append({"fqn": spec.fqn, "formulation": spec.formulation, "attempts": attempts})
     identity = model or model_info(runner, sampling, n)
@@ -159,7 +165,7 @@ def sample_submission(release: TaoRelease, runner: ChatRunner, *, n: int, sampli
         "notes": f"lemmata run taobench: {len(specs)} exercise-formulation pair(s) × {n} sample(s), every sample "
                  "submitted" + (f"; first {limit} exercise(s) only, the rest count as failed" if limit else ""),
     }
-    meta = {"unusable_samples": dict(sorted(unusable.items())), "integrity": dict(sorted(integrity.items())),
+    meta = {"unusable_samples": dict(sorted(unusable.items())), "proofs_extracted": extracted,
             "pairs": len(specs), "samples": len(jobs)}
     return [header, *records], meta
 
@@ -171,13 +177,9 @@ def model_info(runner: ChatRunner, sampling: Sampling, n: int) -> ModelInfo:
                      sampling={**sampling.model_dump(mode="json"), "n": n}, prompt_version=PROMPT_ID)
 
 
-def write_lines(path: str | Path, lines: Sequence[dict[str, Any]]) -> Path:
-    """Write JSONL atomically (a rerun never leaves a half-written submission)."""
-    import os
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(json.dumps(obj, ensure_ascii=False) + "\n" for obj in lines), encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+def write_lines(path: str | Path, lines: Sequence[dict[str, Any]]) -> Path:
+    """Write the submission JSONL atomically (a rerun never leaves a half-written submission)."""
+    from lemmata.core.jsonl import write_jsonl
+
+    return write_jsonl(path, list(lines))

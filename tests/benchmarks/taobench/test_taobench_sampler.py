@@ -82,7 +82,7 @@ def test_run_scores_resumes_byte_identically_and_judge_fills_pending(releases, t
         result = json.loads(sub_a.with_suffix(".result.json").read_text("utf-8"))
         assert result["status"] == "pending_oracle" and result["pending"] > 0
         meta = json.loads(sub_a.with_suffix(".run.json").read_text("utf-8"))
-        assert meta["requests"]["requests_sent"] == 12 and meta["integrity"] == {"passed": 6}
+        assert meta["requests"]["requests_sent"] == 12 and meta["proofs_extracted"] == 6
 
         # an interrupted run, resumed, writes the same bytes
         from lemmata.oracles import chat_runner
@@ -90,9 +90,10 @@ def test_run_scores_resumes_byte_identically_and_judge_fills_pending(releases, t
         original = chat_runner.ChatRunner.run
 
         def interrupted(self, jobs, **kw):
-            count = []
+            count, handle = [], kw["on_answer"]
 
             def stop(job, c):
+                handle(job, c)
                 count.append(job)
                 if len(count) == 5:
                     raise KeyboardInterrupt
