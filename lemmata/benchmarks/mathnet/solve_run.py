@@ -123,13 +123,10 @@ def solve_submission(release, runner, *, subset: str, modality: Modality, condit
 
 
 def write_lines(path: str | Path, lines: Sequence[Mapping[str, Any]]) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = "".join(json.dumps(x, ensure_ascii=False, sort_keys=True) + "\n" for x in lines)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(data, encoding="utf-8")
-    tmp.replace(path)
-    return path
+    """The submission file, written atomically (one JSON object per line)."""
+    from lemmata.core.jsonl import write_jsonl
+
+    return write_jsonl(path, [dict(x) for x in lines])
 
 
 def check_options(condition: str, retriever_spec: str | None, k: int) -> None:
