@@ -193,8 +193,24 @@ def test_retriever_rag_with_the_static_model_lands_in_its_own_group_and_never_le
         rag = _score(path, ChatJudge(grader_server.config(model="grader-a")))
     assert rag.frozen.retrieval_artifact.startswith("mathrag:retriever-rag:Static embeddings (tokenlearn-static-model)@")
     assert ":k3:pool-" in rag.frozen.retrieval_artifact
-    zero = rag.frozen.model_copy(update={"retrieval_artifact": "mathrag:zero-shot"})
-    assert rag.frozen.group_key() != zero.group_key()
+    with ChatDouble(solver) as server, _runner(server, "solver-r") as runner:
+        zero_lines, _ = solve_submission(release, runner, subset=SUBSET, modality="text", quiet=True)
+    with ChatServer(answer=grader_answer) as grader_server:
+        zero = _score(write_lines(tmp_path / "zero.jsonl", zero_lines),
+                      ChatJudge(grader_server.config(model="grader-a")))
+    assert rag.frozen.group_key() != zero.frozen.group_key() and rag.model.identity() == zero.model.identity()
+
+    # the matrix: the retriever's own MathNet-Retrieve recall beside the gain over zero-shot, paired
+    from lemmata.benchmarks.mathnet.matrix import markdown, mathrag_matrix
+
+    rows = {r["condition"]: r for r in mathrag_matrix([rag, zero], [_static_retrieve_result()], n_resamples=200)}
+    row = rows["retriever-rag"]
+    assert row["retriever"] == "Static embeddings (tokenlearn-static-model)" and row["k"] == 3
+    assert set(row["retrieve_recall"]) == {"hard"} and 0 <= row["retrieve_recall"]["hard"]["recall@5"] <= 1
+    assert row["gain"] == pytest.approx(rag.main.value - zero.main.value)
+    assert row["gain_interval"][0] <= row["gain"] <= row["gain_interval"][1] and row["paired_problems"] == 17
+    assert rows["zero-shot"]["gain"] is None
+    assert "| solver-r | retriever-rag | Static embeddings (tokenlearn-static-model) | 3 |" in markdown(list(rows.values()))
 
     # a submission that shows the duplicate as context is refused, naming line and field
     leaked = [dict(lines[0])] + [dict(r) for r in lines[1:]]
@@ -208,6 +224,27 @@ def test_retriever_rag_with_the_static_model_lands_in_its_own_group_and_never_le
         validate_upload(data, "leak.jsonl")
     leaks = [p for p in err.value.problems if "its solution is the answer" in p.reason]
     assert {p.field for p in leaks} == {"context_ids[0]"} and len(leaks) == 2
+
+
+def _static_retrieve_result():
+    """The static model's scored MathNet-Retrieve run (hard tier), made with the same retriever code."""
+    from conftest import RETRIEVE_FIXTURE
+    from lemmata.core.jsonl import read_jsonl
+    from lemmata.registry import handler_for
+    from lemmata.retrievers.baseline import build_retriever
+
+    corpus = [obj for _, obj in read_jsonl(RETRIEVE_FIXTURE / "hard" / "corpus.jsonl")]
+    queries = [obj for _, obj in read_jsonl(RETRIEVE_FIXTURE / "hard" / "queries.jsonl")]
+    retriever = build_retriever("static", [d["_id"] for d in corpus], [d["text"] for d in corpus])
+    rankings = retriever.search_many([q["text"] for q in queries], k=10)
+    header = {"format": "lemmata-submission/1", "benchmark": "mathnet-retrieve", "release": "mathnet-retrieve-1.0.0",
+              "track": "hard", "model": {"name": "Static embeddings (tokenlearn-static-model)", "kind": "baseline"}}
+    records = [{"query_id": q["_id"], "ranking": [{"doc_id": d, "score": float(s)} for d, s in ranking]}
+               for q, ranking in zip(queries, rankings)]
+    data = "".join(json.dumps(x) + "\n" for x in [header, *records]).encode()
+    validated = validate_upload(data, "static.jsonl")
+    return handler_for("mathnet-retrieve").score(validated, received_at="2026-11-25T10:00:00+00:00",
+                                                 oracles=OracleConfig())
 
 
 def test_bad_submissions_name_line_and_field(solve_release):
