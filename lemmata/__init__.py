@@ -32,6 +32,8 @@ _PUBLIC: dict[str, str] = {
     "Result": "lemmata.formats.results", "FrozenTuple": "lemmata.formats.results", "score_file": "lemmata.runner",
     "Store": "lemmata.store", "OracleConfig": "lemmata.tracks.base", "TrackHandler": "lemmata.tracks.base",
     "RankingTrack": "lemmata.tracks.ranking",
+    # running a model on the ranking tracks
+    "evaluate": "lemmata.evaluation",
 }
 
 __all__ = ["__version__", *sorted(_PUBLIC)]

@@ -10,7 +10,7 @@ The layers, bottom to top (the README's layout section says the same in words):
 3     ``lemmata.tracks``
 4     ``lemmata.registry``, ``lemmata.catalog``, ``lemmata.runner``
 5     ``lemmata.benchmarks.<family>``
-6     ``lemmata.space``, ``lemmata.cli``, ``lemmata.__main__``
+6     ``lemmata.space``, ``lemmata.cli``, ``lemmata.__main__``, ``lemmata.evaluation``
 ====  ==========================================================================================
 
 Every import counts — at module level, inside functions and under ``TYPE_CHECKING`` — since an import
@@ -34,7 +34,7 @@ LAYERS: dict[str, int] = {
     "lemmata.tracks": 3,
     "lemmata.registry": 4, "lemmata.catalog": 4, "lemmata.runner": 4,
     "lemmata.benchmarks": 5,
-    "lemmata.space": 6, "lemmata.cli": 6, "lemmata.__main__": 6,
+    "lemmata.space": 6, "lemmata.cli": 6, "lemmata.__main__": 6, "lemmata.evaluation": 6,
 }
 
 

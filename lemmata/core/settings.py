@@ -92,6 +92,12 @@ VARIABLES: tuple[Variable, ...] = (
     _v("llm", "LEMMATA_LLM_TIMEOUT_S", "seconds per chat request", "600"),
     _v("llm", "LEMMATA_LLM_MAX_RETRIES", "retries of a failed chat request (429, 5xx, timeouts)", "6"),
     _v("llm", "LEMMATA_LLM_CACHE", "folder of the on-disk chat request cache", "$LEMMATA_HOME/cache/chat"),
+    # the evaluation harness (lemmata evaluate)
+    _v("evaluate", "LEMMATA_EMBEDDINGS_BASE_URL", "OpenAI-compatible endpoint serving /v1/embeddings (openai:MODEL)"),
+    _v("evaluate", "LEMMATA_EMBEDDINGS_MODEL", "embedding model name at that endpoint (when the spec is just 'openai')"),
+    _v("evaluate", "LEMMATA_EMBEDDINGS_API_KEY", "API key of the embeddings endpoint", secret=True),
+    _v("evaluate", "LEMMATA_EMBEDDINGS_TIMEOUT_S", "seconds per embeddings request", "120"),
+    _v("evaluate", "LEMMATA_EMBEDDING_CACHE", "folder of cached corpus embeddings", "$LEMMATA_HOME/embeddings"),
     # search and sources (Re²Math live protocol)
     _v("live", "SERPAPI_API_KEY", "SerpAPI key for recording Google Scholar searches (never written anywhere)",
        secret=True),

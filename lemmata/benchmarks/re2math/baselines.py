@@ -5,40 +5,40 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from lemmata.benchmarks.re2math.meta import RE2MATH
-from lemmata.benchmarks.re2math.theorem_retrieval import QUERIES_CONFIG, THEOREM_BENCHMARK, load_track
-from lemmata.catalog import release_path
+from lemmata.benchmarks.re2math.evaluation_tasks import source_task, theorem_task
 from lemmata.retrievers.baseline import RETRIEVERS
-from lemmata.tracks.baseline_runs import DEFAULT_DEPTH, rank_all, run_header, run_lines, write_run
+from lemmata.tracks.baseline_runs import DEFAULT_DEPTH, write_run
+from lemmata.tracks.model_runs import BaselineRanker, run_task
 
 
 def theorem_retrieval_run(retriever: str, variant: str, out_dir: str | Path, *, split: str = "test",
                           depth: int = DEFAULT_DEPTH) -> Path:
-    """Rank the Re²Math reference statements for every proof state of ``split``; returns the run file."""
-    doc_ids, texts, queries, _ = load_track(release_path(RE2MATH), split, variant)
-    rankings, config = rank_all(retriever, doc_ids, texts, queries, depth)
-    header = run_header(THEOREM_BENCHMARK, RE2MATH.release_id, f"{QUERIES_CONFIG}/{split}", variant, retriever, config,
-                     f"Offline baseline, reproduced by `lemmata baselines run theorem-retrieval --retriever "
-                     f"{retriever} --variant {variant}`; top {depth} of {len(doc_ids)} statements.")
-    return write_run(Path(out_dir) / f"{THEOREM_BENCHMARK}.{split}.{variant}.{retriever}.jsonl",
-                  run_lines(header, rankings))
+    """Rank the Re²Math reference statements for every proof state of ``split``; returns the run file.
+
+    The same path as ``lemmata evaluate --model RETRIEVER`` (:mod:`lemmata.tracks.model_runs`), with the
+    baseline's own notes.
+    """
+    task = theorem_task(split, variant)
+    n = len(task.parts[0].doc_ids)
+    data, _ = run_task(task, BaselineRanker(retriever, depth=depth),
+                       notes=f"Offline baseline, reproduced by `lemmata baselines run theorem-retrieval --retriever "
+                             f"{retriever} --variant {variant}`; top {depth} of {n} statements.")
+    return write_run(Path(out_dir) / f"{task.filename}.{retriever}.jsonl", data)
 
 
 def source_retrieval_run(retriever: str, variant: str, out_dir: str | Path, *, split: str = "test",
                          depth: int = DEFAULT_DEPTH) -> Path:
-    """Rank the records of the offline world for every proof state of ``split``; returns the run file."""
-    from lemmata.benchmarks.re2math.source_retrieval import SOURCE_BENCHMARK, SPLITS, default_source_track
+    """Rank the records of the offline world for every proof state of ``split``; returns the run file.
 
-    track = default_source_track()
-    queries = track.query_texts(split, variant)
-    rankings, config = rank_all(retriever, track.doc_ids, track.doc_texts(), queries, depth)
-    header = run_header(SOURCE_BENCHMARK, track.release_id, "/".join(SPLITS[split]), variant, retriever, config,
-                        f"Offline baseline, reproduced by `lemmata baselines run source-retrieval --retriever "
-                        f"{retriever} --variant {variant}`; top {depth} of {len(track.doc_ids)} records of "
-                        f"{track.world_id} (title and author surnames).")
-    header = {**header, "corpus": track.world_id}
-    return write_run(Path(out_dir) / f"{SOURCE_BENCHMARK}.{split}.{variant}.{retriever}.jsonl",
-                     run_lines(header, rankings))
+    The published baselines rank without the year-cutoff filter (``year_cutoff=False``), as they always did.
+    """
+    task = source_task(split, variant, year_cutoff=False)
+    n, world = len(task.parts[0].doc_ids), task.header_tail["corpus"]
+    data, _ = run_task(task, BaselineRanker(retriever, depth=depth),
+                       notes=f"Offline baseline, reproduced by `lemmata baselines run source-retrieval --retriever "
+                             f"{retriever} --variant {variant}`; top {depth} of {n} records of {world} (title and "
+                             "author surnames).")
+    return write_run(Path(out_dir) / f"{task.filename}.{retriever}.jsonl", data)
 
 
 def source_jobs() -> list[tuple[str, Callable[[Path], Path]]]:

@@ -5,26 +5,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from lemmata.benchmarks.taobench.equivalence import CONFIG, EQUIVALENCE_BENCHMARK, SPLIT, load_track
-from lemmata.benchmarks.taobench.meta import RELEASES
-from lemmata.catalog import release_path
+from lemmata.benchmarks.taobench.evaluation_tasks import equivalence_task
 from lemmata.retrievers.baseline import RETRIEVERS
-from lemmata.tracks.baseline_runs import DEFAULT_DEPTH, rank_all, run_header, run_lines, write_run
+from lemmata.tracks.baseline_runs import DEFAULT_DEPTH, write_run
+from lemmata.tracks.model_runs import BaselineRanker, run_task
 
 
 def equivalence_run(retriever: str, release: str, direction: str, out_dir: str | Path, *,
                     depth: int = DEFAULT_DEPTH) -> Path:
-    """Rank the other framework's statements for every TaoBench statement of ``release``; returns the run file."""
-    meta = next(m for m in RELEASES if m.name == release or m.release_id == release)
-    track = load_track(release_path(meta), direction)
-    rankings, config = rank_all(retriever, track.doc_ids, track.doc_texts,
-                                {q["_id"]: q["text"] for q in track.queries}, depth)
-    header = run_header(EQUIVALENCE_BENCHMARK, meta.release_id, f"{CONFIG}/{SPLIT}", direction, retriever, config,
-                     f"Offline baseline, reproduced by `lemmata baselines run equivalence --release {meta.name} "
-                     f"--direction {direction} --retriever {retriever}`; top {depth} of {len(track.corpus)} "
-                     "statements.")
-    return write_run(Path(out_dir) / f"{EQUIVALENCE_BENCHMARK}.{meta.name}.{direction}.{retriever}.jsonl",
-                  run_lines(header, rankings))
+    """Rank the other framework's statements for every TaoBench statement of ``release``; returns the run file.
+
+    The same path as ``lemmata evaluate --model RETRIEVER`` (:mod:`lemmata.tracks.model_runs`), with the
+    baseline's own notes.
+    """
+    task = equivalence_task(release, direction)
+    name = task.name.split(":", 1)[1].split("/")[0]
+    data, _ = run_task(task, BaselineRanker(retriever, depth=depth),
+                       notes=f"Offline baseline, reproduced by `lemmata baselines run equivalence --release {name} "
+                             f"--direction {direction} --retriever {retriever}`; top {depth} of "
+                             f"{len(task.parts[0].doc_ids)} statements.")
+    return write_run(Path(out_dir) / f"{task.filename}.{retriever}.jsonl", data)
 
 
 def jobs() -> list[tuple[str, Callable[[Path], Path]]]:

@@ -1,0 +1,76 @@
+"""Re²Math's ranking tracks as model-run tasks: theorem retrieval and source retrieval over the offline world.
+
+Source retrieval ranks every record of the current offline world (the default
+world; a superseded one is never used). With ``year_cutoff`` (the default of
+``lemmata evaluate``) each query's cutoff — the world's attribution of the
+instance, the one its recorded searches use — is applied exactly, as a filter:
+a record dated after it is never ranked for that query (undated records always
+may be). The published baselines were run without it and keep that protocol
+(``year_cutoff=False``); the header's ``system`` says which applied.
+"""
+
+from __future__ import annotations
+
+from lemmata.tracks.model_runs import Part, RankingTask
+
+YEAR_CUTOFF_RULE = "world attribution year_cutoff; records dated after it are never ranked (undated always may be)"
+
+
+def theorem_task(split: str = "test", variant: str = "raw") -> RankingTask:
+    """One theorem-retrieval submission: the release's statements ranked for each rendered proof state."""
+    from lemmata.benchmarks.re2math.meta import RE2MATH
+    from lemmata.benchmarks.re2math.theorem_retrieval import QUERIES_CONFIG, THEOREM_BENCHMARK, load_track
+    from lemmata.catalog import release_path
+
+    doc_ids, texts, queries, _ = load_track(release_path(RE2MATH), split, variant)
+    return RankingTask(name=f"{THEOREM_BENCHMARK}:{variant}",
+                       header={"benchmark": THEOREM_BENCHMARK, "release": RE2MATH.release_id,
+                               "split": f"{QUERIES_CONFIG}/{split}", "track": variant},
+                       parts=[Part(doc_ids=doc_ids, doc_texts=texts, queries=queries)],
+                       filename=f"{THEOREM_BENCHMARK}.{split}.{variant}")
+
+
+def record_years(world) -> "object":
+    """Each record's year as an int64 array in world order (-1: unknown)."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from lemmata.benchmarks.re2math.scholar.world import RECORDS_FILE
+
+    years = pq.read_table(world.root / RECORDS_FILE, columns=["year"])["year"].to_numpy(zero_copy_only=False)
+    years = years.astype(np.float64)
+    return np.where(np.isnan(years), -1, years).astype(np.int64)
+
+
+def source_task(split: str = "test", variant: str = "raw", *, year_cutoff: bool = True) -> RankingTask:
+    """One source-retrieval submission over the current offline world (cutoff applied as a filter when asked)."""
+    from lemmata.benchmarks.re2math.scholar.world import default_world
+    from lemmata.benchmarks.re2math.source_retrieval import SOURCE_BENCHMARK, SPLITS, default_source_track
+
+    track = default_source_track()
+    queries = track.query_texts(split, variant)
+    part = Part(doc_ids=track.doc_ids, doc_texts=track.doc_texts, queries=queries)
+    protocol = {}
+    if year_cutoff:
+        world = default_world(quiet=True)
+        if world.artifact_id != track.world_id:
+            from lemmata.core.errors import LemmataError
+
+            raise LemmataError(f"the default world is {world.artifact_id}, the track ranks {track.world_id}")
+        part.doc_keys = record_years(world)
+        part.query_limits = {q: world.attribution(q).year_cutoff for q in queries}
+        protocol = {"year_cutoff": YEAR_CUTOFF_RULE}
+    return RankingTask(name=f"{SOURCE_BENCHMARK}:{variant}",
+                       header={"benchmark": SOURCE_BENCHMARK, "release": track.release_id,
+                               "split": "/".join(SPLITS[split]), "track": variant},
+                       header_tail={"corpus": track.world_id}, parts=[part],
+                       filename=f"{SOURCE_BENCHMARK}.{split}.{variant}", protocol=protocol)
+
+
+def tasks(name: str, *, split: str = "test", year_cutoff: bool = True) -> list[RankingTask]:
+    """Every variant of a Re²Math ranking track (``raw``, ``assisted``)."""
+    from lemmata.benchmarks.re2math.theorem_retrieval import VARIANTS
+
+    if name == "re2math-theorem-retrieval":
+        return [theorem_task(split, v) for v in VARIANTS]
+    return [source_task(split, v, year_cutoff=year_cutoff) for v in VARIANTS]

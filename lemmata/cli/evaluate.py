@@ -1,0 +1,59 @@
+"""``lemmata evaluate``: run any embedding model (or a built-in baseline) on the ranking tracks, into the board."""
+
+from __future__ import annotations
+
+
+def register(sub) -> None:
+    from lemmata.evaluation import DEFAULT_TRACKS, TRACKS
+
+    p = sub.add_parser(
+        "evaluate", help="run a model on the ranking tracks: submission files plus scored results",
+        description="Run a model on ranking tracks: encode the corpus once (cached on disk, resumable), rank "
+        "every query, write each submission file exactly as it would be uploaded and score it through the "
+        "track's own handler into the leaderboard store. The printed result id is the id the space computes "
+        "for the same file. MODEL: bm25 | static | hybrid | st:NAME_OR_PATH | model2vec:NAME_OR_PATH | "
+        "openai:MODEL (endpoint from LEMMATA_EMBEDDINGS_BASE_URL / _API_KEY) | a model folder.")
+    p.add_argument("--model", required=True, metavar="SPEC", help="the model to run (see above)")
+    p.add_argument("--track", action="append", metavar="NAME[:VARIANT]",
+                   help=f"ranking track, repeatable: {', '.join(TRACKS)}; ':VARIANT' picks one (e.g. "
+                        f"re2math-theorem-retrieval:raw). Default: {', '.join(DEFAULT_TRACKS)}")
+    p.add_argument("--split", choices=("test", "dev"), default="test",
+                   help="Re2Math query split (test = Eval-200; default test)")
+    p.add_argument("--out", metavar="DIR", help="where submission files go (default: $LEMMATA_HOME/runs)")
+    p.add_argument("--store", metavar="DIR", help="leaderboard store (default: $LEMMATA_STORE or $LEMMATA_HOME/store)")
+    p.add_argument("--no-store", action="store_true", help="score in memory only; store nothing")
+    p.add_argument("--depth", type=int, default=100, help="documents ranked per query (default 100)")
+    p.add_argument("--index", choices=("auto", "exact", "approximate"), default="auto",
+                   help="exact blocked search, or an approximate usearch HNSW index with its recall against exact "
+                        "measured and recorded (auto: approximate above 1M documents)")
+    p.add_argument("--no-year-cutoff", action="store_true",
+                   help="Re2Math source retrieval: do not apply each query's year cutoff as a filter")
+    p.add_argument("--query-prompt", metavar="TEXT", help="prompt prepended to queries (e.g. 'query: ')")
+    p.add_argument("--document-prompt", metavar="TEXT", help="prompt prepended to documents (e.g. 'passage: ')")
+    p.add_argument("--device", action="append", metavar="DEVICE",
+                   help="sentence-transformers device, repeatable: several use the library's multi-process pool")
+    p.add_argument("--batch-size", type=int, default=256, help="texts per encoder call (default 256)")
+    p.add_argument("--max-length", type=int, help="sentence-transformers maximum sequence length")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    import sys
+
+    from lemmata.evaluation import evaluate
+    from lemmata.tracks.baseline_report import result_line
+
+    prompts = {k: v for k, v in (("query", args.query_prompt), ("document", args.document_prompt)) if v}
+    store = None
+    if not args.no_store:
+        from lemmata.store import Store, default_store
+
+        store = Store(args.store) if args.store else default_store()
+    done = evaluate(args.model, args.track, split=args.split, out=args.out, store=store, depth=args.depth,
+                    index=args.index, year_cutoff=not args.no_year_cutoff, prompts=prompts or None,
+                    batch_size=args.batch_size, devices=args.device, max_length=args.max_length, quiet=args.quiet)
+    for ev in done:
+        print(result_line(ev.result, ev.path), flush=True)
+        print(f"  file {ev.path}", file=sys.stderr)
+    return 0
