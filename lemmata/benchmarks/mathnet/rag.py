@@ -106,25 +106,27 @@ def allowed(query_id: str, candidate_id: str, groups: Mapping[str, str]) -> bool
     return groups.get(candidate_id, candidate_id) != groups.get(query_id, query_id)
 
 
-def retrieve_contexts(retriever, queries: Mapping[str, str], pool: Sequence[PoolProblem],
-                      groups: Mapping[str, str], k: int) -> dict[str, list[str]]:
-    """``{query id: top-k allowed pool ids}``; the retriever ranks the whole pool, excluded ids are dropped."""
-    ids = list(queries)
-    depth = min(len(pool), k + max(8, 4 * k))
-    out: dict[str, list[str]] = {}
-    todo = ids
-    while todo:
-        rankings = retriever.search_many([queries[q] for q in todo], k=depth)
-        again = []
-        for qid, ranking in zip(todo, rankings):
-            chosen = [d for d, _ in ranking if allowed(qid, d, groups)][:k]
-            if len(chosen) < k and depth < len(pool):
-                again.append(qid)
-            else:
-                out[qid] = chosen
-        todo = again
-        depth = min(len(pool), depth * 4)
-    return {q: out[q] for q in ids}
+def retrieve_contexts(ranker, queries: Mapping[str, str], pool: Sequence[PoolProblem],
+                      groups: Mapping[str, str]) -> dict[str, list[str]]:
+    """``{query id: top allowed pool ids}``: ``ranker`` (a model-run ranker of :mod:`lemmata.tracks.model_runs`)
+    ranks the pool with each query's exclusion group removed inside the search, so the top k are k allowed ones."""
+    from lemmata.tracks.model_runs import Part
+
+    members: dict[str, set[str]] = {}
+    for p in pool:
+        members.setdefault(groups.get(p.problem_id, p.problem_id), set()).add(p.problem_id)
+    excluded = {q: frozenset(members.get(groups.get(q, q), set()) | {q}) for q in queries}
+    part = Part(doc_ids=[p.problem_id for p in pool], doc_texts=[p.problem for p in pool], queries=dict(queries),
+                label="mathrag-pool", excluded=excluded)
+    run = ranker.rank(part)
+    out = {q: [d for d, _ in run.rankings[q]] for q in queries}
+    for q, ids in out.items():  # the search removed them; a ranker that ignores exclusions is refused here
+        bad = [d for d in ids if not allowed(q, d, groups)]
+        if bad:
+            from lemmata.core.errors import LemmataError
+
+            raise LemmataError(f"the retriever returned {bad[0]!r} for {q!r}, which the pool excludes for it")
+    return out
 
 
 def leaks(query_id: str, context_ids: Sequence[str], groups: Mapping[str, str]) -> list[str]:

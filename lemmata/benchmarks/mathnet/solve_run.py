@@ -15,23 +15,31 @@ from pathlib import Path
 from typing import Any
 
 from lemmata.benchmarks.mathnet import solve_data
-from lemmata.benchmarks.mathnet.rag import PoolProblem, allowed, pool_id, pool_of, retrieve_contexts
+from lemmata.benchmarks.mathnet.rag import allowed, pool_id, pool_of, retrieve_contexts
 from lemmata.benchmarks.mathnet.solve_prompts import Modality, messages, prompt_id
 from lemmata.core.errors import InputError, LemmataError
 from lemmata.core.hashing import sha256_file
 from lemmata.formats.results import ModelInfo
 
 
-def retriever_for(spec: str, pool: Sequence[PoolProblem]) -> tuple[Any, ModelInfo]:
-    """A retriever over the pool's statements and its identity, from a retriever spec."""
-    from lemmata.retrievers.baseline import MODEL_NAMES, RETRIEVERS, build_retriever
+def ranker_for(spec: Any, k: int, *, quiet: bool = True) -> Any:
+    """The ranker for a retriever — any spec ``lemmata evaluate --model`` accepts (``bm25``, ``static``,
+    ``hybrid``, ``st:NAME``, ``model2vec:NAME``, ``openai:MODEL``, a local folder) or any model object it
+    accepts (an encoder, anything with ``encode``) — returning the top ``k``."""
+    from lemmata.core.registry import UnknownNameError
+    from lemmata.retrievers.encoders import as_encoder
+    from lemmata.retrievers.spec import ModelSpec, load_model
+    from lemmata.tracks.model_runs import BaselineRanker, DenseRanker
 
-    if spec not in RETRIEVERS:
-        from lemmata.core.registry import suggest
-
-        raise InputError.one("--retriever", suggest("retriever spec", spec, RETRIEVERS), field="retriever")
-    retriever = build_retriever(spec, [p.problem_id for p in pool], [p.problem for p in pool])
-    return retriever, ModelInfo(name=MODEL_NAMES[spec], kind="baseline")
+    model = spec
+    if isinstance(spec, str):
+        try:
+            model = load_model(spec)
+        except UnknownNameError as exc:
+            raise InputError.one("--retriever", str(exc), field="retriever") from None
+    if isinstance(model, ModelSpec):
+        return BaselineRanker(model.target, depth=k)
+    return DenseRanker(as_encoder(model), depth=k, quiet=quiet)
 
 
 def read_expert_pairs(path: str | Path, known: Mapping[str, Any]) -> tuple[dict[str, str], str]:
@@ -56,7 +64,7 @@ def read_expert_pairs(path: str | Path, known: Mapping[str, Any]) -> tuple[dict[
     return pairs, sha256_file(path)
 
 
-def contexts_for(condition: str, release, ids: Sequence[str], *, retriever_spec: str | None, k: int,
+def contexts_for(condition: str, release, ids: Sequence[str], *, retriever_spec: Any, k: int,
                  expert_pairs: str | Path | None) -> tuple[dict[str, list[str]], dict[str, Any]]:
     """Context ids per problem and the header fields of the condition."""
     known = solve_data.problems(release)
@@ -76,14 +84,16 @@ def contexts_for(condition: str, release, ids: Sequence[str], *, retriever_spec:
     if retriever_spec is None:
         raise InputError.one("--retriever", "retriever-rag needs a retriever spec", field="retriever")
     pool = pool_of(list(known.values()))
-    retriever, info = retriever_for(retriever_spec, pool)
-    contexts = retrieve_contexts(retriever, {pid: known[pid]["problem"] for pid in ids}, pool, groups, k)
-    return contexts, {"retrieval": {"retriever": info.model_dump(mode="json"), "spec": retriever_spec, "k": k,
+    ranker = ranker_for(retriever_spec, k)
+    contexts = retrieve_contexts(ranker, {pid: known[pid]["problem"] for pid in ids}, pool, groups)
+    info = ranker.model()
+    spec = retriever_spec if isinstance(retriever_spec, str) else info.name
+    return contexts, {"retrieval": {"retriever": info.model_dump(mode="json"), "spec": spec, "k": k,
                                     "pool": pool_id(pool, groups)}}
 
 
 def solve_submission(release, runner, *, subset: str, modality: Modality, condition: str = "zero-shot",
-                     sampling=None, retriever_spec: str | None = None, k: int = 1,
+                     sampling=None, retriever_spec: Any = None, k: int = 1,
                      expert_pairs: str | Path | None = None, limit: int | None = None,
                      quiet: bool = False) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The submission lines (header first) and the run's metadata."""

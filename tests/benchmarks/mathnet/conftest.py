@@ -31,3 +31,4 @@ def retrieve_release() -> Path:
     if not target.is_dir():
         MathNetRetrieveBuilder(source_dir=RETRIEVE_FIXTURE).build(releases_dir(), quiet=True)
     return target
+

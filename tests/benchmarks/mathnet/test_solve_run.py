@@ -23,6 +23,8 @@ from lemmata.tracks.base import OracleConfig
 from test_judge import ChatServer
 
 SUBSET = "lemmata_strat_70"
+#: the static model the tokenlearn-static-model wheel ships, as the `lemmata evaluate` baseline spec
+STATIC = "static"
 #: scripted solutions by a word of the statement: right ones carry the marker the scripted grader rewards
 SOLUTIONS = {
     "medians": "CORRECT. Each median is less than half the sum of the adjacent sides; add the three inequalities.",
@@ -173,7 +175,7 @@ def test_retriever_rag_with_the_static_model_lands_in_its_own_group_and_never_le
     assert groups["usa_2010_aa11bb"] == groups["usa_2008_0b41c2"]
     with ChatDouble(solver) as server, _runner(server, "solver-r") as runner:
         lines, meta = solve_submission(release, runner, subset=SUBSET, modality="text", condition="retriever-rag",
-                                       retriever_spec="static", k=3, quiet=True)
+                                       retriever_spec=STATIC, k=3, quiet=True)
         prompts = {b["messages"][-1]["content"] for b in server.requests}
     records = {r["problem_id"]: r for r in lines[1:]}
     known = solve_data.problems(release)
@@ -191,7 +193,7 @@ def test_retriever_rag_with_the_static_model_lands_in_its_own_group_and_never_le
     path = write_lines(tmp_path / "rag.jsonl", lines)
     with ChatServer(answer=grader_answer) as grader_server:
         rag = _score(path, ChatJudge(grader_server.config(model="grader-a")))
-    assert rag.frozen.retrieval_artifact.startswith("mathrag:retriever-rag:Static embeddings (tokenlearn-static-model)@")
+    assert rag.frozen.retrieval_artifact.startswith(f"mathrag:retriever-rag:{rag.provenance['retrieval']['retriever']['name']}@")
     assert ":k3:pool-" in rag.frozen.retrieval_artifact
     with ChatDouble(solver) as server, _runner(server, "solver-r") as runner:
         zero_lines, _ = solve_submission(release, runner, subset=SUBSET, modality="text", quiet=True)
@@ -203,14 +205,16 @@ def test_retriever_rag_with_the_static_model_lands_in_its_own_group_and_never_le
     # the matrix: the retriever's own MathNet-Retrieve recall beside the gain over zero-shot, paired
     from lemmata.benchmarks.mathnet.matrix import markdown, mathrag_matrix
 
-    rows = {r["condition"]: r for r in mathrag_matrix([rag, zero], [_static_retrieve_result()], n_resamples=200)}
+    rows = {r["condition"]: r for r in mathrag_matrix([rag, zero], _static_retrieve_results(tmp_path), n_resamples=200)}
     row = rows["retriever-rag"]
-    assert row["retriever"] == "Static embeddings (tokenlearn-static-model)" and row["k"] == 3
-    assert set(row["retrieve_recall"]) == {"hard"} and 0 <= row["retrieve_recall"]["hard"]["recall@5"] <= 1
+    assert row["retriever"] == rag.provenance["retrieval"]["retriever"]["name"] and row["k"] == 3
+    assert "tokenlearn-static-model" in row["retriever"] and rag.provenance["retrieval"]["spec"] == STATIC
+    assert set(row["retrieve_recall"]) == {"easy", "medium", "hard"}
+    assert 0 <= row["retrieve_recall"]["hard"]["recall@5"] <= 1
     assert row["gain"] == pytest.approx(rag.main.value - zero.main.value)
     assert row["gain_interval"][0] <= row["gain"] <= row["gain_interval"][1] and row["paired_problems"] == 17
     assert rows["zero-shot"]["gain"] is None
-    assert "| solver-r | retriever-rag | Static embeddings (tokenlearn-static-model) | 3 |" in markdown(list(rows.values()))
+    assert f"| solver-r | retriever-rag | {row['retriever']} | 3 |" in markdown(list(rows.values()))
 
     # a submission that shows the duplicate as context is refused, naming line and field
     leaked = [dict(lines[0])] + [dict(r) for r in lines[1:]]
@@ -226,25 +230,30 @@ def test_retriever_rag_with_the_static_model_lands_in_its_own_group_and_never_le
     assert {p.field for p in leaks} == {"context_ids[0]"} and len(leaks) == 2
 
 
-def _static_retrieve_result():
-    """The static model's scored MathNet-Retrieve run (hard tier), made with the same retriever code."""
+def _static_retrieve_results(tmp_path):
+    """The static baseline's scored MathNet-Retrieve runs (every tier), ranked by the same ranker over the
+    fixture corpus texts."""
     from conftest import RETRIEVE_FIXTURE
     from lemmata.core.jsonl import read_jsonl
     from lemmata.registry import handler_for
-    from lemmata.retrievers.baseline import build_retriever
+    from lemmata.tracks.model_runs import BaselineRanker, Part
 
+    ranker = BaselineRanker(STATIC, depth=10)
     corpus = [obj for _, obj in read_jsonl(RETRIEVE_FIXTURE / "hard" / "corpus.jsonl")]
-    queries = [obj for _, obj in read_jsonl(RETRIEVE_FIXTURE / "hard" / "queries.jsonl")]
-    retriever = build_retriever("static", [d["_id"] for d in corpus], [d["text"] for d in corpus])
-    rankings = retriever.search_many([q["text"] for q in queries], k=10)
-    header = {"format": "lemmata-submission/1", "benchmark": "mathnet-retrieve", "release": "mathnet-retrieve-1.0.0",
-              "track": "hard", "model": {"name": "Static embeddings (tokenlearn-static-model)", "kind": "baseline"}}
-    records = [{"query_id": q["_id"], "ranking": [{"doc_id": d, "score": float(s)} for d, s in ranking]}
-               for q, ranking in zip(queries, rankings)]
-    data = "".join(json.dumps(x) + "\n" for x in [header, *records]).encode()
-    validated = validate_upload(data, "static.jsonl")
-    return handler_for("mathnet-retrieve").score(validated, received_at="2026-11-25T10:00:00+00:00",
-                                                 oracles=OracleConfig())
+    queries = {obj["_id"]: obj["text"] for _, obj in read_jsonl(RETRIEVE_FIXTURE / "hard" / "queries.jsonl")}
+    run = ranker.rank(Part(doc_ids=[d["_id"] for d in corpus], doc_texts=[d["text"] for d in corpus],
+                           queries=queries))
+    out = []
+    for tier in ("easy", "medium", "hard"):
+        header = {"format": "lemmata-submission/1", "benchmark": "mathnet-retrieve",
+                  "release": "mathnet-retrieve-1.0.0", "track": tier, "model": ranker.model().model_dump(mode="json")}
+        records = [{"query_id": q, "ranking": [{"doc_id": d, "score": float(s)} for d, s in run.rankings[q]]}
+                   for q in queries]
+        data = "".join(json.dumps(x) + "\n" for x in [header, *records]).encode()
+        out.append(handler_for("mathnet-retrieve").score(validate_upload(data, f"{tier}.jsonl"),
+                                                         received_at="2026-11-25T10:00:00+00:00",
+                                                         oracles=OracleConfig()))
+    return out
 
 
 def test_bad_submissions_name_line_and_field(solve_release):
