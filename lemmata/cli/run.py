@@ -66,7 +66,8 @@ def register(sub) -> None:
     m.add_argument("--subset", default="lemmata_strat_70",
                    choices=("lemmata_strat_70", "lemmata_strat_5500", "full"),
                    help="problems to solve (Lemmata's stratified subsets; default lemmata_strat_70)")
-    m.add_argument("--retriever", metavar="SPEC", help="retriever spec for retriever-rag (bm25, static, hybrid)")
+    m.add_argument("--retriever", metavar="SPEC", help="retriever-rag: any `lemmata evaluate --model` spec (bm25, static, hybrid, st:NAME, "
+                   "model2vec:NAME, openai:MODEL, a local folder)")
     m.add_argument("--k", type=int, default=1, help="retrieved problems shown per query (default 1, at most 5)")
     m.add_argument("--expert-pairs", metavar="FILE", help="expert-rag: JSONL of {problem_id, similar_id}")
     m.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")

@@ -272,3 +272,20 @@ def test_bad_submissions_name_line_and_field(solve_release):
     assert "is not a problem id" in where[3, "problem_id"]
     assert "first on line 2" in where[4, "problem_id"]
     assert (5, "solution") in where
+
+
+def test_the_command_line_writes_a_submission_and_scores_it(solve_release, tmp_path, monkeypatch, capsys):
+    from lemmata.cli import main
+
+    monkeypatch.delenv("LEMMATA_JUDGE_BASE_URL", raising=False)
+    with ChatDouble(solver) as server:
+        code = main(["run", "mathnet", "--model", "cli-m", "--base-url", server.base_url, "--modality", "text",
+                     "--out", str(tmp_path), "--limit", "4", "--quiet"])
+    assert code == 0
+    out = capsys.readouterr().out
+    submission = next(tmp_path.glob("mathnet.lemmata_strat_70.zero-shot.cli-m.jsonl"))
+    assert f"submission: {submission}" in out
+    result = json.loads(submission.with_suffix(".result.json").read_text())
+    assert result["status"] == "pending_oracle" and result["main"]["total"] == 17  # the 13 not run count as unsolved
+    with pytest.raises(SystemExit):
+        main(["run", "mathnet", "--model", "m", "--out", str(tmp_path)])  # --modality must be declared
