@@ -289,3 +289,28 @@ def test_the_command_line_writes_a_submission_and_scores_it(solve_release, tmp_p
     assert result["status"] == "pending_oracle" and result["main"]["total"] == 17  # the 13 not run count as unsolved
     with pytest.raises(SystemExit):
         main(["run", "mathnet", "--model", "m", "--out", str(tmp_path)])  # --modality must be declared
+
+
+def test_expert_rag_uses_the_pairs_file_and_drops_a_pair_that_would_leak(solve_release, retrieve_release, tmp_path):
+    from lemmata.core.hashing import sha256_file
+
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps(p) + "\n" for p in [
+        {"problem_id": "usa_2012_c3d4e5", "similar_id": "usa_2013_f6a7b8"},
+        {"problem_id": "rus_2019_d99efd", "similar_id": "bra_2019_dup001"},  # its duplicate: the answer itself
+        {"problem_id": "usa_2008_0b41c2", "similar_id": "usa_2010_aa11bb"}]))  # its equivalent
+    release = solve_data.solve_release()
+    with ChatDouble(solver) as server, _runner(server, "solver-x") as runner:
+        lines, _ = solve_submission(release, runner, subset=SUBSET, modality="text", condition="expert-rag",
+                                    expert_pairs=pairs, quiet=True)
+        prompts = [b["messages"][-1]["content"] for b in server.requests]
+    assert lines[0]["expert_pairs_sha256"] == sha256_file(pairs)
+    contexts = {r["problem_id"]: r["context_ids"] for r in lines[1:]}
+    assert contexts["usa_2012_c3d4e5"] == ["usa_2013_f6a7b8"]
+    assert contexts["rus_2019_d99efd"] == [] and contexts["usa_2008_0b41c2"] == []
+    assert sum("SIMILAR PROBLEM 1" in p for p in prompts) == 1
+    result = _score(write_lines(tmp_path / "expert.jsonl", lines))
+    assert result.frozen.retrieval_artifact == f"mathrag:expert-rag:pairs-{sha256_file(pairs)[:16]}"
+    with pytest.raises(InputError) as err:
+        solve_submission(release, None, subset=SUBSET, modality="text", condition="expert-rag", quiet=True)
+    assert err.value.problems[0].field == "expert-pairs"
