@@ -255,6 +255,7 @@ class RequestCache:
         self._lock = threading.Lock()
         self._answers: dict[str, Completion] = {}
         self._torn_tail = False
+        self._folder_ready = False
         if self.path is not None and self.path.is_file():
             with open(self.path, "rb") as fh:
                 fh.seek(0, os.SEEK_END)
@@ -282,7 +283,9 @@ class RequestCache:
             self._answers[key] = completion
             if self.path is None:
                 return
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not self._folder_ready:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._folder_ready = True
             with open(self.path, "a", encoding="utf-8") as fh:
                 fh.write(("\n" if self._torn_tail else "") + line)
             self._torn_tail = False
@@ -448,9 +451,19 @@ class ChatRunner:
         self._stop.clear()
         pool = ThreadPoolExecutor(max_workers=self.endpoint.concurrency, thread_name_prefix="lemmata-chat")
         pending: dict[Future, tuple[ChatJob, str]] = {}
-        try:
-            for job, key in todo:
+        queue = iter(todo)
+        #: futures handed to the pool at a time: wait() costs O(pending) per call, so a bounded window keeps a
+        #: batch of n jobs O(n) instead of O(n²), while the pool always has the next job ready
+        window = 2 * self.endpoint.concurrency
+
+        def refill() -> None:
+            for job, key in queue:
                 pending[pool.submit(self.ask, job)] = (job, key)
+                if len(pending) >= window:
+                    break
+
+        try:
+            refill()
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
@@ -464,6 +477,7 @@ class ChatRunner:
                         bar.update(1)
                     if on_answer is not None:
                         on_answer(job, completion)
+                refill()
         except KeyboardInterrupt:
             self._stop.set()
             pool.shutdown(wait=False, cancel_futures=True)
