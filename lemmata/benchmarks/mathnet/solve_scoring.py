@@ -32,6 +32,10 @@ BENCHMARK = "mathnet-solve"
 _FINAL_LINE = re.compile(r"(?im)final answer(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*(?P<ans>.+?)\s*$")
 #: the longest final answer handed to math-verify (bounded parsing time)
 MAX_ANSWER_CHARS = 500
+#: math-verify's own timeouts use signals and work only in the main thread; elsewhere (a space worker) these
+#: bounds keep sympy from evaluating towers of powers or huge literals: such an answer is not checked (False)
+MAX_POWERS = 4
+_LONG_NUMBER = re.compile(r"\d{60,}")
 
 
 def last_boxed(text: str) -> str | None:
@@ -95,6 +99,8 @@ def answers_agree(reference: str, candidate: str | None) -> bool:
     """
     if candidate is None or not candidate.strip():
         return False
+    if not _tame(candidate) or not _tame(reference):
+        return False
     try:
         from math_verify import parse, verify
     except ImportError:
@@ -109,6 +115,16 @@ def answers_agree(reference: str, candidate: str | None) -> bool:
     if not gold or not pred:
         return False
     return bool(verify(gold, pred, timeout_seconds=5 if main else None))
+
+
+def _tame(answer: str) -> bool:
+    r"""Whether an answer is small enough for sympy to compare in bounded time.
+
+    >>> _tame(r"\frac{1}{2}"), _tame("9^{9^{9^{9^{9}}}}"), _tame("1" * 80)
+    (True, False, False)
+    """
+    return (len(answer) <= MAX_ANSWER_CHARS and answer.count("^") + answer.count("**") <= MAX_POWERS
+            and not _LONG_NUMBER.search(answer))
 
 
 def grade_fields(problem_id: str, problem: str, references: Sequence[str], candidate: str) -> dict[str, str]:
