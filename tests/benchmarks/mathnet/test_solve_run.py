@@ -144,7 +144,7 @@ def test_image_parts_refused_and_text_modality(solve_release, tmp_path):
     assert len({b["messages"][-1]["content"] for b in described}) == 4 and not any("attached_image" in b["messages"][-1]["content"] for b in sent)
 
 
-def test_pending_without_grader_then_judge_fills_a_new_version(solve_release, tmp_path):
+def test_pending_without_grader_then_judge_fills_a_new_version(solve_release, tmp_path, capsys):
     from lemmata.cli.judge import fill_pending
     from lemmata.store import Store
 
@@ -164,6 +164,11 @@ def test_pending_without_grader_then_judge_fills_a_new_version(solve_release, tm
     assert latest.supersedes == first.result_id and latest.status == "complete" and latest.pending == 0
     assert latest.main.value == pytest.approx(6 / 17)
     assert store.results_for_submission(first.submission_sha256)[0].result_id in {first.result_id, latest.result_id}
+    from lemmata.cli import main
+
+    assert main(["mathrag", "--store", str(tmp_path / "store")]) == 0  # the latest version only
+    table = capsys.readouterr().out
+    assert "| solver-p | zero-shot | — | — | 0.353 | — | — |" in table and table.count("solver-p") == 1
 
 
 def test_retriever_rag_with_the_static_model_lands_in_its_own_group_and_never_leaks(solve_release, retrieve_release,
