@@ -267,6 +267,9 @@ def grade_artifact(grader, folder: Any = None):
     rubrics = {"grade": load_rubric(*RUBRIC)}
     judge_id = grader.judge_id if grader is not None else None
     describe: Mapping[str, Any] | None = grader.describe() if grader is not None else None
+    from pathlib import Path
+
+    folder = Path(folder) if folder is not None else None
     if folder is not None and judge_id is None:
         manifest = ArtifactManifest.model_validate_json((folder / ARTIFACT_FILE).read_text("utf-8"))
         judge_id = manifest.judge["id"]
