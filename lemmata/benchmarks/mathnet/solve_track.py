@@ -196,6 +196,9 @@ class MathNetSolveHandler(TrackHandler):
         by_id = {r.problem_id: r for r in submission.records}
         grader = grader_from(oracles.extra.get("grader") or oracles.judge)
         artifact = grade_artifact(grader, oracles.extra.get("grader_artifact"))
+        grades = obtain_grades(artifact, grader, [(pid, known[pid], by_id[pid].solution) for pid in ids
+                                                  if pid in by_id and by_id[pid].abstained is None
+                                                  and by_id[pid].solution.strip()])
         items, outcomes = [], []
         for pid in ids:
             p = known[pid]
@@ -207,10 +210,7 @@ class MathNetSolveHandler(TrackHandler):
                                          f"abstained: {rec.abstained}" if rec.abstained else "empty solution"), "rule"
                 correct: bool | None = False
             else:
-                verdict = None
-                if artifact is not None:
-                    verdict = artifact.obtain("grade", grade_fields(pid, p["problem"], p["solutions"], solution),
-                                              grade_values(p["problem"], p["solutions"], solution), grader)
+                verdict = grades.get(pid)
                 grade, correct = as_grade(verdict), is_full_marks(verdict)
                 reason = verdict.get("reason", "") if verdict else "awaiting the grader"
                 by = "grader" if verdict else "pending"
@@ -256,6 +256,32 @@ class MathNetSolveHandler(TrackHandler):
                         "retrieval": header.retrieval.model_dump(mode="json") if header.retrieval else None,
                         "grader": artifact.manifest.judge if artifact is not None else None},
         )
+
+
+def obtain_grades(artifact, grader, questions: list[tuple[str, Mapping[str, Any], str]]) -> dict[str, Any]:
+    """Grades by problem id: recorded ones from the artifact, missing ones asked of ``grader`` concurrently
+    (``LEMMATA_JUDGE_CONCURRENCY`` requests in flight); a problem nobody could grade is absent (pending)."""
+    if artifact is None or not questions:
+        return {}
+    from concurrent.futures import ThreadPoolExecutor
+
+    from lemmata.core.settings import read as setting
+
+    def ask(q: tuple[str, Mapping[str, Any], str]) -> tuple[str, Any]:
+        pid, p, solution = q
+        return pid, artifact.obtain("grade", grade_fields(pid, p["problem"], p["solutions"], solution),
+                                    grade_values(p["problem"], p["solutions"], solution), grader)
+
+    cached = {q[0]: artifact.lookup("grade", grade_fields(q[0], q[1]["problem"], q[1]["solutions"], q[2]))
+              for q in questions}
+    missing = [q for q in questions if cached[q[0]] is None]
+    out = {pid: v for pid, v in cached.items() if v is not None}
+    if grader is None or not missing:
+        return out
+    workers = max(1, int(setting("LEMMATA_JUDGE_CONCURRENCY") or 4))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        out.update({pid: v for pid, v in pool.map(ask, missing) if v is not None})
+    return out
 
 
 def grade_artifact(grader, folder: Any = None):
