@@ -24,12 +24,12 @@ _PUBLIC: dict[str, str] = {
     "Error": "lemmata.core.errors", "InputError": "lemmata.core.errors", "LemmataError": "lemmata.core.errors",
     "Problem": "lemmata.core.errors", "UnknownNameError": "lemmata.core.registry",
     # metadata and the registry
-    "BenchmarkMeta": "lemmata.core.meta", "get_benchmark": "lemmata.registry", "list_benchmarks": "lemmata.registry",
-    "handler_for": "lemmata.registry", "validate_upload": "lemmata.registry",
+    "BenchmarkMeta": "lemmata.core.meta", "get_benchmark": "lemmata.families", "list_benchmarks": "lemmata.families",
+    "handler_for": "lemmata.families", "validate_upload": "lemmata.families",
     # releases
     "open_release": "lemmata.release.load", "release_path": "lemmata.catalog", "load_release": "lemmata.catalog",
     # results and scoring
-    "Result": "lemmata.formats.results", "FrozenTuple": "lemmata.formats.results", "score_file": "lemmata.runner",
+    "Result": "lemmata.formats.results", "FrozenTuple": "lemmata.formats.results", "score_file": "lemmata.tracks.runner",
     "Store": "lemmata.store", "OracleConfig": "lemmata.tracks.base", "TrackHandler": "lemmata.tracks.base",
     "RankingTrack": "lemmata.tracks.ranking",
     # running a model on the ranking tracks

@@ -2,7 +2,7 @@
 
 Everything that needs a release — a track handler, a baseline, the retrieval
 artifact, the space's first start — resolves it here; builders are found through
-the registry (:mod:`lemmata.registry`).
+the registry (:mod:`lemmata.families`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def release_path(meta: BenchmarkMeta, release_id: str | None = None, *, root: st
     This is the one place that turns a release id into a folder: scorers, baselines, the retrieval
     artifact and the space all come here, so "open it or build it" has one behaviour and one message.
     """
-    from lemmata.registry import builder_classes
+    from lemmata.families import builder_classes
 
     release_id = release_id or meta.release_id
     path = release_root(meta, release_id, root)
@@ -59,7 +59,7 @@ def load_release(meta: BenchmarkMeta, release_id: str | None = None) -> Release:
 def _open(root: str, meta: BenchmarkMeta | None = None) -> Release:
     if meta is None:
         return open_release(root)
-    from lemmata.registry import builder_classes
+    from lemmata.families import builder_classes
     from lemmata.release.load import expectation
 
     expect = expectation(meta)

@@ -62,7 +62,7 @@ import json, resource, sys, time
 sys.path.insert(0, ".")
 from perf.hostile_input_speed import build
 from lemmata.core.errors import Error
-from lemmata.registry import validate_upload
+from lemmata.families import validate_upload
 data = build(sys.argv[1])
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter()

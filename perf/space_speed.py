@@ -105,11 +105,12 @@ def main() -> int:
         from lemmata.space.app import build_app, launch_kwargs
         from lemmata.space.config import SpaceConfig
         from lemmata.space.context import create_context
+        from lemmata.space.rows import ROW_SUMMARY
         from lemmata.store import RateLimit, Store
 
         MathNetRetrieveBuilder(source_dir=FIXTURE).build(releases_dir(), quiet=True)
         t = time.perf_counter()
-        seed(Store(Path(tmp) / "store"), args.entries)
+        seed(Store(Path(tmp) / "store", row_summary=ROW_SUMMARY), args.entries)
         print(f"seeded {args.entries} results in {time.perf_counter() - t:.1f} s")
         config = SpaceConfig.from_env({"LEMMATA_HOME": tmp}, bootstrap=False, releases_root=releases_dir(),
                                       rate_limit=RateLimit(10_000, 3600), worker_poll_seconds=2.0)

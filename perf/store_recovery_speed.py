@@ -43,7 +43,7 @@ def _best(fn, runs: int) -> float:
 
 def main() -> None:
     from lemmata.store import Store
-    from lemmata.store_faults import check_index
+    from lemmata.store.faults import check_index
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=int, default=1000)

@@ -6,9 +6,9 @@ The layers, bottom to top (the README's layout section says the same in words):
 0     ``lemmata.core`` (and the package's ``__init__``)
 1     ``lemmata.formats``, ``lemmata.metrics``, ``lemmata.lean``
 2     ``lemmata.release``, ``lemmata.oracles``, ``lemmata.retrievers``, ``lemmata.materialisers``,
-      ``lemmata.store``, ``lemmata.store_faults``
-3     ``lemmata.tracks``
-4     ``lemmata.registry``, ``lemmata.catalog``, ``lemmata.runner``
+      ``lemmata.store``
+3     ``lemmata.tracks`` (with ``lemmata.tracks.runner``), ``lemmata.families``
+4     ``lemmata.catalog``, ``lemmata.declared``
 5     ``lemmata.benchmarks.<family>``
 6     ``lemmata.space``, ``lemmata.cli``, ``lemmata.__main__``, ``lemmata.evaluation``
 ====  ==========================================================================================
@@ -30,9 +30,9 @@ LAYERS: dict[str, int] = {
     "lemmata": 0, "lemmata.core": 0,
     "lemmata.formats": 1, "lemmata.metrics": 1, "lemmata.lean": 1,
     "lemmata.release": 2, "lemmata.oracles": 2, "lemmata.retrievers": 2, "lemmata.materialisers": 2,
-    "lemmata.store": 2, "lemmata.store_faults": 2, "lemmata.store_integrity": 2,
-    "lemmata.tracks": 3,
-    "lemmata.registry": 4, "lemmata.catalog": 4, "lemmata.runner": 4,
+    "lemmata.store": 2,
+    "lemmata.tracks": 3, "lemmata.families": 3,
+    "lemmata.catalog": 4, "lemmata.declared": 4,
     "lemmata.benchmarks": 5,
     "lemmata.space": 6, "lemmata.cli": 6, "lemmata.__main__": 6, "lemmata.evaluation": 6,
 }

@@ -119,7 +119,7 @@ def _finish(path, store) -> None:
     if store is None:
         print(f"wrote {path}")
         return
-    from lemmata.runner import score_file
+    from lemmata.tracks.runner import score_file
 
     print(result_line(score_file(path, store), path), flush=True)
 
@@ -181,7 +181,7 @@ def run_all(args) -> int:
 def run_export(args) -> int:
     from lemmata.benchmarks.taobench.equivalence import load_track, write_beir
     from lemmata.catalog import release_path
-    from lemmata.registry import get_benchmark
+    from lemmata.families import get_benchmark
 
     track = load_track(release_path(get_benchmark(args.release)), args.direction)
     for name in write_beir(track, args.out):

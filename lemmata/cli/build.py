@@ -22,7 +22,7 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from lemmata.core.registry import UnknownNameError
-    from lemmata.registry import builder_classes
+    from lemmata.families import builder_classes
 
     try:
         classes = builder_classes(args.family)

@@ -18,7 +18,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from lemmata.registry import builder_classes
+    from lemmata.families import builder_classes
     from lemmata.release.cards import check_cards, file_sourced, render_cards
 
     if args.families:

@@ -23,14 +23,16 @@ def run(args) -> int:
 
     from lemmata.catalog import release_root
     from lemmata.core.paths import releases_dir
-    from lemmata.registry import list_benchmarks
+    from lemmata.families import list_benchmarks
 
     metas = list_benchmarks()
     folders = {m.release_id: release_root(m) for m in metas}
     built = {rid: (path / "MANIFEST.json").is_file() for rid, path in folders.items()}
     if args.json:
-        print(json.dumps([{"release_id": m.release_id, **m.model_dump(mode="json"), "built": built[m.release_id],
-                           "path": str(folders[m.release_id])} for m in metas], indent=2, ensure_ascii=False))
+        unset = lambda m: {k for k in ("ranking", "beir") if getattr(m, k) is None}  # noqa: E731 (older listings)
+        print(json.dumps([{"release_id": m.release_id, **m.model_dump(mode="json", exclude=unset(m)),
+                           "built": built[m.release_id], "path": str(folders[m.release_id])} for m in metas],
+                         indent=2, ensure_ascii=False))
         return 0
     for m in metas:
         configs = ", ".join(c.name for c in m.configs)

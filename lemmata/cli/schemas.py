@@ -17,7 +17,7 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from lemmata.formats.schema import stale_schemas, write_schemas
-    from lemmata.registry import schema_files
+    from lemmata.families import schema_files
 
     files = schema_files()
     if args.check:

@@ -56,11 +56,11 @@ def run(args) -> int:
     from pathlib import Path
 
     from lemmata.core.errors import InputError
-    from lemmata.registry import handler_for, validate_upload
+    from lemmata.families import handler_for, validate_upload
     from lemmata.tracks.base import OracleConfig
 
     if args.reported:
-        from lemmata.registry import reported_importers
+        from lemmata.families import reported_importers
         from lemmata.store import Store, default_store
 
         store = Store(args.store) if args.store else default_store()

@@ -5,7 +5,7 @@ A family (one paper: Re²Math, TaoBench, …) is a folder under
 and baselines. Its ``__init__`` declares a :class:`Family` whose entries are
 references *inside that folder* (``"meta:RELEASES"``), resolved only when asked
 for, so naming a family never imports its heavy modules. The one registry
-(:mod:`lemmata.registry`) reads these records; nothing else keeps a list of
+(:mod:`lemmata.families`) reads these records; nothing else keeps a list of
 builders, handlers, importers or baseline jobs.
 """
 
@@ -33,18 +33,24 @@ class Family(BaseModel):
     recognisers: tuple[str, ...] = Field(default=(), description="'module:function' taking an upload that is one "
                                          "JSON document (and its file name) and returning the Problems that say "
                                          "what it is, or none when it is not the family's")
+    declared: bool = Field(default=False, description="every release whose metadata declares a ranking track "
+                                                      "(``ranking``, ``beir``) gets the builder and the track "
+                                                      "derived from it (lemmata.declared)")
 
     @property
     def name(self) -> str:
         return self.family or self.package.rsplit(".", 1)[-1]
 
     def ref(self, relative: str) -> str:
-        """The absolute reference of one of this family's entries.
+        """The absolute reference of one of this family's entries (``":NAME"``: an attribute of ``package`` itself,
+        for a family that is one metadata module).
 
         >>> Family(package="lemmata.benchmarks.x", releases="meta:RELEASES", builders=()).ref("meta:RELEASES")
         'lemmata.benchmarks.x.meta:RELEASES'
+        >>> Family(package="toy_ir", releases=":RELEASES", builders=(), declared=True).ref(":RELEASES")
+        'toy_ir:RELEASES'
         """
-        return f"{self.package}.{relative}"
+        return f"{self.package}{relative}" if relative.startswith(":") else f"{self.package}.{relative}"
 
     def load(self, relative: str) -> object:
         return resolve(self.ref(relative))

@@ -63,6 +63,49 @@ class MainScore(_Frozen):
     higher_is_better: bool = True
 
 
+class RankingSpec(_Frozen):
+    """How a BEIR-style release is submitted and scored: what its ranking track is derived from.
+
+    A ranking track of the release is then declared, not programmed: its header
+    model (``benchmark`` and ``track`` pinned to the release's name and tracks,
+    ``release`` to its id pattern), its exported JSON Schema, its summary and
+    notes, and the collection it scores against (the ``corpus``/``queries``
+    configs and the ``qrels`` split named by the header's track) all come from here.
+    """
+
+    measures: tuple[str, ...] = Field(min_length=1, description="trec_eval measures computed for every run")
+    main_metric: str = Field(description="the measure a result is ranked by (one of ``measures``)")
+    track_description: str | None = Field(default=None, description="what the header's ``track`` selects")
+    schema_file: str = Field(pattern=r"^[a-z0-9-]+\.schema\.json$", description="file name of the exported schema")
+    schema_title: str
+    schema_description: str
+    corpus: str = Field(default="corpus", description="split of the ``corpus`` config the run ranks")
+    queries: str = Field(default="queries", description="split of the ``queries`` config the run answers")
+    summary: str = Field(default="{rankings} rankings for {track}",
+                         description="the upload's one-line summary; fields {rankings}, {track}")
+    notes: tuple[str, ...] = Field(
+        default=("{measures} over the {judged:,} queries of {track}; ties ranked by doc id.",),
+        description="a result's notes; fields {measures}, {judged}, {track}")
+    missing_note: str = Field(default="{missing:,} judged queries had no ranking and score 0.",
+                              description="added when judged queries had no ranking; field {missing}")
+
+    @field_validator("main_metric")
+    @classmethod
+    def _measured(cls, value: str, info) -> str:
+        if value not in info.data.get("measures", ()):
+            raise ValueError(f"main_metric {value!r} is not one of the measures")
+        return value
+
+
+class BeirLayout(_Frozen):
+    """Where a BEIR-style snapshot keeps its files (paths inside it, as upstream's own loader reads them)."""
+
+    corpus: str = "corpus.jsonl"
+    queries: str = "queries.jsonl"
+    qrels: str = Field(default="qrels/{track}.tsv", description="the qrels file of each track (= qrels split)")
+    with_title: bool = Field(default=True, description="the corpus carries a ``title`` column")
+
+
 class BenchmarkMeta(_Frozen):
     """Everything a user needs to cite, load and score one benchmark release."""
 
@@ -87,6 +130,8 @@ class BenchmarkMeta(_Frozen):
     main_score: MainScore
     tracks: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+    ranking: RankingSpec | None = Field(default=None, description="the ranking track of a BEIR-style release")
+    beir: BeirLayout | None = Field(default=None, description="the upstream layout a declared BEIR builder reads")
 
     @field_validator("citation")
     @classmethod

@@ -139,6 +139,6 @@ def download_paths(releases_root: Path) -> list[Path]:
 
 
 def release_citations(releases_root: Path) -> list[ReleaseCitation]:
-    from lemmata.registry import list_benchmarks
+    from lemmata.families import list_benchmarks
 
     return [ReleaseCitation(meta=m, folder=releases_root / m.release_id) for m in list_benchmarks()]

@@ -18,7 +18,7 @@ from lemmata.formats.results import Result
 from lemmata.tracks.base import Validated
 from lemmata.space.safety import md_escape, safe_markdown
 from lemmata.store import Store
-from lemmata.store_integrity import ResultIntegrityError
+from lemmata.store.integrity import ResultIntegrityError
 
 _ID_KEYS = ("item_id", "instance_id", "query_id")
 
@@ -57,7 +57,7 @@ class SubmissionCache:
         self._lock = threading.Lock()
 
     def get(self, sha256: str, filename: str) -> Validated | None:
-        from lemmata.registry import validate_upload
+        from lemmata.families import validate_upload
 
         with self._lock:
             if sha256 in self._items:
@@ -144,7 +144,7 @@ def notes_md(notes: list[str], limit: int = 10) -> str:
 
 def render_audit(store: Store, cache: SubmissionCache, result_id: str | None, item: str | None) -> str:
     """Markdown for one item of one entry (or the reason there is nothing to show)."""
-    from lemmata.registry import handler_for
+    from lemmata.families import handler_for
 
     if not result_id:
         return "Choose an entry (click an entry id on the leaderboard, or pick one above)."

@@ -93,7 +93,7 @@ def benchmark_availability(releases_root: Path, *, releases_settled: bool, offli
     ``releases_settled`` is whether the start-up step that builds releases has
     finished: before that, a release not on disk yet is *preparing*.
     """
-    from lemmata.registry import families
+    from lemmata.families import families
 
     offline = hub_offline() if offline is None else offline
     out = []

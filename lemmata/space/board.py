@@ -22,7 +22,8 @@ from pydantic import BaseModel, ConfigDict
 
 from lemmata.space.conditions import PrintedAggregate, printed_aggregate, view_group_key
 from lemmata.space.safety import csv_cell, csv_line
-from lemmata.store import Store
+from lemmata.space.rows import ROW_SUMMARY
+from lemmata.store import ResultIntegrityError, Store
 
 KindFilter = Literal["all", "reported", "scored"]
 SORT_KEYS = ("rank", "model", "kind", "date", "pending", "n")
@@ -192,11 +193,23 @@ def _integrity_row(row: Mapping[str, Any]) -> BoardRow:
 
 
 def load_rows(store: Store, *, include_hidden: bool = False) -> list[BoardRow]:
-    return [row_from_index(r) for r in store.result_rows(include_hidden=include_hidden)]
+    """The board rows of every listed result; a row indexed without a summary (by a store opened without
+    :data:`~lemmata.space.rows.ROW_SUMMARY`, e.g. the CLI's) is summarised from its verified file."""
+    rows = []
+    for row in store.result_rows(include_hidden=include_hidden):
+        if row.get("summary_json") is None and not row.get("integrity"):
+            try:
+                doc = store.verified_document(row)
+            except ResultIntegrityError as exc:  # changed since it was listed
+                row = {**row, "integrity": exc.reason}
+            else:
+                row = {**row, "summary_json": json.dumps(ROW_SUMMARY.of(doc), default=str)}
+        rows.append(row_from_index(row))
+    return rows
 
 
 def _higher_is_better(benchmark: str) -> bool:
-    from lemmata.registry import UnknownNameError, get_benchmark
+    from lemmata.families import UnknownNameError, get_benchmark
 
     try:
         return get_benchmark(benchmark).main_score.higher_is_better

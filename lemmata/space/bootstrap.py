@@ -151,7 +151,7 @@ def release_step(releases_root: Path) -> Callable[[Callable[[str], None]], str]:
 
     def run(report: Callable[[str], None]) -> str:
         from lemmata.core.errors import LemmataError
-        from lemmata.registry import builder_classes, families
+        from lemmata.families import builder_classes, families
 
         built, present, unavailable, failed = [], [], [], []
         classes = [cls for family in sorted(families()) for cls in builder_classes(family)]
@@ -215,7 +215,7 @@ def reported_step(store, importers: list[tuple[str, Callable]] | None = None) ->
     """Import every paper's reported rows; already-present rows are recognised by content and not re-added."""
 
     def run(report: Callable[[str], None]) -> str:
-        from lemmata.registry import reported_importers
+        from lemmata.families import reported_importers
 
         added = present = 0
         failed = []
@@ -241,12 +241,12 @@ def baselines_step(store, out_dir: Path) -> Callable[[Callable[[str], None]], st
     """Run and score the offline baselines once (skipped when the store already holds baseline entries)."""
 
     def run(report: Callable[[str], None]) -> str:
-        from lemmata.runner import SUBMITTER, score_file
+        from lemmata.tracks.runner import SUBMITTER, score_file
 
         existing = store.list_submissions(submitter=SUBMITTER, limit=10_000)
         if existing:
             raise Skip(f"{len(existing)} baseline entries already scored (rerun with `lemmata baselines run all`)")
-        from lemmata.registry import baseline_jobs
+        from lemmata.families import baseline_jobs
 
         jobs = baseline_jobs()
         done, failed = 0, []

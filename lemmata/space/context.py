@@ -16,6 +16,7 @@ from lemmata.space.board import BoardRow, load_rows
 from lemmata.space.bootstrap import Bootstrap, Skip, Step, artifact_step, baselines_step, release_step, reported_step
 from lemmata.space.config import SpaceConfig
 from lemmata.space.hub_sync import restore, start_scheduler, sync_plan
+from lemmata.space.rows import ROW_SUMMARY
 from lemmata.space.worker import ScoringWorker
 from lemmata.store import Store
 
@@ -46,7 +47,7 @@ def submission_catalog() -> dict[str, tuple[str, ...]]:
     ``re2math-theorem-retrieval``, ``mathnet-retrieve``, …), so a board can be
     chosen before it has any entry.
     """
-    from lemmata.registry import families, handlers
+    from lemmata.families import families, handlers
 
     out: dict[str, tuple[str, ...]] = {}
     for family in families().values():
@@ -172,7 +173,7 @@ def create_context(config: SpaceConfig | None = None, *, stream=None, steps=None
     import sys
 
     config = config or SpaceConfig.from_env()
-    store = Store(config.store_root)
+    store = Store(config.store_root, row_summary=ROW_SUMMARY)
     export_dir = Path(tempfile.mkdtemp(prefix="lemmata-space-exports-"))
     ctx = SpaceContext(config=config, store=store,
                        worker=ScoringWorker(store, poll_seconds=config.worker_poll_seconds),

@@ -20,7 +20,7 @@ from lemmata.core.hashing import sha256_bytes
 from lemmata.space.config import SpaceConfig
 from lemmata.space.safety import clean_text, esc
 from lemmata.store import RateLimited, Store, SubmissionRecord
-from lemmata.store_faults import StorageError, describe_fault, is_storage_fault
+from lemmata.store.faults import StorageError, describe_fault, is_storage_fault
 
 OutcomeKind = Literal["created", "duplicate", "invalid", "rate_limited", "unavailable"]
 log = logging.getLogger("lemmata.space.submit")
@@ -102,7 +102,7 @@ def client_key(host: str | None) -> str | None:
 def submit_upload(store: Store, config: SpaceConfig, data: bytes | None, filename: str | None,
                   form: SubmissionForm, *, client: str | None = None, user: str | None = None) -> SubmitOutcome:
     """Validate ``data`` and the form completely; store a new entry at most once."""
-    from lemmata.registry import validate_upload
+    from lemmata.families import validate_upload
 
     form, problems = form_problems(form)
     filename = (filename or "upload.jsonl").replace("\\", "/").rsplit("/", 1)[-1][:200] or "upload.jsonl"

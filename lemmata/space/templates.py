@@ -82,7 +82,7 @@ def served_release(benchmark: str, pattern: str | None) -> str | None:
     """The release id the space serves for a submission ``benchmark`` (by registry name, else by the pattern)."""
     import re
 
-    from lemmata.registry import list_benchmarks
+    from lemmata.families import list_benchmarks
 
     metas = list_benchmarks()
     for meta in metas:
@@ -96,7 +96,7 @@ def served_release(benchmark: str, pattern: str | None) -> str | None:
 
 def header_template(benchmark: str) -> dict[str, Any]:
     """A header that the benchmark's handler accepts, with a placeholder model name to replace."""
-    from lemmata.registry import handlers
+    from lemmata.families import handlers
 
     files = handlers()[benchmark].schema_files()
     schema = json.loads(files[0].text)
@@ -125,7 +125,7 @@ def example_path(benchmark: str, root: Path | None = None) -> str | None:
 
 
 def submit_guide(benchmark: str) -> SubmitGuide:
-    from lemmata.registry import handlers
+    from lemmata.families import handlers
 
     files = handlers()[benchmark].schema_files()
     return SubmitGuide(benchmark=benchmark, header=header_template(benchmark),

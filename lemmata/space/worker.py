@@ -23,9 +23,9 @@ from collections.abc import Callable
 
 from lemmata.formats.results import Result
 from lemmata.tracks.base import OracleConfig
-from lemmata.runner import FAULT_RETRIES, failure_reason, score_stored, settled_status
+from lemmata.tracks.runner import FAULT_RETRIES, failure_reason, score_stored, settled_status
 from lemmata.store import Store, SubmissionRecord
-from lemmata.store_faults import describe_fault, is_storage_fault
+from lemmata.store.faults import describe_fault, is_storage_fault
 
 log = logging.getLogger("lemmata.space.worker")
 MAX_REASON = 2000

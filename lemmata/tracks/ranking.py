@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, create_model
 
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.meta import BenchmarkMeta
@@ -56,6 +56,27 @@ class HeaderBase(_Header):
     track: str
     model: ModelInfo
     notes: str = Field(default="", max_length=4000, description="free text shown with the entry")
+
+
+def ranking_header(meta: BenchmarkMeta) -> type[HeaderBase]:
+    r"""The header model of a declared ranking track: ``benchmark``, ``release`` and ``track`` pinned by ``meta``.
+
+    >>> meta = BenchmarkMeta.model_construct(name="toy-ir", tracks=("dev", "test"), ranking=None)
+    >>> model = ranking_header(meta)
+    >>> props = model.model_json_schema()["properties"]
+    >>> props["track"]["enum"], props["release"]["pattern"], model.__name__
+    (['dev', 'test'], '^toy-ir-\\d+\\.\\d+\\.\\d+$', 'Header')
+    """
+    spec = meta.ranking
+    track_field = Field(description=spec.track_description) if spec is not None and spec.track_description else ...
+    model = create_model(
+        "Header", __base__=HeaderBase, __module__=HeaderBase.__module__,
+        format=(Literal["lemmata-submission/1"], ...),
+        benchmark=(Literal[meta.name], ...),  # type: ignore[valid-type]
+        release=(str, Field(pattern=rf"^{meta.name}-\d+\.\d+\.\d+$")),
+        track=(Literal[meta.tracks], track_field),  # type: ignore[valid-type]
+    )
+    return model
 
 
 def scoring_artifact() -> str:

@@ -8,7 +8,7 @@ from lemmata.cli import main
 
 
 def test_list_marks_built_releases_and_names_the_folder(tmp_path, monkeypatch, capsys):
-    from lemmata.registry import list_benchmarks
+    from lemmata.families import list_benchmarks
 
     monkeypatch.setenv("LEMMATA_RELEASES", str(tmp_path))
     ids = [m.release_id for m in list_benchmarks()]

@@ -27,7 +27,7 @@ def _advised_once(message: str, family: str) -> None:
 
 
 def test_a_failed_download_names_the_file_and_the_three_mirror_options(tmp_path, monkeypatch):
-    from lemmata.registry import get_benchmark
+    from lemmata.families import get_benchmark
 
     def refuse(*args, **kwargs):
         raise urllib.error.URLError("Name or service not known")
@@ -67,7 +67,7 @@ def test_an_unreachable_hub_names_the_family_of_the_release_being_built(tmp_path
 
 def test_a_file_without_download_gets_the_same_advice_with_its_mirror_folder(tmp_path, monkeypatch):
     from lemmata.benchmarks.math_arxiv_meta.builder import MIRROR_FOLDER
-    from lemmata.registry import builder_classes
+    from lemmata.families import builder_classes
 
     monkeypatch.setenv("LEMMATA_MIRROR", str(tmp_path))
     (cls,) = builder_classes("math-arxiv-meta")
@@ -89,7 +89,7 @@ def test_many_failures_on_one_line_give_the_advice_once():
 
 
 def test_the_space_start_up_lists_reasons_and_advises_once(tmp_path, monkeypatch):
-    from lemmata.registry import builder_classes
+    from lemmata.families import builder_classes
     from lemmata.space.bootstrap import release_step
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

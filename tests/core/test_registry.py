@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lemmata.core.meta import BenchmarkMeta
-from lemmata.registry import UnknownNameError, get_benchmark, list_benchmarks
+from lemmata.families import UnknownNameError, get_benchmark, list_benchmarks
 
 
 def test_every_release_is_complete_and_unique():

@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from lemmata.formats.schema import stale_schemas
-from lemmata.registry import schema_files
+from lemmata.families import schema_files
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "submissions" / "schema"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lemmata.registry import builder_classes
+from lemmata.families import builder_classes
 from lemmata.release.cards import check_cards, file_sourced
 
 CARDS = Path(__file__).resolve().parents[2] / "cards" / "rendered"

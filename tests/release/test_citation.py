@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from lemmata import __version__
-from lemmata.registry import list_benchmarks
+from lemmata.families import list_benchmarks
 from lemmata.release.citation import LEMMATA_LICENSE, LEMMATA_URL, lemmata_bibtex, paper_reference, render_citation
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -60,7 +60,7 @@ def test_rebuild_is_byte_identical(name, hub_releases, tmp_path):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_manifest_lists_the_snapshot_files_with_pinned_urls(name, hub_releases):
-    from lemmata.registry import get_benchmark
+    from lemmata.families import get_benchmark
 
     manifest = verify_manifest(hub_releases[name])
     meta = get_benchmark(name)
@@ -79,7 +79,7 @@ def test_manifest_lists_the_snapshot_files_with_pinned_urls(name, hub_releases):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_card_states_pins_licence_and_citation(name, hub_releases):
-    from lemmata.registry import get_benchmark
+    from lemmata.families import get_benchmark
 
     meta = get_benchmark(name)
     card = (hub_releases[name] / "README.md").read_text("utf-8")

@@ -297,7 +297,7 @@ def test_bootstrap_reports_every_step_and_keeps_going(tmp_path):
 
 
 def test_release_step_skips_built_releases(tmp_path):
-    from lemmata.registry import builder_classes
+    from lemmata.families import builder_classes
     from lemmata.space.bootstrap import Skip, release_step
 
     for cls in builder_classes():
@@ -310,7 +310,7 @@ def test_release_step_skips_built_releases(tmp_path):
 
 def test_release_step_reports_unreachable_hub_releases_as_unavailable_not_failed(tmp_path, monkeypatch):
     """Offline, Hub-only releases cannot be fetched: the step completes and names them, without a failure."""
-    from lemmata.registry import builder_classes
+    from lemmata.families import builder_classes
     from lemmata.space.bootstrap import release_step
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -395,7 +395,7 @@ def test_hosted_app_moderates_by_hub_login_not_by_token(tmp_path, monkeypatch):
 
 
 def test_reported_rows_are_imported_once_as_reported(tmp_path):
-    from lemmata.registry import reported_importers
+    from lemmata.families import reported_importers
     from lemmata.space.bootstrap import Skip, reported_step
 
     st = Store(tmp_path)

@@ -28,7 +28,7 @@ from lemmata.space.config import SpaceConfig
 from lemmata.space.submit import SubmissionForm, submit_upload
 from lemmata.space.worker import ScoringWorker
 from lemmata.store import RateLimit, Store
-from lemmata.store_faults import check_index
+from lemmata.store.faults import check_index
 from test_space_scoring import RELEASE, mathnet_file, mathnet_release  # noqa: F401  (module fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,7 +115,7 @@ def test_a_failing_commit_removes_the_files_the_upload_wrote(tmp_path):
     store = Store(tmp_path)
     out = _child("""
         from lemmata.store import Store
-        from lemmata.store_faults import StorageError
+        from lemmata.store.faults import StorageError
         store = Store(ROOT)
         header = {"format": "lemmata-submission/1", "benchmark": "b", "track": "t", "model": {"name": "m"}}
         keep = hold()
@@ -231,7 +231,7 @@ def test_the_worker_waits_out_a_storage_fault_before_claiming_again(tmp_path, mo
 
 
 def test_the_runner_reports_a_full_disk_in_one_sentence(tmp_path, monkeypatch):
-    from lemmata.runner import score_file
+    from lemmata.tracks.runner import score_file
 
     path = tmp_path / "baseline.jsonl"
     path.write_bytes(mathnet_file("runner-disk-full"))

@@ -13,7 +13,7 @@ from lemmata.space.audit import SubmissionCache, audited_result, render_audit
 from lemmata.space.board import BoardQuery, build_view, export_records, load_rows, to_csv, to_json
 from lemmata.space.tables import render_group
 from lemmata.store import Store
-from lemmata.store_integrity import ResultIntegrityError
+from lemmata.store.integrity import ResultIntegrityError
 
 
 def _result(sha: str, value: float, model: str):

@@ -13,6 +13,8 @@ import pytest
 from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_bytes
 from lemmata.formats.results import FrozenTuple, ModelInfo, Score, make_result
+from lemmata.space.board import load_rows
+from lemmata.space.rows import ROW_SUMMARY
 from lemmata.store import DURABLE_FOLDERS, RateLimit, RateLimited, Store
 
 HEADER = {"format": "lemmata-submission/1", "benchmark": "b", "track": "t", "model": {"name": "m"}}
@@ -50,7 +52,7 @@ def test_submission_sidecar_is_written_once_and_duplicates_create_nothing(tmp_pa
 
 
 def test_row_summary_carries_what_the_board_shows(tmp_path):
-    store = Store(tmp_path)
+    store = Store(tmp_path, row_summary=ROW_SUMMARY)
     stored, _ = store.add_result(_result("a" * 64))
     row = store.result_rows()[0]
     summary = json.loads(row["summary_json"])
@@ -112,12 +114,29 @@ def test_pending_results_restore_as_pending_oracle(tmp_path):
 
 
 def test_a_schema_1_database_gains_summaries_in_place(tmp_path):
-    store = Store(tmp_path)
+    store = Store(tmp_path, row_summary=ROW_SUMMARY)
     stored, _ = store.add_result(_result("d" * 64))
     with sqlite3.connect(store.db_path) as conn:  # as written by the first store schema
         conn.execute("UPDATE results SET summary_json = NULL")
-    reopened = Store(tmp_path)
+    reopened = Store(tmp_path, row_summary=ROW_SUMMARY)
+    with sqlite3.connect(store.db_path) as conn:  # filled in on open, before anything is listed
+        assert json.loads(conn.execute("SELECT summary_json FROM results").fetchone()[0])["main"]["value"] == 0.5
     assert json.loads(reopened.result_rows()[0]["summary_json"])["main"]["value"] == 0.5
+
+
+def test_what_a_row_shows_is_the_space_s_to_say(tmp_path):
+    """A store opened without a row summary (the CLI's) indexes none; the board still shows the row, and the
+    space's store fills the summary in when it lists the row, without a restart."""
+    cli = Store(tmp_path)
+    stored, _ = cli.add_result(_result("e" * 64))
+    assert cli.result_rows()[0]["summary_json"] is None
+    (shown,) = load_rows(cli)
+    assert shown.metrics == {"acc": 0.5, "detail.ground": 0.7} and shown.model_url == "https://example.org/m"
+    space = Store(tmp_path, row_summary=ROW_SUMMARY)
+    later, _ = cli.add_result(_result("f" * 64, 0.25))  # added by another process after the space opened
+    summaries = {r["result_id"]: json.loads(r["summary_json"]) for r in space.result_rows()}
+    assert summaries[later.result_id]["main"]["value"] == 0.25 and summaries[stored.result_id]["metrics"]["acc"] == 0.5
+    assert load_rows(space) and load_rows(cli)[0] == load_rows(space)[0]
 
 
 def test_rate_limit_is_atomic_under_parallel_uploads(tmp_path):

@@ -16,7 +16,7 @@ import pytest
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.hashing import sha256_bytes
 from lemmata.formats.envelope import parse_envelope
-from lemmata.registry import validate_upload
+from lemmata.families import validate_upload
 
 ROOT = Path(__file__).resolve().parents[2]
 SUB = ROOT / "submissions"
@@ -216,7 +216,7 @@ def test_other_single_json_documents_get_one_problem_not_one_per_line():
 
 # -- learning to submit in the page ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("benchmark", __import__("lemmata.registry", fromlist=["x"]).known_benchmarks())
+@pytest.mark.parametrize("benchmark", __import__("lemmata.families", fromlist=["x"]).known_benchmarks())
 def test_header_template_is_accepted_by_every_benchmark(benchmark):
     """The template, with one record line, draws no header problem from the benchmark's own handler."""
     from lemmata.space.templates import header_template

@@ -16,9 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 
 from lemmata.benchmarks.mathatlas.meta import ALIGN_REPO, ATLAS_REPO, ENTITY_TYPES, MA_ALIGN, MATHATLAS
 from lemmata.core.errors import InputError, Problem
-from lemmata.release.hub import UsedFiles, check_card_license, declared_data_files, iter_records, mirror_or, snapshot
+from lemmata.release.hub import declared_data_files, iter_records
 from lemmata.core.meta import HubPin
-from lemmata.release.builder import ReleaseBuilder, SplitTable
+from lemmata.release.builder import SplitTable
+from lemmata.release.hub_builder import HubReleaseBuilder
 from lemmata.formats.envelope import validate_model
 
 ALLOW_PATTERNS = ("README.md", "*.jsonl", "*.json", "*.parquet", "*.csv")
@@ -80,26 +81,17 @@ def read_models(root: Path, repo: str, files: tuple[Path, ...], model: type[Base
     return out
 
 
-class _HubBuilder(ReleaseBuilder):
-    """Shared: one pinned repository, its files recorded for the manifest."""
+class _HubBuilder(HubReleaseBuilder):
+    """Shared: one pinned repository holding one table."""
 
     pin: HubPin
+    allow_patterns = ALLOW_PATTERNS
 
-    def __init__(self, source_dir=None, *, endpoint: str | None = None) -> None:
-        super().__init__(source_dir)
-        self.endpoint = endpoint
-        self.used = UsedFiles()
-
-    def fetch_sources(self) -> dict[str, Path]:
-        return {self.pin.repo_id: snapshot(self.pin, allow_patterns=ALLOW_PATTERNS,
-                                           source_dir=mirror_or(self.source_dir, self.meta), endpoint=self.endpoint)}
-
-    def manifest_sources(self) -> list[dict[str, str]]:
-        return self.used.manifest()
+    def pins(self) -> dict[str, HubPin]:
+        return {self.pin.repo_id: self.pin}
 
     def _records(self, sources: dict[str, Path], model: type[BaseModel]) -> tuple[str, list[tuple[int, Any]]]:
-        root = sources[self.pin.repo_id]
-        check_card_license(self.pin, root, self.meta.license_id)
+        root = self.checked_root(sources, self.pin.repo_id)
         config, split, files = single_table(root, self.pin.repo_id)
         self.used.add(self.pin, root, files)
         return f"{config}/{split}", read_models(root, self.pin.repo_id, files, model)

@@ -16,8 +16,9 @@ from lemmata.formats.beir import (
 from lemmata.benchmarks.mathnet.meta import HUB_REPO, MATHNET_RETRIEVE, RECALL_KS, TIERS
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.hashing import sha256_file
-from lemmata.release.hub import UsedFiles, check_card_license, data_files, mirror_or, snapshot
-from lemmata.release.builder import ReleaseBuilder, SplitTable
+from lemmata.release.builder import SplitTable
+from lemmata.release.hub import UsedFiles, data_files
+from lemmata.release.hub_builder import HubReleaseBuilder
 
 PIN = MATHNET_RETRIEVE.hub[0]
 ALLOW_PATTERNS = ("README.md",) + tuple(
@@ -68,30 +69,17 @@ def load_tier(root: Path, tier: str, used: UsedFiles) -> tuple[Path, Path, Colle
     return corpus_files[0], query_files[0], collection
 
 
-class MathNetRetrieveBuilder(ReleaseBuilder):
+class MathNetRetrieveBuilder(HubReleaseBuilder):
     builder_id = "lemmata.builders.mathnet.MathNetRetrieveBuilder"
     meta = MATHNET_RETRIEVE
     builder_version = "1.0"
-
-    def __init__(self, source_dir=None, *, endpoint: str | None = None) -> None:
-        super().__init__(source_dir)
-        self.endpoint = endpoint
-        self.used = UsedFiles()
-
-    def fetch_sources(self) -> dict[str, Path]:
-        root = snapshot(PIN, allow_patterns=ALLOW_PATTERNS, source_dir=mirror_or(self.source_dir, self.meta),
-                        endpoint=self.endpoint)
-        return {HUB_REPO: root}
+    allow_patterns = ALLOW_PATTERNS
 
     def features(self):
         return {"corpus": corpus_features(with_title=False), "queries": queries_features(), "qrels": qrels_features()}
 
-    def manifest_sources(self) -> list[dict[str, str]]:
-        return self.used.manifest()
-
     def make_tables(self, sources: dict[str, Path]) -> list[SplitTable]:
-        root = sources[HUB_REPO]
-        check_card_license(PIN, root, self.meta.license_id)
+        root = self.checked_root(sources, HUB_REPO)
         tiers: dict[str, Collection] = {}
         first: tuple[str, Path, Path] | None = None
         for tier in TIERS:

@@ -10,7 +10,7 @@ been reviewed here.
 
 from __future__ import annotations
 
-from lemmata.core.meta import BenchmarkMeta, ConfigSpec, HubPin, MainScore
+from lemmata.core.meta import BenchmarkMeta, ConfigSpec, HubPin, MainScore, RankingSpec
 
 HUB_REPO = "ShadenA/MathNet-Retrieve"
 HUB_REVISION = "edab33b5ae2c56c18da0b9a174530de2012a1075"
@@ -71,6 +71,16 @@ MATHNET_RETRIEVE = BenchmarkMeta(
                                      "Recall@5 is the headline"),
     tracks=TIERS,
     tags=("mathematics", "olympiad", "retrieval", "beir", "equivalence"),
+    ranking=RankingSpec(
+        measures=tuple(f"recall@{k}" for k in RECALL_KS), main_metric=MAIN_METRIC,
+        track_description="the tier whose qrels score the run",
+        schema_file="mathnet-retrieve-submission.schema.json",
+        schema_title="MathNet-Retrieve submission, format lemmata-submission/1 (one JSONL line)",
+        schema_description="MathNet-Retrieve submission files are UTF-8 JSONL: line 1 is the header (Header), every "
+                           "further line a record (RankingRecord). See submissions/mathnet/README.md.",
+        summary="{rankings} rankings for tier {track}",
+        notes=("Recall@k over the {judged:,} queries of tier {track}; ties ranked by doc id.",),
+    ),
 )
 
 RELEASES = (MATHNET_RETRIEVE,)

@@ -10,56 +10,21 @@ then one ``{"query_id", "ranking": [{"doc_id", "score"}, ...]}`` record per quer
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import Field
-
-from lemmata.benchmarks.mathnet.meta import MAIN_METRIC, MATHNET_RETRIEVE, RECALL_KS
-from lemmata.catalog import collection, load_release
-from lemmata.formats.results import FrozenTuple
-from lemmata.tracks.ranking import HeaderBase, RankingTrack, received_date, scoring_artifact
-
-MEASURES = tuple(f"recall@{k}" for k in RECALL_KS)
+from lemmata.benchmarks.mathnet.meta import MATHNET_RETRIEVE
+from lemmata.declared import DeclaredRankingTrack
 
 
-class Header(HeaderBase):
-    format: Literal["lemmata-submission/1"]
-    benchmark: Literal["mathnet-retrieve"]
-    release: str = Field(pattern=r"^mathnet-retrieve-\d+\.\d+\.\d+$")
-    track: Literal["easy", "medium", "hard"] = Field(description="the tier whose qrels score the run")
+class MathNetHandler(DeclaredRankingTrack):
+    """Everything comes from the metadata's ranking spec: header, schema, collection (the tier's qrels), notes."""
+
+    release_meta = MATHNET_RETRIEVE
+
+
+#: the header model derived from the metadata (what the exported schema calls ``Header``)
+Header = MathNetHandler.header_model
+MEASURES = MathNetHandler.measures
 
 
 def tier_collection(release_id: str, tier: str):
-    release = load_release(MATHNET_RETRIEVE, release_id)
-    return collection(release, corpus="corpus", queries="queries", qrels=tier)
-
-
-class MathNetHandler(RankingTrack):
-    benchmark = MATHNET_RETRIEVE.name
-    tracks = MATHNET_RETRIEVE.tracks
-    header_model = Header
-    measures = MEASURES
-    main_metric = MAIN_METRIC
-    schema = ("mathnet-retrieve-submission.schema.json",
-              "MathNet-Retrieve submission, format lemmata-submission/1 (one JSONL line)",
-              "MathNet-Retrieve submission files are UTF-8 JSONL: line 1 is the header (Header), every further "
-              "line a record (RankingRecord). See submissions/mathnet/README.md.")
-
-    def meta(self, header):
-        return MATHNET_RETRIEVE
-
-    def collection(self, header: Header):
-        return tier_collection(header.release, header.track)
-
-    def summary(self, header: Header, runs) -> str:
-        return f"{len(runs)} rankings for tier {header.track}"
-
-    def frozen(self, header: Header, received_at: str) -> FrozenTuple:
-        return FrozenTuple(dataset_release=header.release, split=f"qrels/{header.track}", retrieval_artifact=None,
-                           scoring_artifact=scoring_artifact(), date=received_date(received_at))
-
-    def notes(self, header: Header, scored) -> list[str]:
-        notes = [f"Recall@k over the {scored.judged:,} queries of tier {header.track}; ties ranked by doc id."]
-        if scored.missing:
-            notes.append(f"{len(scored.missing):,} judged queries had no ranking and score 0.")
-        return notes
+    """The collection a run for ``tier`` is checked and scored against."""
+    return MathNetHandler().collection(Header.model_construct(release=release_id, track=tier))

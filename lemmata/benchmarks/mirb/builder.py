@@ -17,10 +17,11 @@ from lemmata.formats.beir import (
 )
 from lemmata.benchmarks.mirb.meta import DATASETS, MIRB, TASKS, MirbTask
 from lemmata.core.errors import InputError
-from lemmata.release.hub import UsedFiles, check_card_license, declared_data_files, mirror_or, snapshot
-from lemmata.release.builder import ReleaseBuilder, SplitTable
+from lemmata.core.meta import HubPin
+from lemmata.release.builder import SplitTable
+from lemmata.release.hub import UsedFiles, declared_data_files
+from lemmata.release.hub_builder import HubReleaseBuilder
 
-ALLOW_PATTERNS = ("README.md", "*.jsonl", "*.json", "*.parquet", "*.tsv", "*.csv")
 _FALLBACK = {
     "corpus": ("corpus.jsonl",),
     "queries": ("queries.jsonl",),
@@ -90,34 +91,24 @@ def load_task(root: Path, task: MirbTask, used: UsedFiles) -> Collection:
                             excluded_label=label("excluded_ids") or task.repo_id)
 
 
-class MirbBuilder(ReleaseBuilder):
+class MirbBuilder(HubReleaseBuilder):
     builder_id = "lemmata.builders.mirb.MirbBuilder"
     meta = MIRB
     builder_version = "1.0"
 
-    def __init__(self, source_dir=None, *, endpoint: str | None = None) -> None:
-        super().__init__(source_dir)
-        self.endpoint = endpoint
-        self.used = UsedFiles()
-
-    def fetch_sources(self) -> dict[str, Path]:
-        source_dir = mirror_or(self.source_dir, self.meta)
-        return {t.name: snapshot(pin_of(t), allow_patterns=ALLOW_PATTERNS, source_dir=source_dir,
-                                 endpoint=self.endpoint) for t in TASKS}
+    def pins(self) -> dict[str, HubPin]:
+        """One snapshot per task, named by the task (a task is one Hub dataset)."""
+        return {t.name: pin_of(t) for t in TASKS}
 
     def features(self):
         return {"corpus": corpus_features(with_title=True), "queries": queries_features(),
                 "qrels": qrels_features(), "excluded_ids": excluded_features()}
 
-    def manifest_sources(self) -> list[dict[str, str]]:
-        return self.used.manifest()
-
     def make_tables(self, sources: dict[str, Path]) -> list[SplitTable]:
         tables: dict[str, list[SplitTable]] = {"qrels": [], "queries": [], "corpus": [], "excluded_ids": []}
         self.stats = {}
         for task in TASKS:
-            root = sources[task.name]
-            check_card_license(pin_of(task), root, self.meta.license_id)
+            root = self.checked_root(sources, task.name)
             coll = load_task(root, task, self.used)
             self.stats[task.name] = (len(coll.corpus), len(coll.queries), len(coll.judged_queries),
                                      sum(len(v) for v in coll.qrels.values()))

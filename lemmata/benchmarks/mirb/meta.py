@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from lemmata.core.meta import BenchmarkMeta, ConfigSpec, HubPin, MainScore
+from lemmata.core.meta import BenchmarkMeta, ConfigSpec, HubPin, MainScore, RankingSpec
 
 UPSTREAM_CODE = "j991222/mirb"
 UPSTREAM_CODE_COMMIT = "a2b2d600d3e786b395f60ec58ce2fa9150a3a5c2"
@@ -154,6 +154,13 @@ MIRB = BenchmarkMeta(
                                      "subsets)"),
     tracks=("zero-shot",),
     tags=("mathematics", "retrieval", "beir", "mteb", "premise-selection", "formula-retrieval"),
+    ranking=RankingSpec(
+        measures=("ndcg@10", "recall@10", "mrr@10"), main_metric=MAIN_METRIC,
+        schema_file="mirb-submission.schema.json",
+        schema_title="MIRB submission, format lemmata-submission/1 (one JSONL line)",
+        schema_description="MIRB submission files are UTF-8 JSONL: line 1 is the header (Header), every further line "
+                           "a record (MirbRankingRecord). See submissions/mirb/README.md.",
+    ),
 )
 
 RELEASES = (MIRB,)

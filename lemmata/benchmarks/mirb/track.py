@@ -23,9 +23,10 @@ from lemmata.formats.beir import RunRecord
 from lemmata.core.errors import InputError, Problem
 from lemmata.catalog import collection, load_release
 from lemmata.formats.beir import MAX_RANKING_DEPTH
+from lemmata.declared import DeclaredRankingTrack
 from lemmata.tracks.ranking import (
-    BeirId, HeaderBase, RankedDoc, RankingTrack, StrictRecord, check_records, measure_summary, per_query_items,
-    received_date, score_collection, scoring_artifact,
+    BeirId, RankedDoc, StrictRecord, check_records, measure_summary, per_query_items, ranking_header, received_date,
+    score_collection, scoring_artifact,
 )
 from lemmata.core.registry import suggest
 from lemmata.formats.results import FrozenTuple, Result, Score, make_result
@@ -33,14 +34,10 @@ from lemmata.tracks.base import OracleConfig, Validated
 from lemmata.formats.envelope import Envelope, validate_model
 from lemmata.tracks.headers import check_header, records_skipped
 
-MEASURES = ("ndcg@10", "recall@10", "mrr@10")
-
-
-class Header(HeaderBase):
-    format: Literal["lemmata-submission/1"]
-    benchmark: Literal["mirb"]
-    release: str = Field(pattern=r"^mirb-\d+\.\d+\.\d+$")
-    track: Literal["zero-shot"]
+assert MIRB.ranking is not None
+MEASURES = MIRB.ranking.measures
+#: the header model derived from the metadata (what the exported schema calls ``Header``)
+Header = ranking_header(MIRB)
 
 
 MirbTaskName = Literal[TASK_NAMES]  # type: ignore[valid-type]
@@ -89,21 +86,13 @@ def task_collection(release_id: str, name: str):
     return collection(release, corpus=name, queries=name, qrels=name, excluded=name if t.dynamic_corpus else None)
 
 
-class MirbHandler(RankingTrack):
-    """Fifteen collections in one submission: the shared ranking checks and scoring, task by task."""
+class MirbHandler(DeclaredRankingTrack):
+    """Fifteen collections in one submission: the shared ranking checks and scoring, task by task (the header,
+    measures and schema come from the metadata's ranking spec)."""
 
-    benchmark = MIRB.name
-    tracks = MIRB.tracks
+    release_meta = MIRB
     header_model = Header
     record_model = MirbRankingRecord
-    measures = MEASURES
-    main_metric = MAIN_METRIC
-    schema = ("mirb-submission.schema.json", "MIRB submission, format lemmata-submission/1 (one JSONL line)",
-              "MIRB submission files are UTF-8 JSONL: line 1 is the header (Header), every further line a record "
-              "(MirbRankingRecord). See submissions/mirb/README.md.")
-
-    def meta(self, header: Header):
-        return MIRB
 
     def collection(self, header: Header):
         raise TypeError("a MIRB run spans fifteen collections, one per task: see task_collection(release, task)")

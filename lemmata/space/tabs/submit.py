@@ -42,7 +42,7 @@ def layout(ctx: SpaceContext) -> SubmitTab:
         gr.Markdown(SUBMIT_HELP + f"\nLimits: {config.max_submission_bytes / 1_048_576:g} MiB per file; "
                     f"{config.rate_limit.describe()} per submitter. Code, schemas and examples: "
                     f"[{config.repo_url}]({config.repo_url}).")
-        from lemmata.registry import known_benchmarks
+        from lemmata.families import known_benchmarks
         from lemmata.space.templates import guide_markdown
 
         names = known_benchmarks()

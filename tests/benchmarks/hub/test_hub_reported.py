@@ -91,7 +91,7 @@ def test_a_changed_transcription_is_refused(tmp_path):
 
 
 def test_import_into_a_store_is_idempotent(tmp_path):
-    from lemmata.registry import reported_importers
+    from lemmata.families import reported_importers
     from lemmata.store import Store
 
     store = Store(tmp_path / "store")

@@ -11,7 +11,7 @@ from lemmata.benchmarks.mirb.meta import TASK_NAMES, TASKS
 from lemmata.core.errors import InputError
 from lemmata.core.hashing import sha256_bytes
 from lemmata.formats.results import RESULT_SCHEMA, Result
-from lemmata.registry import handler_for, validate_upload
+from lemmata.families import handler_for, validate_upload
 from lemmata.tracks.base import OracleConfig
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "hub"
@@ -191,7 +191,7 @@ def test_mirb_validation_covers_tasks_and_dynamic_corpus():
 
 
 def test_handlers_are_registered_for_the_space():
-    from lemmata.registry import known_benchmarks
+    from lemmata.families import known_benchmarks
 
     assert {"mathnet-retrieve", "mirb"} <= set(known_benchmarks())
     assert handler_for("mirb").tracks == ("zero-shot",)

@@ -20,7 +20,7 @@ import pytest
 from pydantic import ValidationError
 
 from lemmata.core.errors import InputError
-from lemmata.registry import handler_for, validate_upload
+from lemmata.families import handler_for, validate_upload
 from lemmata.tracks.ranking import RankingRecord
 from lemmata.tracks.base import OracleConfig
 from lemmata.formats.envelope import DEFAULT_MAX_BYTES
@@ -185,14 +185,14 @@ READMES = {"mathnet-retrieve": "submissions/mathnet/README.md", "mirb": "submiss
 
 
 def _schema_file(benchmark):
-    from lemmata.registry import handlers
+    from lemmata.families import handlers
 
     (one,) = handlers()[benchmark].schema_files()
     return one
 
 
 def _models(benchmark):
-    from lemmata.registry import handlers
+    from lemmata.families import handlers
 
     cls = handlers()[benchmark]
     return cls.header_model, cls.record_model or RankingRecord

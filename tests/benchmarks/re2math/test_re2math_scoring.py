@@ -18,7 +18,7 @@ from lemmata.core.errors import InputError, LemmataError
 from lemmata.oracles.chat import ChatJudge
 from lemmata.benchmarks.re2math.scoring import Re2MathHandler, Resources, judge_artifact_for, result_track
 from lemmata.formats.results import Result
-from lemmata.registry import handler_for
+from lemmata.families import handler_for
 from lemmata.tracks.base import OracleConfig
 from lemmata.store import Store
 from lemmata.formats.envelope import parse_envelope
@@ -329,7 +329,7 @@ def test_bad_file_through_the_cli_stores_nothing(tmp_path, handler, example, mon
 # -- handler, audit, CLI -----------------------------------------------------------------------------------
 
 def _use_handler(monkeypatch, handler) -> None:
-    import lemmata.registry as base
+    import lemmata.families as base
 
     real = base.handler_for
     monkeypatch.setattr(base, "handler_for", lambda b: handler if b == "re2math" else real(b))

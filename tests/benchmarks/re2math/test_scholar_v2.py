@@ -59,8 +59,8 @@ def test_distractor_release_is_registered_pinned_and_complete(distractor_release
     import pyarrow.parquet as pq
 
     from lemmata.benchmarks.math_arxiv_meta.meta import PARQUET_SHA256, ROWS
-    from lemmata.registry import builder_classes
-    from lemmata.registry import get_benchmark
+    from lemmata.families import builder_classes
+    from lemmata.families import get_benchmark
 
     meta = get_benchmark("math-arxiv-meta")
     assert meta.release_id == "math-arxiv-meta-1.0.0" and meta.source(

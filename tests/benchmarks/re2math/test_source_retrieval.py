@@ -19,9 +19,9 @@ from lemmata.benchmarks.re2math.source_retrieval import (
 )
 from lemmata.core.errors import InputError, LemmataError
 from lemmata.core.hashing import sha256_file
-from lemmata.registry import validate_upload
+from lemmata.families import validate_upload
 from lemmata.release.load import open_release
-from lemmata.runner import score_file
+from lemmata.tracks.runner import score_file
 from lemmata.store import Store
 
 WORLD = "re2math-scholar-offline-2.0.0"
@@ -154,7 +154,7 @@ def test_a_broken_run_is_refused_with_line_and_field(track):
 
 def test_schema_is_current_and_names_the_track():
     from lemmata.formats.schema import stale_schemas
-    from lemmata.registry import schema_files
+    from lemmata.families import schema_files
 
     files = [f for f in schema_files() if f.filename == "re2math-source-retrieval-run.schema.json"]
     assert len(files) == 1

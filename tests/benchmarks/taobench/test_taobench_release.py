@@ -19,7 +19,7 @@ from lemmata.benchmarks.taobench.meta import (
 from lemmata.benchmarks.taobench.builder import TaoBench150Builder, TaoBenchV1Builder
 from lemmata.core.errors import InputError
 from lemmata.core.jsonl import read_jsonl
-from lemmata.registry import get_benchmark
+from lemmata.families import get_benchmark
 from lemmata.release.card import parse_front_matter
 from lemmata.release.load import open_release
 from lemmata.release.manifest import verify_manifest

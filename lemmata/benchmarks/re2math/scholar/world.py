@@ -788,7 +788,7 @@ def default_world_path() -> Path:
 def default_distractor_path(*, build: bool = True, quiet: bool = True) -> Path:
     """The distractor release (``math-arxiv-meta``), resolved through the registry and built when missing."""
     from lemmata.catalog import release_path
-    from lemmata.registry import get_benchmark
+    from lemmata.families import get_benchmark
 
     return release_path(get_benchmark(DISTRACTOR_RELEASE), build=build, quiet=quiet)
 

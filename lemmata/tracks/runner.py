@@ -17,12 +17,12 @@ from pathlib import Path
 from lemmata.core.errors import InputError, LemmataError
 from lemmata.formats.results import Result
 from lemmata.store import Store, SubmissionRecord
+from lemmata.store.faults import describe_fault, is_storage_fault
 from lemmata.tracks.base import OracleConfig
-from lemmata.store_faults import describe_fault, is_storage_fault
 
 __all__ = ["FAULT_RETRIES", "SUBMITTER", "chain_version", "failure_reason", "score_file", "score_stored", "settled_status"]
 
-log = logging.getLogger("lemmata.space.worker")
+log = logging.getLogger("lemmata.tracks.runner")
 #: the longest failure reason recorded on a submission
 MAX_REASON = 2000
 #: how often a submission whose scoring hit a storage fault is queued again before it is marked failed
@@ -34,7 +34,7 @@ SUBMITTER = "lemmata-baselines"
 def score_file(path: str | Path, store: Store, *, submitter: str = SUBMITTER,
                oracles: OracleConfig | None = None) -> Result:
     """Validate ``path``, add it to ``store`` and score it; returns the stored (latest) result."""
-    from lemmata.registry import validate_upload
+    from lemmata.families import validate_upload
 
     path = Path(path)
     data = path.read_bytes()
@@ -48,6 +48,7 @@ def score_file(path: str | Path, store: Store, *, submitter: str = SUBMITTER,
         result = score_stored(store, record, oracles or OracleConfig())
     except Exception as cause:
         if is_storage_fault(cause):
+            log.warning("scoring %s hit a storage fault: %s", path.name, describe_fault(cause))
             store.requeue_after_fault(record.sha256, f"storage fault while scoring: {describe_fault(cause)}",
                                       max_retries=FAULT_RETRIES)
             raise LemmataError(f"scoring {path.name} could not be stored because {describe_fault(cause)}; "
@@ -89,7 +90,7 @@ def score_stored(store: Store, record: SubmissionRecord, oracles: OracleConfig) 
     Raises whatever went wrong (the caller records the submission's status: the space's worker retries
     storage faults, :func:`score_file` reports them in one sentence).
     """
-    from lemmata.registry import handler_for, validate_upload
+    from lemmata.families import handler_for, validate_upload
 
     data = store.submission_bytes(record.sha256)
     validated = validate_upload(data, record.filename, max_bytes=max(len(data), 1))

@@ -19,7 +19,7 @@ from lemmata.core.errors import InputError, Problem
 from lemmata.core.family import Family
 from lemmata.core.hashing import sha256_bytes
 from lemmata.core.meta import BenchmarkMeta
-from lemmata.core.registry import Registry, UnknownNameError, suggest
+from lemmata.core.registry import Registry, UnknownNameError, resolve, suggest
 
 if TYPE_CHECKING:  # pragma: no cover
     from lemmata.formats.schema import SchemaFile
@@ -27,7 +27,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "FAMILIES", "UnknownNameError", "baseline_jobs", "builder_classes", "families", "get_benchmark", "handler_for",
-    "known_benchmarks", "list_benchmarks", "registry", "reported_importers", "schema_files", "validate_upload",
+    "known_benchmarks", "list_benchmarks", "refresh", "registry", "reported_importers", "schema_files",
+    "validate_upload",
 ]
 
 #: benchmark families (the ``family`` of their releases) and their packages under ``lemmata.benchmarks``, in the
@@ -38,8 +39,25 @@ FAMILIES: dict[str, str] = {"re2math": "re2math", "mathnet": "mathnet", "mirb": 
 
 @lru_cache(maxsize=1)
 def families() -> Registry[Family]:
+    """Every family by name; a :data:`FAMILIES` value holding ':' is a full ``"module:FAMILY"`` reference (a family
+    outside ``lemmata.benchmarks``, e.g. one metadata module), any other a package under ``lemmata.benchmarks``."""
     return Registry("benchmark family", Family,
-                    {name: f"lemmata.benchmarks.{package}:FAMILY" for name, package in FAMILIES.items()}).freeze()
+                    {name: package if ":" in package else f"lemmata.benchmarks.{package}:FAMILY"
+                     for name, package in FAMILIES.items()}).freeze()
+
+
+def refresh() -> None:
+    """Forget every table read from :data:`FAMILIES`, so a family added to it is seen (plug-ins, tests)."""
+    for cached in (families, registry, handlers):
+        cached.cache_clear()
+
+
+def declared_releases(family: Family) -> list[BenchmarkMeta]:
+    """The releases of a declared family whose metadata declares a ranking track (their builder and track derive
+    from it)."""
+    if not family.declared:
+        return []
+    return [m for m in family.load(family.releases) if m.ranking is not None]  # type: ignore[union-attr]
 
 
 @lru_cache(maxsize=1)
@@ -73,7 +91,13 @@ def builder_classes(family: str | None = None) -> list[type]:
     names = list(table) if family is None else [family]
     if family is not None and family not in table:
         raise UnknownNameError(suggest("benchmark", family, table))
-    return [table[n].load(ref) for n in names for ref in table[n].builders]  # type: ignore[misc]
+    out: list[type] = []
+    for n in names:
+        out += [table[n].load(ref) for ref in table[n].builders]  # type: ignore[misc]
+        declared = declared_releases(table[n])
+        if declared:
+            out += [resolve("lemmata.declared:declared_builder")(m) for m in declared]  # type: ignore[operator]
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -83,6 +107,8 @@ def handlers() -> Registry[type]:
     for family in families().values():
         for benchmark, ref in family.handlers.items():
             out.register(benchmark, family.ref(ref))
+        for meta in declared_releases(family):
+            out.register(meta.name, resolve("lemmata.declared:declared_track")(meta))  # type: ignore[operator]
     return out.freeze()
 
 

@@ -1,0 +1,224 @@
+"""Stored result files checked against their content hash whenever the store reads them.
+
+A result file is named by its ``result_id``, and ``result_id`` is the hash of
+its content (:meth:`~lemmata.formats.results.Result.content_id`). A file whose
+name, ``result_id`` and content hash disagree was changed after it was
+written; its numbers must never be shown, ranked or exported. The index row
+for it was made from the file as written, so the index columns are compared
+with the file too: an edit that keeps the hash consistent (a recomputed
+``result_id`` under the old file name) or an edited index row is caught the
+same way.
+
+Listing the board must not parse every file on every page view, so
+:class:`VerifiedFiles` remembers each file's verdict next to its ``stat``
+fingerprint (inode, size, modification and change time in nanoseconds) and
+re-verifies whenever any of them differs. The change time (``ctime``) is set
+by the kernel on every write and cannot be set back by a user, so an edit
+that restores the modification time is still seen.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+from lemmata.core.errors import LemmataError, Problem
+from lemmata.core.hashing import sha256_json
+from lemmata.formats.results import Result
+from lemmata.store.index import Index
+
+__all__ = ["Fingerprint", "Integrity", "ResultIntegrityError", "VerifiedFiles", "check_result_bytes", "fingerprint",
+           "parse_checked"]
+
+log = logging.getLogger("lemmata.store")
+
+Fingerprint = tuple[int, int, int, int, int]
+#: the fields :meth:`Result.content_id` leaves out of the hash
+_UNHASHED = ("result_id", "scored_at")
+
+
+class ResultIntegrityError(LemmataError):
+    """A stored result file does not match its content hash or its index row; nothing from it may be shown."""
+
+    def __init__(self, result_id: str, path: str, reason: str) -> None:
+        super().__init__(f"integrity error in stored result {result_id[:12]} ({path}): {reason}")
+        self.result_id = result_id
+        self.path = path
+        self.reason = reason
+
+
+def check_result_bytes(data: bytes, *, result_id: str, path: str) -> dict[str, Any]:
+    """The JSON document a stored file holds, when its name, ``result_id`` and content hash agree; else raise.
+
+    The hash is taken over the parsed document exactly as stored (the same
+    canonical form :meth:`~lemmata.formats.results.Result.content_id` hashes),
+    so a field added, removed or changed anywhere but ``scored_at`` is seen
+    without validating the record first.
+
+    >>> doc = {"schema_version": "lemmata.result/1", "kind": "scored", "scored_at": "2026-01-01T00:00:00+00:00"}
+    >>> rid = sha256_json({"schema_version": "lemmata.result/1", "kind": "scored"})
+    >>> check_result_bytes(json.dumps({**doc, "result_id": rid}).encode(), result_id=rid, path=f"r/{rid}.json")["kind"]
+    'scored'
+    >>> check_result_bytes(json.dumps({**doc, "kind": "reported", "result_id": rid}).encode(), result_id=rid,
+    ...                    path=f"r/{rid}.json")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    lemmata.store.integrity.ResultIntegrityError: integrity error in stored result ... the content hashes to ...
+    """
+    try:
+        doc = json.loads(data)
+    except ValueError as exc:
+        raise ResultIntegrityError(result_id, path, f"the file is not JSON ({exc})") from None
+    if not isinstance(doc, dict):
+        raise ResultIntegrityError(result_id, path, "the file does not hold a JSON object")
+    if doc.get("result_id") != result_id:
+        raise ResultIntegrityError(result_id, path, f"the file names result_id {str(doc.get('result_id'))[:12]!r}")
+    if Path(path).stem != result_id:
+        raise ResultIntegrityError(result_id, path, "the file name is not the result_id")
+    actual = sha256_json({k: v for k, v in doc.items() if k not in _UNHASHED})
+    if actual != result_id:
+        raise ResultIntegrityError(result_id, path, f"the content hashes to {actual[:12]}, not to its result_id")
+    return doc
+
+
+def parse_checked(doc: dict[str, Any], *, result_id: str, path: str) -> Result:
+    """The :class:`Result` of a document whose hash was checked (a record that does not validate raises)."""
+    try:
+        return Result.model_validate(doc)
+    except ValueError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ResultIntegrityError(result_id, path, f"the file is not a valid result ({first})") from None
+
+
+def fingerprint(path: Path) -> Fingerprint | None:
+    """``(device, inode, size, mtime_ns, ctime_ns)`` of a file, or None when it cannot be stat'ed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+class VerifiedFiles:
+    """Per-process memo: each file's verdict (None = sound, else the reason) for one fingerprint."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, tuple[Fingerprint | None, str | None]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str, fp: Fingerprint | None) -> tuple[bool, str | None]:
+        """``(known, reason)``: known is False when the file is new here or changed since it was checked."""
+        with self._lock:
+            seen = self._seen.get(key)
+        if seen is None or fp is None or seen[0] != fp:
+            return False, None
+        return True, seen[1]
+
+    def put(self, key: str, fp: Fingerprint | None, reason: str | None) -> str | None:
+        """Record a verdict; returns the previous verdict's reason (``"new"`` when there was none)."""
+        with self._lock:
+            previous = self._seen.get(key)
+            self._seen[key] = (fp, reason)
+        return "new" if previous is None else previous[1]
+
+
+class Integrity(Index):
+    """The store's part that reads result files only after checking them against their hash and index row."""
+
+    #: verdicts of result files already checked in this process, by stat fingerprint
+    verified: VerifiedFiles
+
+    def _verified(self, row: dict[str, Any]) -> Result:
+        """Read one indexed result file, check it fully and return it; a mismatch raises and is remembered."""
+        doc = self.verified_document(row)
+        try:
+            return parse_checked(doc, result_id=row["result_id"], path=row["path"])
+        except ResultIntegrityError as exc:
+            self._remember(row, fingerprint(self.root / row["path"]), exc.reason)
+            raise
+
+    def verified_document(self, row: dict[str, Any]) -> dict[str, Any]:
+        """The JSON document of an index row's file once its hash and the row check out (else
+        :class:`ResultIntegrityError`); not validated as a :class:`~lemmata.formats.results.Result`."""
+        path = self.root / row["path"]
+        fp = fingerprint(path)
+        try:
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                raise ResultIntegrityError(row["result_id"], row["path"],
+                                           f"the file cannot be read ({exc.strerror or exc})") from None
+            doc = check_result_bytes(data, result_id=row["result_id"], path=row["path"])
+            self._check_row(doc, row)
+        except ResultIntegrityError as exc:
+            self._remember(row, fp, exc.reason)
+            raise
+        self._remember(row, fp, None)
+        return doc
+
+    def _check_row(self, doc: dict[str, Any], row: dict[str, Any]) -> None:
+        """The index row must say what the file says (it was made from it)."""
+        try:
+            frozen = doc["frozen"]
+            expected = {
+                "submission_sha256": doc["submission_sha256"], "version": doc["version"],
+                "supersedes": doc["supersedes"], "kind": doc["kind"], "benchmark": doc["benchmark"],
+                "track": doc["track"], "model_name": doc["model"]["name"], "main_value": doc["main"]["value"],
+                "status": doc["status"], "pending": doc["pending"], "scored_at": doc["scored_at"],
+                "group_key": " | ".join([frozen["dataset_release"], frozen["split"],
+                                         frozen["retrieval_artifact"] or "-", frozen["scoring_artifact"]]),
+            }
+        except (KeyError, TypeError) as exc:
+            raise ResultIntegrityError(row["result_id"], row["path"], f"the file lacks the field {exc}") from None
+        differ = [k for k, v in expected.items() if k in row and row[k] != v]
+        if row.get("summary_json") is not None and self.row_summary is not None and \
+                json.loads(row["summary_json"]) != json.loads(json.dumps(self.row_summary.of(doc), default=str)):
+            differ.append("summary")
+        if differ:
+            raise ResultIntegrityError(row["result_id"], row["path"],
+                                       "the file and its index row disagree on " + ", ".join(differ))
+
+    def _remember(self, row: dict[str, Any], fp: Any, reason: str | None) -> None:
+        """Keep the verdict; a verdict that changed (or a first mismatch) is logged, which also bumps
+        :meth:`generation`, so every cache keyed by it (board rows, exports) is dropped."""
+        previous = self.verified.put(row["path"], fp, reason)
+        if previous != reason and (reason is not None or previous != "new"):
+            try:
+                with self._write() as conn:
+                    self._log(conn, "system", "integrity_error" if reason else "integrity_ok", row["result_id"],
+                              reason)
+            except sqlite3.Error as exc:  # a read must still report the mismatch when the index is read-only
+                log.error("could not log the integrity verdict of %s: %s", row["path"], exc)
+        if reason is not None and previous != reason:
+            log.error("stored result %s fails its integrity check: %s", row["path"], reason)
+
+    def integrity(self, row: dict[str, Any]) -> str | None:
+        """None when the row's file is sound, else why not; re-verified whenever the file's fingerprint changed."""
+        known, reason = self.verified.get(row["path"], fingerprint(self.root / row["path"]))
+        if known:
+            return reason
+        try:
+            self.verified_document(row)
+        except ResultIntegrityError as exc:
+            return exc.reason
+        return None
+
+    def verify_files(self) -> list[Problem]:
+        """Check every indexed result file (cheaply: only files new or changed since the last check are read).
+
+        Call before reading anything keyed by :meth:`generation`: a newly found
+        mismatch is logged, which changes the generation.
+        """
+        with self._conn() as conn:
+            rows = [dict(r) for r in conn.execute("SELECT * FROM results ORDER BY result_id")]
+        problems = []
+        for row in rows:
+            reason = self.integrity(row)
+            if reason is not None:
+                problems.append(Problem(row["path"], reason, field="result_id"))
+        return problems

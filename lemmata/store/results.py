@@ -1,0 +1,134 @@
+"""Stored results: immutable files named by their content hash, indexed for the board, read only when verified.
+
+Result files are written once and never changed; a correction is a new
+version that names the result it supersedes. The index row of a result holds
+what listing needs (the frozen tuple's group, the main value and, when the
+opener passed a :class:`~lemmata.store.index.RowSummary`, what a row shows), so a
+board page reads no result file that is already verified.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from lemmata.core.errors import LemmataError
+from lemmata.formats.results import Result
+from lemmata.store.files import atomic_write
+from lemmata.store.integrity import Integrity, ResultIntegrityError
+
+__all__ = ["Results"]
+
+
+class Results(Integrity):
+    """The store's part that adds, lists and reads results."""
+
+    def result_path(self, result: Result) -> Path:
+        return self.results_dir / result.benchmark / f"{result.result_id}.json"
+
+    def add_result(self, result: Result) -> tuple[Result, bool]:
+        """Store a finalized result; returns ``(stored, created)``.
+
+        Result files are immutable: an existing file with the same id is kept
+        as it is (same content by construction, apart from ``scored_at``).
+        """
+        if not result.result_id or result.result_id != result.content_id():
+            raise LemmataError("result_id does not match the result's content; call Result.finalized() first")
+        path = self.result_path(result)
+        if path.exists():
+            stored = Result.from_file(path)
+        else:
+            atomic_write(path, result.to_json().encode("utf-8"))
+            stored = result
+        created = self._index(stored, path)
+        return stored, created
+
+    def _index(self, result: Result, path: Path) -> bool:
+        with self._write() as conn:
+            cur = conn.execute(
+                "INSERT OR IGNORE INTO results(result_id, submission_sha256, version, supersedes, kind, benchmark, "
+                "track, group_key, model_name, main_value, status, pending, scored_at, path, summary_json) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (result.result_id, result.submission_sha256, result.version, result.supersedes, result.kind,
+                 result.benchmark, result.track, result.frozen.group_key(), result.model.name, result.main.value,
+                 result.status, result.pending, result.scored_at, str(path.relative_to(self.root)),
+                 self._summary_json(result)),
+            )
+            created = cur.rowcount == 1
+            if created:
+                self._log(conn, "system", "result", result.result_id, f"{result.benchmark}/{result.track}")
+        return created
+
+    def get_result(self, result_id: str) -> Result | None:
+        """The stored result, verified against its content hash and index row (:class:`ResultIntegrityError`)."""
+        with self._conn() as conn:
+            row = conn.execute("SELECT * FROM results WHERE result_id = ?", (result_id,)).fetchone()
+        return self._verified(dict(row)) if row else None
+
+
+    def result_rows(self, *, benchmark: str | None = None, track: str | None = None, latest_only: bool = True,
+                    include_hidden: bool = False) -> list[dict[str, Any]]:
+        """Index rows — what the leaderboard lists; ``summary_json`` holds the row's display data.
+
+        Each row carries ``integrity``: None when its file still matches its
+        content hash and the row, else the reason (then nothing of the row may
+        be shown). Files are read only when new here or changed on disk.
+        """
+        sql = ("SELECT r.*, COALESCE(d.hidden, 0) AS hidden FROM results r "
+               "LEFT JOIN display d ON d.result_id = r.result_id WHERE 1=1")
+        args: list[Any] = []
+        if benchmark:
+            sql += " AND r.benchmark = ?"
+            args.append(benchmark)
+        if track:
+            sql += " AND r.track = ?"
+            args.append(track)
+        if latest_only:
+            sql += " AND r.result_id NOT IN (SELECT supersedes FROM results WHERE supersedes IS NOT NULL)"
+        if not include_hidden:
+            sql += " AND COALESCE(d.hidden, 0) = 0"
+        sql += " ORDER BY r.benchmark, r.track, r.group_key, r.main_value DESC, r.model_name, r.result_id"
+        with self._conn() as conn:
+            rows = [dict(r) for r in conn.execute(sql, args)]
+        for row in rows:  # the index holds what the file held when written; the file must still hold it
+            row["integrity"] = self.integrity(row)
+            if row["summary_json"] is None and row["integrity"] is None and self.row_summary is not None:
+                row["summary_json"] = self._fill_summary(row)
+        return rows
+
+    def results(self, **filters: Any) -> list[Result]:
+        """Every listed result, each verified; one that fails raises :class:`ResultIntegrityError`."""
+        return [self._verified(row) for row in self.result_rows(**filters)]
+
+    def results_for_submission(self, sha256: str) -> list[Result]:
+        """A submission's results, oldest version first, each verified (:class:`ResultIntegrityError`)."""
+        with self._conn() as conn:
+            rows = conn.execute("SELECT * FROM results WHERE submission_sha256 = ? ORDER BY version",
+                                (sha256,)).fetchall()
+        return [self._verified(dict(r)) for r in rows]
+
+    def result_ids_for_submission(self, sha256: str) -> list[str]:
+        """Ids of a submission's results, oldest version first (index only)."""
+        with self._conn() as conn:
+            rows = conn.execute("SELECT result_id FROM results WHERE submission_sha256 = ? ORDER BY version, "
+                                "scored_at", (sha256,)).fetchall()
+        return [r["result_id"] for r in rows]
+
+    def _summary_json(self, result: Result) -> str | None:
+        """The row summary of ``result`` for its index row (None when this store was opened without one)."""
+        if self.row_summary is None:
+            return None
+        return json.dumps(self.row_summary.of_result(result), default=str)
+
+    def _fill_summary(self, row: dict[str, Any]) -> str | None:
+        """Compute and keep the summary of a row indexed without one (by a store opened without a summary)."""
+        assert self.row_summary is not None
+        try:
+            summary = json.dumps(self.row_summary.of(self.verified_document(row)), default=str)
+        except ResultIntegrityError:  # changed since it was checked: the next listing reports it
+            return None
+        with self._write() as conn:
+            conn.execute("UPDATE results SET summary_json = ? WHERE result_id = ? AND summary_json IS NULL",
+                         (summary, row["result_id"]))
+        return summary

@@ -1,0 +1,197 @@
+"""Stored submissions: an upload stored once under its content hash, its sidecar, and its status.
+
+The content hash is the dedup key. An upload and its sidecar
+(:class:`~lemmata.store.files.SubmissionMeta`) are written under the write lock, and only by the upload that creates
+the entry; the index row carries the status the queue and the board read.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from lemmata.core.hashing import sha256_bytes
+from lemmata.formats.results import now_iso
+from lemmata.store.faults import StorageError, describe_fault, is_storage_fault
+from lemmata.store.files import SubmissionMeta, atomic_write
+from lemmata.store.ratelimit import RateLimit, RateLimits
+
+__all__ = ["SubmissionRecord", "SubmissionStatus", "Submissions"]
+
+log = logging.getLogger("lemmata.store")
+
+SubmissionStatus = Literal["validated", "queued", "scoring", "scored", "pending_oracle", "failed"]
+
+
+@dataclass(frozen=True)
+class SubmissionRecord:
+    sha256: str
+    benchmark: str
+    track: str
+    filename: str
+    model_name: str
+    submitter: str
+    received_at: str
+    header: dict[str, Any]
+    status: SubmissionStatus
+    status_reason: str | None
+    attempts: int
+    updated_at: str
+    contact: str | None = None
+    notes: str | None = None
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> "SubmissionRecord":
+        d = dict(row)
+        d["header"] = json.loads(d.pop("header_json"))
+        return cls(**d)
+
+
+class Submissions(RateLimits):
+    """The store's part that holds uploads: add one (deduplicated, rate-limited), read, list and set its status."""
+
+    def submission_path(self, sha256: str) -> Path:
+        return self.submissions_dir / f"{sha256}.jsonl"
+
+    def submission_meta_path(self, sha256: str) -> Path:
+        return self.submissions_dir / f"{sha256}.meta.json"
+
+    def add_submission(
+        self, data: bytes, *, filename: str, benchmark: str, track: str, model_name: str, submitter: str,
+        header: dict[str, Any], received_at: str | None = None, status: SubmissionStatus = "queued",
+        contact: str | None = None, notes: str | None = None, rate_limit: RateLimit | None = None,
+        rate_keys: Sequence[str] = (),
+    ) -> tuple[SubmissionRecord, bool]:
+        """Store a validated upload once; returns ``(record, created)``.
+
+        The content hash is the dedup key: a second upload of the same bytes
+        returns the existing record and creates nothing (and counts against no
+        rate limit). A new upload is checked against ``rate_limit`` for every
+        key in ``rate_keys`` inside the same write transaction, so parallel
+        uploads cannot overrun it; over the limit raises :class:`RateLimited`.
+        The upload and its sidecar are written under the write lock, only for
+        the upload that actually creates the entry. A disk fault raises
+        :class:`StorageError` and leaves nothing behind: the transaction rolls
+        back and every file this call created is removed again (a sidecar
+        alone would otherwise be restored as an entry by :meth:`reindex`).
+        """
+        sha = sha256_bytes(data)
+        now = received_at or now_iso()
+        meta = SubmissionMeta(sha256=sha, benchmark=benchmark, track=track, filename=filename, model_name=model_name,
+                              submitter=submitter, received_at=now, header=header, contact=contact, notes=notes)
+        written: list[Path] = []
+        try:
+            existing = self.get_submission(sha)
+            if existing is not None:
+                return existing, False
+            with self._write() as conn:
+                if conn.execute("SELECT 1 FROM submissions WHERE sha256 = ?", (sha,)).fetchone() is None:
+                    if rate_limit is not None:
+                        self._check_rate(conn, rate_limit, rate_keys)
+                    created = self._insert_submission(conn, meta, status)
+                    for path, body in ((self.submission_path(sha), data),
+                                       (self.submission_meta_path(sha), meta.model_dump_json(indent=2).encode())):
+                        if not path.exists():
+                            atomic_write(path, body)
+                            written.append(path)
+                        elif path == self.submission_meta_path(sha):
+                            atomic_write(path, body)
+                    if rate_limit is not None:
+                        self._count_rate(conn, rate_keys)
+                else:
+                    created = False
+            record = self.get_submission(sha)
+        except (OSError, sqlite3.Error) as exc:
+            for path in written:
+                try:
+                    path.unlink(missing_ok=True)
+                except OSError as cleanup_exc:
+                    log.error("could not remove %s after a failed upload: %s", path, cleanup_exc)
+                    exc.add_note(f"removing {path.name} failed too: {cleanup_exc}")
+            if is_storage_fault(exc):
+                raise StorageError(f"The server could not store the upload because {describe_fault(exc)}; "
+                                   "nothing was stored, please try again later.") from exc
+            raise
+        assert record is not None
+        return record, created
+
+    def _insert_submission(self, conn: sqlite3.Connection, meta: SubmissionMeta, status: str) -> bool:
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO submissions(sha256, benchmark, track, filename, model_name, submitter, "
+            "received_at, header_json, status, attempts, updated_at, contact, notes) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
+            (meta.sha256, meta.benchmark, meta.track, meta.filename, meta.model_name, meta.submitter,
+             meta.received_at, json.dumps(meta.header, sort_keys=True), status, now_iso(), meta.contact, meta.notes),
+        )
+        created = cur.rowcount == 1
+        if created:
+            self._log(conn, meta.submitter, "submit", meta.sha256, meta.filename)
+        return created
+
+    def get_submission(self, sha256: str) -> SubmissionRecord | None:
+        with self._conn() as conn:
+            row = conn.execute("SELECT * FROM submissions WHERE sha256 = ?", (sha256,)).fetchone()
+        return SubmissionRecord.from_row(row) if row else None
+
+    def submission_bytes(self, sha256: str) -> bytes:
+        return self.submission_path(sha256).read_bytes()
+
+    def list_submissions(self, *, status: str | None = None, submitter: str | None = None,
+                         limit: int = 500) -> list[SubmissionRecord]:
+        sql, args = "SELECT * FROM submissions WHERE 1=1", []
+        if status:
+            sql += " AND status = ?"
+            args.append(status)
+        if submitter:
+            sql += " AND submitter = ?"
+            args.append(submitter)
+        sql += " ORDER BY received_at DESC, sha256 LIMIT ?"
+        args.append(limit)
+        with self._conn() as conn:
+            return [SubmissionRecord.from_row(r) for r in conn.execute(sql, args)]
+
+    def count_recent_submissions(self, submitter: str, since_iso: str) -> int:
+        with self._conn() as conn:
+            return conn.execute("SELECT COUNT(*) FROM submissions WHERE submitter = ? AND received_at >= ?",
+                                (submitter, since_iso)).fetchone()[0]
+
+    def status_counts(self) -> dict[str, int]:
+        with self._conn() as conn:
+            return {r["status"]: r["n"] for r in
+                    conn.execute("SELECT status, COUNT(*) AS n FROM submissions GROUP BY status")}
+
+    def set_status(self, sha256: str, status: SubmissionStatus, reason: str | None = None,
+                   actor: str = "system") -> None:
+        with self._write() as conn:
+            conn.execute("UPDATE submissions SET status = ?, status_reason = ?, updated_at = ? WHERE sha256 = ?",
+                         (status, reason, now_iso(), sha256))
+            self._log(conn, actor, f"status:{status}", sha256, reason)
+
+    def _reindex_submissions(self) -> None:
+        """Restore every sidecar whose upload is stored but not indexed: 'scored'/'pending_oracle' when a result
+        names it, otherwise 'queued' so the worker scores it."""
+        if not self.submissions_dir.is_dir():
+            return
+        for path in sorted(self.submissions_dir.glob("*.meta.json")):
+            try:
+                meta = SubmissionMeta.model_validate_json(path.read_text(encoding="utf-8"))
+            except ValueError as exc:
+                self._skip(path, exc)
+                continue
+            if not self.submission_path(meta.sha256).exists() or self.get_submission(meta.sha256) is not None:
+                continue
+            with self._conn() as conn:
+                row = conn.execute(
+                    "SELECT status FROM results WHERE submission_sha256 = ? AND result_id NOT IN "
+                    "(SELECT supersedes FROM results WHERE supersedes IS NOT NULL) ORDER BY version DESC LIMIT 1",
+                    (meta.sha256,)).fetchone()
+            status = "queued" if row is None else ("pending_oracle" if row["status"] == "pending_oracle" else "scored")
+            with self._write() as conn:
+                if self._insert_submission(conn, meta, status):
+                    self._log(conn, "system", "restore", meta.sha256, status)
+
