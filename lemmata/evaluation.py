@@ -111,7 +111,7 @@ def _ranker(model: Any, *, depth: int, index: str, batch_size: int, prompts: Map
 
 def score_bytes(data: bytes, filename: str, store: Any = None, *, submitter: str = EVALUATE_SUBMITTER) -> Result:
     """Score a submission file's bytes as the space does: into ``store`` when given, else in memory."""
-    from lemmata.registry import handler_for, validate_upload
+    from lemmata.families import handler_for, validate_upload
     from lemmata.tracks.base import OracleConfig
 
     validated = validate_upload(data, filename)
@@ -152,7 +152,7 @@ def evaluate(model: Any, tracks: Sequence[str] | None = None, *, split: str = "t
             path = folder / f"{task.filename}.{stem}.jsonl"
             write_atomic(path, data)
             if store is not None:
-                from lemmata.runner import SUBMITTER, score_file
+                from lemmata.tracks.runner import SUBMITTER, score_file
 
                 result = score_file(path, store, submitter=SUBMITTER if baseline else EVALUATE_SUBMITTER)
             else:

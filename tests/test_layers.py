@@ -34,7 +34,7 @@ LAYERS: dict[str, int] = {
     "lemmata.tracks": 3, "lemmata.families": 3,
     "lemmata.catalog": 4, "lemmata.declared": 4,
     "lemmata.benchmarks": 5,
-    "lemmata.space": 6, "lemmata.cli": 6, "lemmata.__main__": 6, "lemmata.evaluation": 6,
+    "lemmata.space": 6, "lemmata.cli": 6, "lemmata.__main__": 6, "lemmata.evaluation": 6, "lemmata.mteb_export": 6,
 }
 
 

@@ -42,3 +42,38 @@ def test_every_benchmark_script_is_listed_and_exists():
     scripts = {p.name for p in (ROOT / "perf").glob("*.py")}
     listed = set(re.findall(r"`(\w+_(?:speed|leaks)\.py)`", readme))
     assert listed == scripts
+
+
+def _evaluate_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text("utf-8")
+    assert "\n## Evaluate your model\n" in text, "README lacks the 'Evaluate your model' section"
+    heads = re.findall(r"^## (.+)$", text, flags=re.M)
+    assert heads[heads.index("Set-up (fresh machine, Python ≥ 3.11)") + 1] == "Evaluate your model", \
+        "'Evaluate your model' must come right after set-up"
+    section = text.split("\n## Evaluate your model\n", 1)[1].split("\n## ", 1)[0]
+    return [block.strip() for block in re.findall(r"```bash\n(.*?)```", section, flags=re.S)]
+
+
+def test_evaluate_section_has_one_working_command_per_model_kind():
+    """Every command parses with the real CLI parser, names a model spec of a distinct kind and known tracks."""
+    import shlex
+
+    from lemmata.cli import build_parser
+    from lemmata.evaluation import parse_track
+    from lemmata.retrievers.spec import parse_spec
+
+    kinds = []
+    for command in _evaluate_commands():
+        assert "\n" not in command
+        words = shlex.split(command)
+        while "=" in words[0] and not words[0].startswith("lemmata"):  # VAR=value prefixes
+            name = words.pop(0).split("=", 1)[0]
+            from lemmata.core.settings import declared
+
+            assert declared(name), f"{name} is not a declared setting"
+        assert words[:2] == ["lemmata", "evaluate"], command
+        args = build_parser().parse_args(words[1:])
+        kinds.append(parse_spec(args.model).kind)
+        for track in args.track or []:
+            parse_track(track)
+    assert sorted(kinds) == ["baseline", "model2vec", "openai", "sentence-transformers"]

@@ -1,1 +1,1 @@
-"""Generic retrievers for the offline baselines: BM25 (bm25s), static embeddings, reciprocal-rank fusion."""
+"""Generic retrievers: one BM25 engine (bm25s, frozen tokenizers), static embeddings, reciprocal-rank fusion."""

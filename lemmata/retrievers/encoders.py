@@ -153,11 +153,13 @@ class SentenceTransformerEncoder:
         self.similarity = "dot" if str(fn) == "dot" else "cosine"
         self._pool = None
         name = self.name_or_path if not Path(self.name_or_path).expanduser().is_dir() else folder.name
+        dim_of = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+        limit = self.model.max_seq_length
         self.info = ModelInfo(
             name=name, revision=revision, kind="retriever",
             parameters=int(sum(p.numel() for p in self.model.parameters())),
-            dimension=int(self.model.get_sentence_embedding_dimension() or 0) or None,
-            max_length=int(self.model.max_seq_length) if self.model.max_seq_length else None,
+            dimension=int(dim_of() or 0) or None,
+            max_length=int(limit) if limit and np.isfinite(limit) else None,
             prompts=self.prompts,
         )
 

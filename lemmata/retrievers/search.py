@@ -66,29 +66,57 @@ def _row_top(scores: np.ndarray, tiebreak: np.ndarray, k: int) -> np.ndarray:
     return chosen[np.lexsort((tiebreak[chosen], -scores[chosen].astype(np.float64)))]
 
 
-def _block_candidates(scores: np.ndarray, tb: np.ndarray, k: int, offset: int, cand_idx: list[list[np.ndarray]],
-                      cand_score: list[list[np.ndarray]]) -> None:
-    """Per query row, a superset of the block's top ``k`` that holds every document tied at the k-th score.
+class _Candidates:
+    """Per query, the documents that can still be in its top ``k`` and a running score threshold.
 
-    One vectorised ``argpartition`` picks each row's best ``k``; a row where the
-    k-th score is tied with a document left out is recomputed exactly by
-    :func:`_row_top` (rare except for degenerate, e.g. all-zero, vectors).
+    A document scoring below a query's threshold — the k-th best score among
+    its candidates so far — can never enter its top ``k``, so each block only
+    adds the few documents at or above it (ties kept: the id decides them at
+    the end). A query's list is cut back to its exact top ``k`` whenever it
+    grows past a bound, which raises the threshold.
     """
-    width = scores.shape[1]
-    if k == 0 or width == 0:
-        return
-    kk = min(k, width)
-    if kk == width:
-        top = np.broadcast_to(np.arange(width), scores.shape)
-    else:
-        top = np.argpartition(scores, width - kk, axis=1)[:, width - kk:]
-    picked = np.take_along_axis(scores, top, axis=1)
-    kth = picked.min(axis=1)
-    tied = (scores == kth[:, None]).sum(axis=1) > (picked == kth[:, None]).sum(axis=1)
-    for r in range(scores.shape[0]):
-        idx = _row_top(scores[r], tb, k) if tied[r] else top[r]
-        cand_idx[r].append(idx + offset)
-        cand_score[r].append(scores[r, idx])
+
+    def __init__(self, rows: int, k: int, tiebreak: np.ndarray) -> None:
+        self.k, self.tiebreak = k, tiebreak
+        self.idx: list[list[np.ndarray]] = [[] for _ in range(rows)]
+        self.score: list[list[np.ndarray]] = [[] for _ in range(rows)]
+        self.count = np.zeros(rows, dtype=np.int64)
+        self.threshold: np.ndarray | None = None
+        self.bound = 4 * k + 256
+
+    def add(self, scores: np.ndarray, offset: int) -> None:
+        width = scores.shape[1]
+        if self.k == 0 or width == 0:
+            return
+        if self.threshold is None:  # the first block's k-th best is a lower bound of every final k-th best
+            kk = min(self.k, width)
+            self.threshold = np.partition(scores, width - kk, axis=1)[:, width - kk].astype(np.float32)
+        mask = scores >= self.threshold[:, None]
+        mask &= scores > -np.inf
+        rows, cols = np.nonzero(mask)
+        bounds = np.searchsorted(rows, np.arange(scores.shape[0] + 1))
+        for r in np.flatnonzero(np.diff(bounds)):
+            idx = cols[bounds[r]:bounds[r + 1]]
+            self.idx[r].append(idx + offset)
+            self.score[r].append(scores[r, idx])
+            self.count[r] += idx.size
+            if self.count[r] > self.bound:
+                self._compact(r)
+
+    def _compact(self, r: int) -> None:
+        idx, sc = np.concatenate(self.idx[r]), np.concatenate(self.score[r])
+        keep = _row_top(sc, self.tiebreak[idx], self.k)
+        self.idx[r], self.score[r] = [idx[keep]], [sc[keep]]
+        self.count[r] = keep.size
+        if keep.size == self.k:
+            self.threshold[r] = max(self.threshold[r], sc[keep].min())
+
+    def top(self, r: int) -> tuple[np.ndarray, np.ndarray]:
+        if not self.idx[r]:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        idx, sc = np.concatenate(self.idx[r]), np.concatenate(self.score[r])
+        keep = _row_top(sc, self.tiebreak[idx], self.k)
+        return idx[keep], sc[keep]
 
 
 def exact_search(queries: np.ndarray, docs: np.ndarray, doc_ids: Sequence[str], k: int, *,
@@ -126,8 +154,7 @@ def exact_search(queries: np.ndarray, docs: np.ndarray, doc_ids: Sequence[str], 
         if query_limits is not None:
             limits = np.asarray([np.iinfo(np.int64).max if x is None else int(x)
                                  for x in query_limits[qa:qa + query_block]], dtype=np.int64)
-        cand_idx: list[list[np.ndarray]] = [[] for _ in range(len(qb))]
-        cand_score: list[list[np.ndarray]] = [[] for _ in range(len(qb))]
+        cands = _Candidates(len(qb), k, tiebreak)
         for da in range(0, n, doc_block):
             block = np.asarray(docs[da:da + doc_block], dtype=np.float32)
             scores = qb @ block.T
@@ -140,12 +167,10 @@ def exact_search(queries: np.ndarray, docs: np.ndarray, doc_ids: Sequence[str], 
                     rows = [i - da for i in excluded[qa + r] if da <= i < da + block.shape[0]]
                     if rows:
                         scores[r, rows] = -np.inf
-            _block_candidates(scores, tiebreak[da:da + block.shape[0]], k, da, cand_idx, cand_score)
+            cands.add(scores, da)
         for r in range(len(qb)):
-            idx = np.concatenate(cand_idx[r]) if cand_idx[r] else np.zeros(0, dtype=np.int64)
-            sc = np.concatenate(cand_score[r]) if cand_score[r] else np.zeros(0, dtype=np.float32)
-            keep = _row_top(sc, tiebreak[idx], k)
-            out.append([(doc_ids[int(idx[i])], float(sc[i])) for i in keep])
+            idx, sc = cands.top(r)
+            out.append([(doc_ids[int(i)], float(v)) for i, v in zip(idx, sc)])
     return out
 
 

@@ -62,9 +62,9 @@ def words(text: str, *, lean: bool = False) -> set[str]:
     >>> sorted(words("IsCyclic (Fintype.card G = p)", lean=True))
     ['card', 'cyclic', 'fintype']
     """
-    from lemmata.retrievers.bm25 import tokenize
+    from lemmata.retrievers.bm25 import tokenize_baseline
 
-    return set(tokenize(_HUMP.sub(" ", text) if lean else text))
+    return set(tokenize_baseline(_HUMP.sub(" ", text) if lean else text))
 
 
 def coverage_judge(informal: str, formal: str) -> bool | None:

@@ -1,7 +1,11 @@
 """Re²Math's scholarly search: the frozen offline artifact, query caches, SerpAPI, citations, source identity.
 
 Modules (import them directly; nothing heavy is imported here): ``citations`` (bibliography strings),
-``matcher`` (is a candidate the cited source? the citing paper?), ``querycache`` (candidate models, the
-query-cache format, replay), ``artifact`` (the frozen offline artifact 1.x), ``world`` (the 2.x offline world over the
-distractor corpus), ``backends`` (``open_backend`` opens any retrieval artifact for replay), ``serpapi`` (Google Scholar through SerpAPI, recorded into a query cache).
+``matcher`` (is a candidate the cited source? the citing paper?), ``works`` (citations clustered into works, shared
+by every offline artifact), ``querycache`` (candidate models, the query-cache format, replay), ``layout`` and
+``openings`` (the name, files and opening log every offline artifact shares), ``artifact`` (the frozen offline
+artifact 1.x, superseded), ``world`` (the 2.x offline world over the distractor corpus, split by job: ``info``,
+``view``, ``scorer``, ``build``, ``search``), ``world_artifact`` (the world behind the scorer's protocol),
+``backends`` (``open_backend`` opens any retrieval artifact for replay), ``serpapi`` (Google Scholar through SerpAPI,
+recorded into a query cache). Both offline artifacts rank with the one BM25 engine, :mod:`lemmata.retrievers.bm25`.
 """

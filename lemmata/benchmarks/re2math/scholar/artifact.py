@@ -31,8 +31,10 @@ them (``year is None or year <= cutoff``). ``ARTIFACT.json`` counts the
 instances whose own cited source is dated after their cutoff (a preprint cited
 in a later journal version), for which the cited source cannot be retrieved.
 
-**Ranking.** Lucene BM25 (k1 = 1.5, b = 0.75) over the frozen tokenizer below,
-each distinct query word counted once, only positive scores, scores rounded to
+**Ranking.** Lucene BM25 (k1 = 1.5, b = 0.75) through the one BM25 engine
+(:mod:`lemmata.retrievers.bm25`) over the frozen scholarly tokenizer
+(:func:`~lemmata.retrievers.bm25.tokenizers.tokenize_scholar_words`), each
+distinct query word counted once, only positive scores, scores rounded to
 six decimals, ties broken by record id ascending — so a replayed query returns
 the same ids on every machine.
 
@@ -47,9 +49,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
@@ -57,15 +58,21 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from lemmata.core.errors import InputError, LemmataError
-from lemmata.core.hashing import sha256_bytes, sha256_file, sha256_json, write_json
-from lemmata.core.jsonl import iter_jsonl
-from lemmata.benchmarks.re2math.papers import paper_key as normalize_paper_key
-from lemmata.benchmarks.re2math.scholar.citations import ParsedCitation, latex_to_text, parse_citation, words
+from lemmata.core.hashing import sha256_bytes, sha256_file, write_json
 from lemmata.core.identifiers import arxiv_id_year
-from lemmata.benchmarks.re2math.scholar.matcher import SourceRef, match_sources
+from lemmata.core.jsonl import iter_jsonl
+from lemmata.core.latex_text import latex_to_text, words
+from lemmata.retrievers.bm25 import (
+    B, K1, METHOD, SCHOLAR_WORDS_TOKENIZER as TOKENIZER, SCORE_DECIMALS, Postings, tokenize_scholar_words,
+    top_rounded, write_index,
+)
+from lemmata.benchmarks.re2math.papers import paper_key as normalize_paper_key
+from lemmata.benchmarks.re2math.scholar.citations import ParsedCitation
+from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME, INDEX_DIR, INFO_FILE
+from lemmata.benchmarks.re2math.scholar.openings import MaterialisationEvent, MaterialisationLog
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
+from lemmata.benchmarks.re2math.scholar.works import cited_sources, citing_papers, most_common_value
 
-ARTIFACT_NAME = "re2math-scholar-offline"
 ARTIFACT_VERSION = "1.0.0"
 #: the artifact builder's identity as recorded in ARTIFACT.json; fixed once an artifact has shipped, so that
 #: moving code never changes an artifact's bytes
@@ -78,48 +85,9 @@ RELEASE_CONFIG, RELEASE_SPLIT = "full", "full"
 RECORDS_FILE = "records.jsonl"
 STATEMENTS_FILE = "statements.jsonl"
 ATTRIBUTIONS_FILE = "attributions.jsonl"
-INFO_FILE = "ARTIFACT.json"
-INDEX_DIR = "index"
-
-K1, B, METHOD = 1.5, 0.75, "lucene"
-SCORE_DECIMALS = 6
-MIN_TOKEN_LENGTH = 2
-#: English function words dropped from documents and queries (part of the artifact's definition)
-STOPWORDS = frozenset("""
-a about above after again against all am an and any are as at be because been before being below between both but
-by can could did do does doing down during each few for from further had has have having he her here hers herself
-him himself his how i if in into is it its itself just let me more most my myself no nor not now of off on once only
-or other our ours ourselves out over own same she should so some such than that the their theirs them themselves
-then there these they this those through to too under until up very was we were what when where which while who whom
-why will with would you your yours yourself yourselves also thus hence since via where whereas whether may might must
-shall one two let us we'll it's etc ie eg cf see
-""".split())
-TOKENIZER = {
-    "name": "lemmata-scholar-words",
-    "version": "1",
-    "steps": [
-        "LaTeX markup removed (accents resolved, Greek letter commands kept as words, other commands dropped)",
-        "Unicode NFKD, combining marks removed, lower-cased, Greek letters spelled out",
-        "words = maximal runs of letters/digits ([^\\W_]+)",
-        f"words shorter than {MIN_TOKEN_LENGTH} characters dropped",
-        "English stopwords dropped",
-    ],
-    "stopwords_sha256": sha256_json(sorted(STOPWORDS)),
-    "stemmer": None,
-    "query_terms": "distinct",
-}
 
 Kind = Literal["source", "citing_paper"]
 YearFrom = Literal["citation", "arxiv_id", "publication_year", "unknown"]
-
-
-def tokenize(text: str) -> list[str]:
-    """Index tokens of ``text`` (document or query), in order.
-
-    >>> tokenize(r"Let $\\phi\\colon \\mathbb{R}^n \\to X$ be the Lipschitz map of \\emph{Cheeger--Colding}.")
-    ['phi', 'lipschitz', 'map', 'cheeger', 'colding']
-    """
-    return [w for w in words(latex_to_text(text)) if len(w) >= MIN_TOKEN_LENGTH and w not in STOPWORDS]
 
 
 # --------------------------------------------------------------------------- stored models
@@ -209,34 +177,6 @@ class Materialisation(_Model):
     text: str = Field(description="the frozen text an agent reads")
 
 
-class MaterialisationEvent(_Model):
-    artifact_id: str
-    record_id: str
-    instance_id: str | None
-    at: str
-
-
-@dataclass
-class MaterialisationLog:
-    """Every opening of a source; kept in memory and, with ``path``, appended to a JSONL file."""
-
-    path: Path | None = None
-    events: list[MaterialisationEvent] = field(default_factory=list)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    def append(self, event: MaterialisationEvent) -> None:
-        with self._lock:
-            self.events.append(event)
-            if self.path is not None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                with open(self.path, "a", encoding="utf-8") as fh:
-                    fh.write(json.dumps(event.model_dump(mode="json"), sort_keys=True) + "\n")
-
-    @staticmethod
-    def read(path: str | Path) -> list[MaterialisationEvent]:
-        return [MaterialisationEvent.model_validate(obj) for _, obj in iter_jsonl(path)]
-
-
 # --------------------------------------------------------------------------- build
 
 
@@ -248,22 +188,6 @@ def _short_hash(text: str, n: int = 12) -> str:
     return sha256_bytes(text.encode("utf-8"))[:n]
 
 
-class _UnionFind:
-    def __init__(self, n: int) -> None:
-        self.parent = list(range(n))
-
-    def find(self, i: int) -> int:
-        while self.parent[i] != i:
-            self.parent[i] = self.parent[self.parent[i]]
-            i = self.parent[i]
-        return i
-
-    def union(self, i: int, j: int) -> None:
-        a, b = self.find(i), self.find(j)
-        if a != b:
-            self.parent[max(a, b)] = min(a, b)
-
-
 def _identity_key(p: ParsedCitation) -> str:
     if p.doi and not p.doi.startswith("10.48550/"):
         return f"doi:{p.doi}"
@@ -272,81 +196,9 @@ def _identity_key(p: ParsedCitation) -> str:
     return "cite:" + " ".join(words(p.text))
 
 
-def cluster_citations(parsed: Sequence[ParsedCitation]) -> list[list[int]]:
-    """Groups of indices that the matcher calls one work (transitively), each sorted, in a stable order."""
-    uf = _UnionFind(len(parsed))
-    refs = [SourceRef(title=p.title, authors=p.authors, year=p.year, doi=p.doi, arxiv_id=p.arxiv_id, text=p.text)
-            for p in parsed]
-    by_key: dict[str, int] = {}
-    for i, p in enumerate(parsed):
-        for key in (f"doi:{p.doi}" if p.doi else None, f"arxiv:{p.arxiv_id}" if p.arxiv_id else None):
-            if key:
-                if key in by_key:
-                    uf.union(by_key[key], i)
-                else:
-                    by_key[key] = i
-    # candidate pairs for the title rule: titles sharing three distinct words (all of a shorter title's)
-    postings: dict[str, list[int]] = defaultdict(list)
-    title_words = [set(words(p.title or "")) for p in parsed]
-    for i, ws in enumerate(title_words):
-        for w in ws:
-            postings[w].append(i)
-    shared: Counter[tuple[int, int]] = Counter()
-    for members in postings.values():
-        if len(members) > 60:  # ubiquitous words ("of", "the") carry no evidence of identity
-            continue
-        for a in range(len(members)):
-            for b in range(a + 1, len(members)):
-                shared[(members[a], members[b])] += 1
-    for (i, j), count in sorted(shared.items()):
-        if count < min(3, len(title_words[i]), len(title_words[j])):
-            continue
-        if uf.find(i) != uf.find(j) and match_sources(refs[i], refs[j]).matched:
-            uf.union(i, j)
-    groups: dict[int, list[int]] = defaultdict(list)
-    for i in range(len(parsed)):
-        groups[uf.find(i)].append(i)
-    return sorted(groups.values())
-
-
-def most_common_value(values: Iterable[str | None]) -> str | None:
-    counts = Counter(v for v in values if v)
-    if not counts:
-        return None
-    return min(counts, key=lambda v: (-counts[v], v))
-
-
 def _earliest(years: Iterable[tuple[int | None, YearFrom]]) -> tuple[int | None, YearFrom]:
     known = sorted((y, src) for y, src in years if y is not None)
     return known[0] if known else (None, "unknown")
-
-
-def cited_sources(rows: Sequence[Mapping[str, Any]]) -> tuple[
-        dict[tuple[str, str, str], list[Mapping[str, Any]]], list[tuple[str, str, str]], list[ParsedCitation],
-        list[list[int]]]:
-    """The release's distinct citations (text, DOI, arXiv id) with their rows, parsed, and clustered into works.
-
-    Every offline artifact groups gold sources this way, so one work is one record in each of them.
-    """
-    by_citation: dict[tuple[str, str, str], list[Mapping[str, Any]]] = defaultdict(list)
-    for row in rows:
-        z = row["z"]
-        by_citation[(z["citation_content"], z.get("doi") or "", z.get("arxiv_id") or "")].append(row)
-    citations = sorted(by_citation)
-    parsed = [parse_citation(*c) for c in citations]
-    groups = cluster_citations(parsed)
-    return by_citation, citations, parsed, groups
-
-
-def citing_papers(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The citing papers by version-free key, with their titles (counted) and the years their rows state."""
-    papers: dict[str, dict[str, Any]] = {}
-    for row in rows:
-        key = row.get("paper_key") or normalize_paper_key(row["paper"]["paper_id"])
-        entry = papers.setdefault(key, {"titles": Counter(), "years": []})
-        entry["titles"][row["paper"]["title"]] += 1
-        entry["years"].append(row.get("publication_year"))
-    return papers
 
 
 def build_records(rows: Sequence[Mapping[str, Any]]) -> tuple[list[ScholarRecord], list[Statement], list[Attribution]]:
@@ -434,16 +286,10 @@ def _index_text(rec: ScholarRecord) -> str:
 
 
 def _write_index(records: Sequence[ScholarRecord], folder: Path) -> dict[str, Any]:
-    import bm25s
-
-    docs = [tokenize(_index_text(r)) for r in records]
-    vocab = {w: i for i, w in enumerate(sorted({w for d in docs for w in d}))}
-    retriever = bm25s.BM25(k1=K1, b=B, method=METHOD)
-    retriever.index(([[vocab[w] for w in d] for d in docs], vocab), show_progress=False)
-    retriever.save(str(folder), show_progress=False)
-    return {"name": BACKEND, "library": "bm25s", "library_version": bm25s.__version__, "k1": K1, "b": B,
-            "method": METHOD, "documents": len(docs), "vocabulary": len(vocab), "score_decimals": SCORE_DECIMALS,
-            "ties": "record id ascending", "default_n": DEFAULT_N}
+    index = write_index([tokenize_scholar_words(_index_text(r)) for r in records], folder)
+    return {"name": BACKEND, "library": "bm25s", "library_version": index["library_version"], "k1": K1, "b": B,
+            "method": METHOD, "documents": index["documents"], "vocabulary": index["vocabulary"],
+            "score_decimals": SCORE_DECIMALS, "ties": "record id ascending", "default_n": DEFAULT_N}
 
 
 def build_artifact(release: str | Path, out_root: str | Path | None = None, *, quiet: bool = True) -> Path:
@@ -520,10 +366,8 @@ class ScholarArtifact:
         self.log = MaterialisationLog()
 
     @cached_property
-    def _index(self):
-        import bm25s
-
-        return bm25s.BM25.load(str(self.root / INDEX_DIR), show_progress=False)
+    def _index(self) -> Postings:
+        return Postings.load(self.root / INDEX_DIR)
 
     # -- records -----------------------------------------------------------
     def __len__(self) -> int:
@@ -559,16 +403,15 @@ class ScholarArtifact:
 
         settings = QuerySettings(backend=BACKEND, n=n, year_cutoff=year_cutoff)
         index = self._index
-        ids = list(dict.fromkeys(index.vocab_dict[t] for t in tokenize(query) if t in index.vocab_dict))
+        ids = index.term_ids(tokenize_scholar_words(query))
         candidates: list[Candidate] = []
         if ids:
-            scores = np.round(index.get_scores_from_ids(ids).astype(np.float64), SCORE_DECIMALS)
+            # bm25s' float32 sums, rounded; records are stored in id order, so the position breaks ties by id
+            scores = np.round(index.scores(ids, dtype=np.float32).astype(np.float64), SCORE_DECIMALS)
             if year_cutoff is not None:
                 scores[self._years > year_cutoff] = 0.0
-            hits = np.flatnonzero(scores > 0)
-            # records are stored in id order, so the position breaks ties by record id ascending
-            order = hits[np.lexsort((hits, -scores[hits]))][:n]
-            candidates = [self.records[i].candidate(rank, float(scores[i])) for rank, i in enumerate(order, 1)]
+            candidates = [self.records[i].candidate(rank, score)
+                          for rank, (i, score) in enumerate(top_rounded(scores, n), 1)]
         return SearchResult(artifact_id=self.artifact_id, query=query, settings=settings, timestamp=now_utc(),
                             candidates=candidates, instance_id=instance_id)
 

@@ -17,12 +17,12 @@ without versions, validated against both id schemes (a zbMATH number such as
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
 from lemmata.core.identifiers import arxiv_id_year, normalize_arxiv_id, normalize_doi
+from lemmata.core.latex_text import BLOCK, FONT, latex_to_text, words
 
 #: years outside this range are not publication years (page numbers, MR numbers)
 MIN_YEAR, MAX_YEAR = 1800, 2035
@@ -65,114 +65,6 @@ def find_arxiv_id(text: str) -> str | None:
         if aid:
             return aid
     return None
-
-
-# --------------------------------------------------------------------------- LaTeX to text
-
-#: formatting macros whose braces were stripped upstream, so they may be glued to the next word
-_GLUED_LONG = (
-    "textbf", "textit", "textsc", "textsl", "textrm", "texttt", "textup", "textmd", "emph", "mathbb", "mathcal",
-    "mathrm", "mathbf", "mathfrak", "mathsf", "href", "url", "burlalt", "nolinkurl", "newblock", "bysame",
-    "penalty", "arxiv", "doi", "path", "xoxMR", "xoxZB", "xoxarXiv", "MR", "Zbl", "bibinfo", "bibfield",
-    "urlprefix", "thinspace", "allowbreak", "natexlab", "enquote", "textquotedblleft", "textquotedblright",
-    "scshape", "upshape", "itshape", "slshape", "bfseries", "mdseries", "normalfont", "bgroup", "egroup",
-    "leavevmode", "scriptsize", "footnotesize", "small", "mbox",
-)
-_GLUED_SHORT = ("em", "it", "sl", "bf", "sc", "rm", "tt", "sf", "up")
-_TITLE_FONTS = ("emph", "textit", "textsl", "itshape", "slshape", "em", "it", "sl")
-_GLUED = re.compile(
-    r"\\(" + "|".join(sorted(_GLUED_LONG, key=len, reverse=True)) + r")"
-    r"|\\(" + "|".join(_GLUED_SHORT) + r")(?=[\s\dA-Z$\\]|$)"
-)
-_ACCENT_SYMBOL = re.compile(r"\\([\'\"`^~=.])\s*\{?\s*(\\?[A-Za-z])\}?")
-_ACCENT_LETTER = re.compile(r"\\([vHuckdbrt])(?:\s+|\{)\s*([A-Za-z])\}?")
-_LIGATURES = {"oe": "oe", "OE": "OE", "ae": "ae", "AE": "AE", "ss": "ss", "o": "o", "O": "O", "l": "l", "L": "L",
-              "i": "i", "j": "j", "aa": "a", "AA": "A"}
-_ACCENT_MAP = {
-    "'": "\u0301", '"': "\u0308", "`": "\u0300", "^": "\u0302", "~": "\u0303", "=": "\u0304", ".": "\u0307",
-    "v": "\u030c", "H": "\u030b", "u": "\u0306", "c": "\u0327", "k": "\u0328", "d": "\u0323", "b": "\u0331",
-    "r": "\u030a", "t": "\u0361",
-}
-_GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu",
-          "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega")
-_GREEK_COMMAND = re.compile(r"\\((?:var)?(?:" + "|".join(_GREEK) + r")|" + "|".join(g.capitalize() for g in _GREEK) + r")(?![A-Za-z])")
-_GREEK_TABLE = str.maketrans(dict(zip("αβγδεζηθικλμνξπρστυφχψω", _GREEK)))
-#: combining marks left by NFKD decomposition (diacritics, combining marks for symbols, half marks)
-_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
-#: AMS ``\bysame`` as typeset: a rule standing for the previous entry's authors
-_AMS_BYSAME = re.compile(r"\\leavevmode\s*\\vrule\s+height\s*[\d.]+pt\s+depth\s*-?[\d.]+pt\s+width\s*[\d.]+(?:pt|em)")
-#: markers the title parser keys on (private-use characters: never in the data, not whitespace to ``re``)
-BLOCK, FONT = "\ue000", "\ue001"
-
-
-def _accent(m: re.Match) -> str:
-    base = m.group(2).lstrip("\\")
-    return unicodedata.normalize("NFC", base + _ACCENT_MAP.get(m.group(1), ""))
-
-
-def latex_to_text(raw: str, *, keep_markers: bool = False) -> str:
-    r"""Readable text of a LaTeX bibliography string (accents resolved, markup dropped).
-
-    With ``keep_markers``, ``\newblock`` becomes :data:`BLOCK` and a title-font
-    switch (``\emph``, ``\textit``, ``\em``, …) becomes :data:`FONT`, for the parser.
-
-    >>> latex_to_text(r"A.~Bj\"orner and \v Spela \v Spenko, \emphOn $\times p$-invariant sets, Ann.\ Math. \textbf354")
-    'A. Björner and Špela Špenko, On p-invariant sets, Ann. Math. 354'
-    """
-    s = raw or ""
-    s = _AMS_BYSAME.sub(r"\\bysame ", s)
-    s = s.replace("``", "\u201c").replace("''", "\u201d")
-    s = re.sub(r"\\og\b\s*", "\u201c", s)
-    s = re.sub(r"\s*\\fg\b", "\u201d", s)
-    # a URL ends at whitespace, or where a glued title starts after a digit ("…08.003Partitioning")
-    s = re.sub(r"(?:\\(?:url|href|burlalt|path)\s*)?(?:https?://|www\.)\S+?(?=\s|$|(?<=\d)[A-Z][a-z]{2})", " ", s)
-    s = _ACCENT_SYMBOL.sub(_accent, s)
-    s = _ACCENT_LETTER.sub(_accent, s)
-    s = re.sub(r"\\(oe|OE|ae|AE|ss|aa|AA|o|O|l|L|i|j)(?![A-Za-z])\s*", lambda m: _LIGATURES[m.group(1)], s)
-
-    def glued(m: re.Match) -> str:
-        name = m.group(1) or m.group(2)
-        if name == "newblock":
-            return f" {BLOCK} " if keep_markers else " "
-        if name in _TITLE_FONTS:
-            return f" {FONT} " if keep_markers else " "
-        if name == "bysame":
-            return " \u2014\u2014\u2014 "
-        return " "
-
-    s = _GLUED.sub(glued, s)
-    s = re.sub(r"(?<=\.)[\s~]+-(?=[A-Z])", "-", s)  # "J.~-P." → "J.-P."
-    s = re.sub(r"\\[&%$#_]", lambda m: m.group(0)[1], s)
-    s = re.sub(r"\\[,;:! ]|~|\\\\", " ", s)
-    s = _GREEK_COMMAND.sub(lambda m: m.group(1).lower().removeprefix("var"), s)
-    s = re.sub(r"\\[A-Za-z]+\*?", " ", s)
-    s = s.replace("{", "").replace("}", "").replace("$", "").replace("\\", " ")
-    s = re.sub(r"\s+([,.;:)])", r"\1", s)
-    return re.sub(r"\s+", " ", s).strip()
-
-
-def fold(text: str) -> str:
-    """Lower-case ASCII-ish form for comparison: accents removed, compatibility forms unified.
-
-    >>> fold("Déglise, BJÖRNER, Łoś, φ-modules")
-    'deglise, bjorner, łos, phi-modules'
-    """
-    if text.isascii():
-        return text.lower()
-    plain = _COMBINING.sub("", unicodedata.normalize("NFKD", text)).lower()
-    return plain if plain.isascii() else plain.translate(_GREEK_TABLE)
-
-
-_WORD = re.compile(r"[^\W_]+")
-
-
-def words(text: str) -> list[str]:
-    """Folded alphanumeric words of ``text``, in order.
-
-    >>> words("Non-commutative résolutions, II: $C^*$-algebras")
-    ['non', 'commutative', 'resolutions', 'ii', 'c', 'algebras']
-    """
-    return _WORD.findall(fold(text))
 
 
 # --------------------------------------------------------------------------- year

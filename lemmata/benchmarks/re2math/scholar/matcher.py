@@ -40,7 +40,7 @@ from lemmata.benchmarks.re2math.scholar.citations import (
     parse_citation,
     surname,
 )
-from lemmata.benchmarks.re2math.scholar.citations import words as _words
+from lemmata.core.latex_text import words as _words
 from lemmata.benchmarks.re2math.scholar.querycache import Candidate
 
 

@@ -1,0 +1,329 @@
+"""Building a world: match the release's cited sources to the distractor corpus, order the records, index them.
+
+One work is one record: a cited source that *is* a distractor (same arXiv id,
+same publisher DOI, or a conservative title + author match) is that record; an
+unmatched source becomes a bibliographic record parsed from its citation
+strings; a citing paper outside the corpus becomes a record of its release title
+and arXiv id. Records are stored in (unknown year first, year, title) order and
+indexed with the one BM25 engine over the frozen scholarly tokenizer. The build
+is byte-reproducible and written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from lemmata.core.errors import InputError
+from lemmata.core.hashing import sha256_file, write_json
+from lemmata.core.identifiers import arxiv_id_year, normalize_doi
+from lemmata.retrievers.bm25 import (
+    B, K1, METHOD, SCHOLAR_WORDS_TOKENIZER, SCORE_DECIMALS, tokenize_scholar_words, write_index,
+)
+from lemmata.benchmarks.re2math.papers import paper_key as normalize_paper_key
+from lemmata.benchmarks.re2math.scholar.citations import surname
+from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME, INDEX_DIR, INFO_FILE
+from lemmata.benchmarks.re2math.scholar.matcher import SourceRef, match_sources
+from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N
+from lemmata.benchmarks.re2math.scholar.world.info import (
+    ATTRIBUTIONS_FILE, BACKEND, BUILDER_ID, BUILDER_VERSION, DISTRACTOR_RELEASE, IDENTITY_FILE, RECORDS_FILE,
+    RELEASE_CONFIG, RELEASE_SPLIT, VERSION, WorldInfo, world_id,
+)
+from lemmata.benchmarks.re2math.scholar.world.scorer import Identity, MatchRule, WorldAttribution
+from lemmata.benchmarks.re2math.scholar.world.view import (
+    MAX_AUTHORS, OpenedRecord, ScholarHit, display_authors, display_title,
+)
+from lemmata.benchmarks.re2math.scholar.works import cited_sources, citing_papers, most_common_value
+
+#: distractor candidates for the title + author rule share at least this many title tokens (fewer: all of them)
+MIN_SHARED_TITLE_TOKENS = 3
+#: a title token in more distractor titles than this carries no evidence of identity
+MAX_TITLE_POSTINGS = 20_000
+
+
+@dataclass
+class _Work:
+    """A record under construction."""
+
+    key: str
+    distractor: int | None = None  # row of the distractor table
+    rule: MatchRule = "none"
+    clusters: list[int] | None = None
+    citing: list[str] | None = None
+
+
+def _distractor_refs(table: Mapping[str, list], row: int) -> SourceRef:
+    return SourceRef.from_fields(title=table["title"][row], authors=table["authors"][row], year=table["year"][row],
+                                 doi=table["doi"][row], arxiv_id=table["arxiv_id"][row])
+
+
+def _title_postings(title_tokens: Sequence[Sequence[str]]):
+    """Token -> distractor rows, for title-overlap candidates: a token-by-row ``scipy.sparse`` CSR matrix over a
+    local vocabulary (each row's tokens once, rows ascending within a token)."""
+    import numpy as np
+    from scipy.sparse import csr_matrix
+
+    vocab: dict[str, int] = {}
+    rows: list[int] = []
+    cols: list[int] = []
+    for i, toks in enumerate(title_tokens):
+        for t in set(toks):
+            cols.append(vocab.setdefault(t, len(vocab)))
+            rows.append(i)
+    matrix = csr_matrix((np.ones(len(rows), dtype=np.int8), (np.asarray(cols, dtype=np.int64),
+                                                              np.asarray(rows, dtype=np.int64))),
+                        shape=(len(vocab), len(title_tokens)))
+    return vocab, matrix.indptr, matrix.indices
+
+
+def _match_cluster(refs: Sequence[SourceRef], tokens: Sequence[str], table, by_arxiv, by_doi, postings,
+                   n_tokens) -> tuple[int | None, MatchRule]:
+    """The distractor row a cluster of citations is, and the rule that decided (first decisive rule wins)."""
+    import numpy as np
+
+    for ref in refs:
+        if ref.arxiv_id and ref.arxiv_id in by_arxiv:
+            return by_arxiv[ref.arxiv_id], "arxiv"
+    for ref in refs:
+        if ref.doi and not ref.doi.startswith("10.48550/") and ref.doi in by_doi:
+            return by_doi[ref.doi], "doi"
+    vocab, indptr, rows = postings
+    ids = [vocab[t] for t in dict.fromkeys(tokens) if t in vocab]
+    ids = [i for i in ids if indptr[i + 1] - indptr[i] <= MAX_TITLE_POSTINGS]
+    if not ids:
+        return None, "none"
+    hits = np.concatenate([rows[indptr[i]:indptr[i + 1]] for i in ids])
+    cand, counts = np.unique(hits, return_counts=True)
+    need = np.minimum(MIN_SHARED_TITLE_TOKENS, np.minimum(len(set(tokens)), n_tokens[cand]))
+    best: tuple[float, str, int] | None = None
+    for row in cand[counts >= need].tolist():
+        d = _distractor_refs(table, row)
+        for ref in refs:
+            m = match_sources(ref, d)
+            if m.matched and (best is None or (-m.score, table["arxiv_id"][row]) < (-best[0], best[1])):
+                best = (m.score, table["arxiv_id"][row], row)
+    return (best[2], "title_author") if best else (None, "none")
+
+
+def build_world(release: str | Path, distractors: str | Path, out_root: str | Path | None = None, *,
+                quiet: bool = True) -> Path:
+    """Build ``<out_root>/re2math-scholar-offline-2.0.0/`` from a Re²Math release and the distractor release."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from lemmata.core.paths import artifacts_dir
+    from lemmata.core.progress import Steps
+    from lemmata.core.atomic import atomic_dir
+    from lemmata.release.load import open_release
+    from lemmata.release.manifest import MANIFEST, write_manifest
+
+    steps = Steps(7, quiet=quiet)
+    steps.step(f"reading releases {release} and {distractors}")
+    rel, dis = open_release(release), open_release(distractors)
+    if not rel.release_id.startswith("re2math-"):
+        raise InputError.one(str(release), f"not a Re2Math release ({rel.release_id})", field="release_id")
+    if dis.release_id != DISTRACTOR_RELEASE:
+        raise InputError.one(str(distractors), f"expected the distractor release {DISTRACTOR_RELEASE}, found "
+                                               f"{dis.release_id}", field="release_id")
+    rows = rel.rows(RELEASE_CONFIG, RELEASE_SPLIT)
+    (shard,) = dis._data_files("default").values()
+    table = pq.read_table(dis.root / shard, columns=["arxiv_id", "title", "authors", "year", "doi"]).to_pydict()
+    n_dis = len(table["arxiv_id"])
+
+    steps.step(f"tokenizing {n_dis} distractor records")
+    titles = [display_title(t) for t in table["title"]]
+    authors = [display_authors(surname(a) for a in al) for al in table["authors"]]
+    title_tokens = [tokenize_scholar_words(t) for t in titles]
+    n_tokens = np.fromiter((len(set(t)) for t in title_tokens), dtype=np.int64, count=n_dis)
+    by_arxiv = {a: i for i, a in enumerate(table["arxiv_id"])}
+    by_doi: dict[str, int] = {}
+    for i, d in enumerate(table["doi"]):
+        nd = normalize_doi(d)
+        if nd and nd not in by_doi:
+            by_doi[nd] = i
+
+    steps.step(f"matching the cited sources of {len(rows)} instances to the distractors")
+    by_citation, citations, parsed, groups = cited_sources(rows)
+    postings = _title_postings(title_tokens)
+    works: dict[str, _Work] = {}
+    work_of_citation: dict[tuple[str, str, str], str] = {}
+    for g, group in enumerate(groups):
+        refs = [SourceRef(title=parsed[i].title, authors=parsed[i].authors, year=parsed[i].year, doi=parsed[i].doi,
+                          arxiv_id=parsed[i].arxiv_id, text=parsed[i].text) for i in group]
+        tokens = [t for i in group for t in tokenize_scholar_words(display_title(parsed[i].title or ""))]
+        row, rule = _match_cluster(refs, tokens, table, by_arxiv, by_doi, postings, n_tokens)
+        arxiv = most_common_value(p.arxiv_id for p in (parsed[i] for i in group))
+        key = f"arxiv:{table['arxiv_id'][row]}" if row is not None else (f"arxiv:{arxiv}" if arxiv else f"cite:{g}")
+        work = works.setdefault(key, _Work(key=key, distractor=row, rule=rule, clusters=[], citing=[]))
+        if row is not None and work.rule == "none":
+            work.distractor, work.rule = row, rule
+        work.clusters.append(g)
+        for i in group:
+            work_of_citation[citations[i]] = key
+
+    papers = citing_papers(rows)
+    for pkey in papers:
+        key = f"arxiv:{pkey}"
+        work = works.setdefault(key, _Work(key=key, distractor=by_arxiv.get(pkey),
+                                           rule="none", clusters=[], citing=[]))
+        if work.distractor is None and pkey in by_arxiv:
+            work.distractor = by_arxiv[pkey]
+        work.citing.append(pkey)
+
+    steps.step("assembling records in (year, title) order")
+    # every record: (sort key, payload); distractor rows not claimed by a work are records of their own
+    claimed = {w.distractor: w.key for w in works.values() if w.distractor is not None}
+    entries: list[tuple[tuple, dict[str, Any]]] = []
+    for i in range(n_dis):
+        if i in claimed:
+            continue
+        y = table["year"][i]
+        entries.append(((1, y, titles[i].lower(), f"arxiv:{table['arxiv_id'][i]}"),
+                        {"title": titles[i], "authors": authors[i], "year": y, "arxiv_id": table["arxiv_id"][i],
+                         "doi": normalize_doi(table["doi"][i]), "row": i, "work": None}))
+    for key, w in sorted(works.items()):
+        members = [parsed[i] for g in w.clusters for i in groups[g]]
+        years = [p.year for p in members] + [arxiv_id_year(p.arxiv_id) for p in members]
+        years += [y for pk in w.citing for y in papers[pk]["years"]]
+        if w.distractor is not None:
+            i = w.distractor
+            title, auth, arxiv, doi = titles[i], authors[i], table["arxiv_id"][i], normalize_doi(table["doi"][i])
+            years.append(table["year"][i])
+        elif members:
+            weight = Counter({i: len(by_citation[citations[i]]) for g in w.clusters for i in groups[g]})
+            order = sorted(weight, key=lambda i: (-weight[i], citations[i]))
+            title = display_title(most_common_value(parsed[i].title for i in order) or parsed[order[0]].text[:200])
+            auth = display_authors(s for i in order for s in parsed[i].authors)
+            arxiv = most_common_value(p.arxiv_id for p in members) or (w.citing[0] if w.citing else None)
+            doi = most_common_value(p.doi for p in members if p.doi and not p.doi.startswith("10.48550/"))
+        else:  # a citing paper outside the corpus: its release title and arXiv id (no author list is released)
+            entry = papers[w.citing[0]]
+            title = display_title(min(entry["titles"], key=lambda t: (-entry["titles"][t], t)))
+            auth, arxiv, doi = [], w.citing[0], None
+        known = [y for y in years if y is not None]
+        year = min(known) if known else None
+        entries.append(((0 if year is None else 1, year or 0, title.lower(), key),
+                        {"title": title, "authors": auth, "year": year, "arxiv_id": arxiv, "doi": doi,
+                         "row": w.distractor, "work": key}))
+    entries.sort(key=lambda e: (e[0][0], e[0][1], e[0][2], e[0][3]))
+    width = len(str(len(entries)))
+    record_id = {}
+    for pos, (_, payload) in enumerate(entries):
+        payload["id"] = f"rec-{pos:0{width}d}"
+        if payload["work"] is not None:
+            record_id[payload["work"]] = payload["id"]
+
+    identities = []
+    for key, w in sorted(works.items(), key=lambda kv: record_id[kv[0]]):
+        identities.append(Identity(
+            record_id=record_id[key], distractor=table["arxiv_id"][w.distractor] if w.distractor is not None else None,
+            rule=w.rule, citations=sorted(citations[i][0] for g in w.clusters for i in groups[g]),
+            citing_papers=sorted(w.citing)))
+    year_of = {p["id"]: p["year"] for _, p in entries}
+    rule_of = {record_id[k]: w.rule for k, w in works.items()}
+    attributions = []
+    for row in rows:
+        z = row["z"]
+        rid = record_id[work_of_citation[(z["citation_content"], z.get("doi") or "", z.get("arxiv_id") or "")]]
+        key = row.get("paper_key") or normalize_paper_key(row["paper"]["paper_id"])
+        cutoff, year = row.get("publication_year"), year_of[rid]
+        attributions.append(WorldAttribution(
+            instance_id=row["instance_id"], paper_key=key, citing_record_id=record_id[f"arxiv:{key}"],
+            year_cutoff=cutoff, record_id=rid, rule=rule_of[rid],
+            cited_after_cutoff=cutoff is not None and year is not None and year > cutoff))
+    attributions.sort(key=lambda a: a.instance_id)
+
+    steps.step(f"indexing {len(entries)} records")
+    abstracts = pq.read_table(dis.root / shard, columns=["abstract"])["abstract"]
+    rows_taken = pa.array([p["row"] if p["row"] is not None else 0 for _, p in entries], type=pa.int64())
+    has_row = pa.array([p["row"] is not None for _, p in entries])
+    import pyarrow.compute as pc
+
+    abstract_col = pc.if_else(has_row, pc.take(abstracts, rows_taken), pa.scalar(None, pa.string()))
+    records = pa.table({
+        "id": pa.array([p["id"] for _, p in entries], pa.string()),
+        "title": pa.array([p["title"] for _, p in entries], pa.string()),
+        "authors": pa.array([p["authors"] for _, p in entries], pa.list_(pa.string())),
+        "year": pa.array([p["year"] for _, p in entries], pa.int16()),
+        "arxiv_id": pa.array([p["arxiv_id"] for _, p in entries], pa.string()),
+        "doi": pa.array([p["doi"] for _, p in entries], pa.string()),
+        "abstract": abstract_col.cast(pa.string()),
+    })
+    docs = []
+    for _, p in entries:
+        toks = title_tokens[p["row"]] if p["work"] is None else tokenize_scholar_words(p["title"])
+        docs.append(toks + tokenize_scholar_words(" ".join(p["authors"])))
+
+    aid = world_id()
+    out_root = Path(out_root) if out_root is not None else artifacts_dir()
+    out_root.mkdir(parents=True, exist_ok=True)
+    with atomic_dir(out_root / aid) as tmp:
+        backend = _write_index(docs, tmp / INDEX_DIR)
+        steps.step("writing records, identity, attributions, ARTIFACT.json and MANIFEST.json")
+        pq.write_table(records, tmp / RECORDS_FILE, compression="zstd", row_group_size=1 << 16)
+        _write_jsonl(tmp / IDENTITY_FILE, identities)
+        _write_jsonl(tmp / ATTRIBUTIONS_FILE, attributions)
+        rules = Counter(i.rule for i in identities if i.citations)
+        info = WorldInfo(
+            id=aid, name=ARTIFACT_NAME, version=VERSION, release_id=rel.release_id,
+            release_manifest_sha256=sha256_file(Path(release) / MANIFEST),
+            release_rows=f"{RELEASE_CONFIG}/{RELEASE_SPLIT}", distractor_release_id=dis.release_id,
+            distractor_manifest_sha256=sha256_file(Path(distractors) / MANIFEST),
+            builder=BUILDER_ID, builder_version=BUILDER_VERSION, backend=backend,
+            tokenizer=SCHOLAR_WORDS_TOKENIZER,
+            presentation={"hit_fields": list(ScholarHit.model_fields), "opened_fields": list(OpenedRecord.model_fields),
+                          "max_authors": MAX_AUTHORS, "authors": "capitalised surnames (citations.surname)",
+                          "snippet": "shown authors ' - ' year", "indexed_text": "shown title and authors",
+                          "ids": "rec-<position in (unknown year first, year, lower-cased title, identity) order>"},
+            year_policy="a record's year is the earliest of its arXiv id's year, the years in its bibliography "
+                        "strings and (citing papers) the release's publication_year; search(query, cutoff) scores "
+                        "only records with year <= cutoff or year unknown",
+            composition={
+                "records": len(entries),
+                "distractor_rows": n_dis,
+                "distractor_only_records": sum(1 for _, p in entries if p["work"] is None),
+                "cited_source_records": sum(1 for i in identities if i.citations),
+                "cited_sources_matched_by_arxiv": rules["arxiv"],
+                "cited_sources_matched_by_doi": rules["doi"],
+                "cited_sources_matched_by_title_author": rules["title_author"],
+                "cited_sources_from_citations_only": rules["none"],
+                "citing_paper_records": sum(1 for i in identities if i.citing_papers),
+                "citing_papers_in_distractors": sum(1 for i in identities if i.citing_papers and i.distractor),
+                "citing_papers_also_cited": sum(1 for i in identities if i.citing_papers and i.citations),
+                "bibliography_strings": len(citations),
+                "instances": len(attributions),
+                "records_with_abstract": len(entries) - abstract_col.null_count,
+                "records_without_year": sum(1 for _, p in entries if p["year"] is None),
+                "instances_cited_after_cutoff": sum(a.cited_after_cutoff for a in attributions),
+            },
+        )
+        write_json(tmp / INFO_FILE, info.model_dump(mode="json"))
+        write_manifest(tmp, release_id=aid, name=ARTIFACT_NAME, version=VERSION, builder=info.builder,
+                       builder_version=BUILDER_VERSION,
+                       sources=[{"name": f"{rel.release_id}/{MANIFEST}", "url": f"lemmata-release:{rel.release_id}",
+                                 "sha256": info.release_manifest_sha256},
+                                {"name": f"{dis.release_id}/{MANIFEST}", "url": f"lemmata-release:{dis.release_id}",
+                                 "sha256": info.distractor_manifest_sha256}])
+        steps.step(f"moving artifact into place: {out_root / aid}")
+    return out_root / aid
+
+
+def _write_jsonl(path: Path, models: Iterable[BaseModel]) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        for m in models:
+            fh.write(json.dumps(m.model_dump(mode="json"), ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def _write_index(docs: list[list[str]], folder: Path) -> dict[str, Any]:
+    index = write_index(docs, folder)
+    return {"name": BACKEND, "library": "bm25s", "library_version": index["library_version"], "k1": K1, "b": B,
+            "method": METHOD, "documents": index["documents"], "vocabulary": index["vocabulary"],
+            "score_decimals": SCORE_DECIMALS, "ties": "record id ascending", "default_n": DEFAULT_N,
+            "year_filter": "records stored in year order; a cutoff scores the prefix of records dated <= cutoff"}

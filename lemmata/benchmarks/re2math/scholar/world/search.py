@@ -1,0 +1,289 @@
+"""An opened world: search (year-prefix BM25), open, the scorer's identity view, and the default world.
+
+Records are stored ordered by year, unknown years first, so
+``search(query, cutoff)`` scores a *prefix* of the index: records dated after
+the cutoff are never scored, unknown years always are. Scores come from the one
+BM25 engine (:class:`~lemmata.retrievers.bm25.postings.Postings`, summed in
+float64), rounded to six decimals, ties broken by record id ascending.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from lemmata.core.errors import InputError, LemmataError
+from lemmata.core.jsonl import iter_jsonl
+from lemmata.retrievers.bm25 import SCHOLAR_WORDS_TOKENIZER, Postings, tokenize_scholar_words, top_rounded
+from lemmata.benchmarks.re2math.scholar.layout import INDEX_DIR, INFO_FILE
+from lemmata.benchmarks.re2math.scholar.openings import MaterialisationEvent, MaterialisationLog
+from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
+from lemmata.benchmarks.re2math.scholar.world.info import (
+    BACKEND, DISTRACTOR_RELEASE, IDENTITY_FILE, ATTRIBUTIONS_FILE, RECORDS_FILE, SCHEMA, WorldInfo, world_id,
+)
+from lemmata.benchmarks.re2math.scholar.world.scorer import Identity, WorldAttribution
+from lemmata.benchmarks.re2math.scholar.world.view import OpenedRecord, ScholarHit, ScholarSearch, render_opened, snippet
+
+
+class ScholarWorld:
+    """An opened (manifest-verified) world: search, open, and the scorer's identity view."""
+
+    backend = BACKEND
+
+    def __init__(self, root: Path, info: WorldInfo) -> None:
+        import numpy as np
+        import pyarrow.parquet as pq
+
+        self.root = root
+        self.info = info
+        self.artifact_id = info.id
+        cols = pq.read_table(root / RECORDS_FILE, columns=["id", "title", "authors", "year"])
+        self._ids = cols["id"].to_pylist()
+        self._titles = cols["title"]
+        self._authors = cols["authors"]
+        years = cols["year"].to_numpy(zero_copy_only=False)
+        known = ~np.isnan(years.astype(np.float64)) if years.dtype.kind == "f" else np.ones(len(years), bool)
+        self._year = np.where(known, np.nan_to_num(years, nan=-1), -1).astype(np.int64)
+        if np.any(np.diff(self._year) < 0):
+            raise InputError.one(str(root / RECORDS_FILE), "records are not in year order (unknown years first)",
+                                 field="year")
+        self._by_id = {rid: i for i, rid in enumerate(self._ids)}
+        self.log = MaterialisationLog()
+
+    # -- index -------------------------------------------------------------
+    @cached_property
+    def _index(self) -> Postings:
+        return Postings.load(self.root / INDEX_DIR)
+
+    def _prefix(self, cutoff: int | None) -> int:
+        import numpy as np
+
+        return len(self._year) if cutoff is None else int(np.searchsorted(self._year, cutoff, side="right"))
+
+    def _hit(self, pos: int, rank: int, score: float) -> ScholarHit:
+        authors = self._authors[pos].as_py()
+        year = int(self._year[pos]) if self._year[pos] >= 0 else None
+        return ScholarHit(id=self._ids[pos], rank=rank, score=score, title=self._titles[pos].as_py(),
+                          authors=authors, year=year, snippet=snippet(authors, year))
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def search(self, query: str, cutoff: int | None, n: int = DEFAULT_N) -> ScholarSearch:
+        """The ``n`` best records for ``query`` dated no later than ``cutoff`` (unknown years kept)."""
+        if n < 1:
+            raise InputError.one("n", f"n must be at least 1, got {n}", field="n")
+        index = self._index
+        ids = index.term_ids(tokenize_scholar_words(query))
+        top = top_rounded(index.scores(ids), n, self._prefix(cutoff)) if ids else []
+        return ScholarSearch(artifact_id=self.artifact_id, query=query, cutoff=cutoff, n=n,
+                             hits=[self._hit(p, r, s) for r, (p, s) in enumerate(top, 1)])
+
+    def search_batch(self, queries: Sequence[tuple[str, int | None, int]]) -> list[ScholarSearch]:
+        """Many ``(query, cutoff, n)`` at once, in order; exactly the hits :meth:`search` gives for each.
+
+        Each query scores only the year prefix of its cutoff. A sparse
+        query-by-document product over chunks of queries and a thread pool
+        were both slower than this loop on this index, so batch search is the
+        loop (``benchmarks/artifact_speed.py`` times both entry points). Every
+        ``n`` is checked before any query runs.
+        """
+        for i, (_, _, n) in enumerate(queries):
+            if n < 1:
+                raise InputError.one("queries", f"n must be at least 1, got {n}", line=i + 1, field="n")
+        return [self.search(q, c, n) for q, c, n in queries]
+
+    def search_result(self, query: str, year_cutoff: int | None, n: int = DEFAULT_N, *,
+                      instance_id: str | None = None) -> SearchResult:
+        """The same search as a query-cache :class:`SearchResult` (for recording and replay); every candidate
+        has the one kind ``scholar_result`` and no field beyond the hit's."""
+        res = self.search(query, year_cutoff, n)
+        cands = [Candidate(id=h.id, rank=h.rank, score=h.score, kind="scholar_result", title=h.title, text=h.snippet,
+                           authors=list(h.authors), year=h.year) for h in res.hits]
+        return SearchResult(artifact_id=self.artifact_id, query=query, timestamp=now_utc(), candidates=cands,
+                            settings=QuerySettings(backend=BACKEND, n=n, year_cutoff=year_cutoff),
+                            instance_id=instance_id)
+
+    # -- opening -----------------------------------------------------------
+    @cached_property
+    def _full(self):
+        import pyarrow.parquet as pq
+
+        return pq.read_table(self.root / RECORDS_FILE, columns=["arxiv_id", "doi", "abstract"])
+
+    def position(self, record_id: str) -> int:
+        try:
+            return self._by_id[record_id]
+        except KeyError:
+            raise InputError.one(str(self.root), f"no record {record_id!r} in artifact {self.artifact_id}",
+                                 field="record_id") from None
+
+    def open(self, record_id: str, *, instance_id: str | None = None,
+             log: MaterialisationLog | str | Path | None = None) -> OpenedRecord:
+        """Open a record: its bibliographic data and abstract where one exists; the opening is logged.
+
+        ``log``: a :class:`MaterialisationLog`, a JSONL path to append to, or
+        None for the world's own in-memory :attr:`log`.
+        """
+        pos = self.position(record_id)
+        rec = self._opened(pos)
+        target = log if isinstance(log, MaterialisationLog) else (
+            MaterialisationLog(Path(log)) if log is not None else self.log)
+        target.append(MaterialisationEvent(artifact_id=self.artifact_id, record_id=record_id,
+                                           instance_id=instance_id, at=now_utc()))
+        return rec
+
+    def _opened(self, pos: int) -> OpenedRecord:
+        full = self._full
+        authors = self._authors[pos].as_py()
+        year = int(self._year[pos]) if self._year[pos] >= 0 else None
+        title = self._titles[pos].as_py()
+        arxiv, doi, abstract = (full[c][pos].as_py() for c in ("arxiv_id", "doi", "abstract"))
+        return OpenedRecord(artifact_id=self.artifact_id, id=self._ids[pos], title=title, authors=authors, year=year,
+                            arxiv_id=arxiv, doi=doi, abstract=abstract,
+                            text=render_opened(title, authors, year, arxiv, doi, abstract, self._ids[pos]))
+
+    def iter_opened(self) -> Iterator[OpenedRecord]:
+        """Every record as it opens, in id order, without logging (audits and exports)."""
+        for pos in range(len(self._ids)):
+            yield self._opened(pos)
+
+    # -- scorer's view -----------------------------------------------------
+    @cached_property
+    def _identities(self) -> dict[str, Identity]:
+        return {i.record_id: i for i in (Identity.model_validate(o) for _, o in iter_jsonl(self.root / IDENTITY_FILE))}
+
+    @cached_property
+    def _attributions(self) -> dict[str, WorldAttribution]:
+        return {a.instance_id: a for a in (WorldAttribution.model_validate(o)
+                                            for _, o in iter_jsonl(self.root / ATTRIBUTIONS_FILE))}
+
+    def attribution(self, instance_id: str) -> WorldAttribution:
+        try:
+            return self._attributions[instance_id]
+        except KeyError:
+            raise InputError.one(str(self.root), f"no instance {instance_id!r} in artifact {self.artifact_id}",
+                                 field="instance_id") from None
+
+    def attributions(self) -> list[WorldAttribution]:
+        return list(self._attributions.values())
+
+    def identity(self, record_id: str) -> Identity | None:
+        """What a record stands for (None: a distractor only)."""
+        self.position(record_id)
+        return self._identities.get(record_id)
+
+    def is_cited_source(self, instance_id: str, record_id: str) -> bool:
+        """Is ``record_id`` the instance's cited source (one work, one record: identity is record equality)?"""
+        self.position(record_id)
+        return self.attribution(instance_id).record_id == record_id
+
+    def is_citing_paper(self, instance_id: str, record_id: str) -> bool:
+        """Is ``record_id`` the instance's own citing paper (an inadmissible source)?"""
+        self.position(record_id)
+        return self.attribution(instance_id).citing_record_id == record_id
+
+    def beir_corpus(self) -> Iterator[dict[str, str]]:
+        """The searchable records as a BEIR corpus (``_id``, ``title``, ``text`` = the indexed author line)."""
+        for pos, rid in enumerate(self._ids):
+            yield {"_id": rid, "title": self._titles[pos].as_py(), "text": " ".join(self._authors[pos].as_py())}
+
+    def write_beir_corpus(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            for doc in self.beir_corpus():
+                fh.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        return path
+
+    def describe(self) -> dict[str, Any]:
+        """``lemmata artifact info``: id, record count, composition and build settings."""
+        i = self.info
+        return {"id": i.id, "schema_version": i.schema_version, "records": len(self), "composition": i.composition,
+                "built_from": {"release": i.release_id, "distractors": i.distractor_release_id},
+                "backend": i.backend, "tokenizer": {"name": i.tokenizer["name"], "version": i.tokenizer["version"]},
+                "presentation": i.presentation, "year_policy": i.year_policy}
+
+
+def is_world(path: str | Path) -> bool:
+    """Does this folder hold a 2.x world (as opposed to a 1.0.0 artifact)?"""
+    try:
+        return json.loads((Path(path) / INFO_FILE).read_text("utf-8")).get("schema_version") == SCHEMA
+    except (OSError, ValueError):
+        return False
+
+
+def open_world(path: str | Path, *, verify: bool = True) -> ScholarWorld:
+    """Open a world folder; with ``verify`` (default) every file's sha256 is checked against MANIFEST.json first."""
+    from lemmata.release.manifest import read_manifest, verify_manifest
+
+    root = Path(path)
+    if not root.is_dir():
+        raise InputError.one(str(root), "retrieval artifact folder does not exist; build it with "
+                                        "`lemmata artifact build --version 2.0.0`")
+    manifest = verify_manifest(root) if verify else read_manifest(root)
+    info_path = root / INFO_FILE
+    try:
+        info = WorldInfo.model_validate(json.loads(info_path.read_text("utf-8")))
+    except (OSError, ValueError) as exc:
+        raise InputError.one(str(info_path), f"unreadable artifact description: {exc}") from None
+    if manifest.release_id != info.id:
+        raise InputError.one(str(info_path), f"ARTIFACT.json describes {info.id}, MANIFEST.json {manifest.release_id}",
+                             field="id")
+    if info.tokenizer != SCHOLAR_WORDS_TOKENIZER:
+        raise InputError.one(str(info_path), f"artifact was built with tokenizer {info.tokenizer.get('name')} "
+                                             f"v{info.tokenizer.get('version')}; this Lemmata ranks with "
+                                             f"v{SCHOLAR_WORDS_TOKENIZER['version']}: rebuild the artifact",
+                             field="tokenizer")
+    return ScholarWorld(root, info)
+
+
+def default_world_path() -> Path:
+    from lemmata.core.paths import artifacts_dir
+
+    return artifacts_dir() / world_id()
+
+
+def default_distractor_path(*, build: bool = True, quiet: bool = True) -> Path:
+    """The distractor release (``math-arxiv-meta``), resolved through the registry and built when missing."""
+    from lemmata.catalog import release_path
+    from lemmata.families import get_benchmark
+
+    return release_path(get_benchmark(DISTRACTOR_RELEASE), build=build, quiet=quiet)
+
+
+def default_world(*, build: bool = True, quiet: bool = True) -> ScholarWorld:
+    """The default 2.0.0 world, building the two releases and the world first when missing."""
+    from lemmata.benchmarks.re2math.scholar.artifact import DEFAULT_LOCK, default_release_path
+    from lemmata.benchmarks.re2math.scholar.world.build import build_world
+
+    with DEFAULT_LOCK:
+        path = default_world_path()
+        if not path.is_dir():
+            if not build:
+                raise LemmataError(f"retrieval artifact {world_id()} is not built; run "
+                                   "`lemmata artifact build --version 2.0.0`")
+            build_world(default_release_path(build=True, quiet=quiet), default_distractor_path(quiet=quiet),
+                        path.parent, quiet=quiet)
+        return open_world(path)
+
+
+class WorldBackend:
+    """A world as a :class:`~lemmata.benchmarks.re2math.scholar.querycache.SearchBackend`, for recording and replay.
+
+    Answers ``search(query, year_cutoff, n)`` with a :class:`SearchResult`
+    whose candidates all have the one kind ``scholar_result`` and carry only
+    the hit's fields; ``world`` keeps the full API (open, identity).
+    """
+
+    def __init__(self, world: ScholarWorld) -> None:
+        self.world = world
+        self.artifact_id = world.artifact_id
+        self.backend = world.backend
+
+    def search(self, query: str, year_cutoff: int | None, n: int = DEFAULT_N, *,
+               instance_id: str | None = None) -> SearchResult:
+        return self.world.search_result(query, year_cutoff, n, instance_id=instance_id)

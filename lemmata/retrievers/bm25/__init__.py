@@ -1,0 +1,16 @@
+"""One BM25 engine: frozen tokenizers, the bm25s postings every ranking scores through, the baselines' index.
+
+Modules: ``tokenizers`` (one frozen tokenizer per frozen definition: the baselines'
+and the scholarly artifacts'), ``postings`` (index writing with bm25s, scoring over a
+``scipy.sparse`` CSR matrix, rounded top-k), ``index`` (the offline baselines'
+in-memory :class:`BM25Index`).
+"""
+
+from lemmata.retrievers.bm25.index import BM25Index
+from lemmata.retrievers.bm25.postings import B, K1, METHOD, SCORE_DECIMALS, Postings, top_rounded, write_index
+from lemmata.retrievers.bm25.tokenizers import (
+    BASELINE_TOKENIZER, SCHOLAR_WORDS_TOKENIZER, tokenize_baseline, tokenize_scholar_words,
+)
+
+__all__ = ["B", "BASELINE_TOKENIZER", "BM25Index", "K1", "METHOD", "Postings", "SCHOLAR_WORDS_TOKENIZER",
+           "SCORE_DECIMALS", "tokenize_baseline", "tokenize_scholar_words", "top_rounded", "write_index"]

@@ -1,0 +1,154 @@
+"""Speed of `lemmata evaluate`: encoding, exact and approximate search, and a whole source-retrieval run.
+
+    LEMMATA_HOME=/tmp/lm-x lemmata artifact build --version 2.0.0   # the 346k-record world, once
+    LEMMATA_HOME=/tmp/lm-x python perf/evaluate_speed.py [--only encode,exact,ann,e2e] [--ann-n 1000000]
+
+Reports, in one run:
+
+- **encode** — the static model the ``tokenlearn-static-model`` wheel ships (``model2vec:tokenlearn-static-model``)
+  over every record of the current offline world (346k title + author texts), into a cold embedding cache:
+  texts/s;
+- **exact** — blocked exact top-100 search over those 346k document vectors, batched queries (the Eval-200 raw
+  proof states, repeated to 2,000): queries/s and the peak resident memory of a process doing only that
+  (targets ≥ 500 queries/s, ≤ 1.5 GB);
+- **ann** — a usearch HNSW index against exact search at ``--ann-n`` synthetic clustered vectors (64 dims):
+  recall@10 over 1,000 queries (target ≥ 0.98), build time, query speed-up over exact;
+- **e2e** — ``lemmata.evaluate("model2vec:tokenlearn-static-model", ["re2math-source-retrieval"])`` from a cold
+  cache: both query renderings, year cutoff applied, scored (target ≤ 5 min on 2 cores).
+
+The machine is shared: figures are single runs, printed with the load average at the start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+MODEL = "model2vec:tokenlearn-static-model"
+
+
+def _world_corpus():
+    from lemmata.benchmarks.re2math.source_retrieval import default_source_track
+
+    track = default_source_track(build=False)
+    return track, track.doc_ids, track.doc_texts()
+
+
+def encode(cache_dir: str) -> dict:
+    from lemmata.retrievers.embedding_cache import EmbeddingCache
+    from lemmata.retrievers.spec import load_model
+
+    track, ids, texts = _world_corpus()
+    encoder = load_model(MODEL)
+    cache = EmbeddingCache(cache_dir)
+    t = time.perf_counter()
+    vectors = cache.corpus_vectors(encoder, ids, texts, batch_size=1024, quiet=True)
+    seconds = time.perf_counter() - t
+    queries = encoder.encode(list(track.query_texts("test", "raw").values()), role="query", batch_size=256)
+    folder = cache.folder(encoder, ids, texts)
+    return {"records": len(ids), "seconds": round(seconds, 1), "texts_per_s": round(len(ids) / seconds),
+            "vectors": str(folder / "vectors.f32"), "shape": list(vectors.shape), "queries": queries.tolist()}
+
+
+def _exact_child(vectors: str, rows: int, dim: int, queries_json: str) -> None:
+    """Run in a fresh process: open the memmap, search, print queries/s and peak RSS."""
+    import numpy as np
+
+    from lemmata.retrievers.encoders import normalise
+    from lemmata.retrievers.search import exact_search
+
+    docs = np.memmap(vectors, dtype=np.float32, mode="r", shape=(rows, dim))
+    q = normalise(np.asarray(json.loads(open(queries_json).read()), dtype=np.float32))
+    q = np.tile(q, (max(1, 2000 // len(q)), 1))[:2000]
+    ids = [f"rec-{i}" for i in range(rows)]
+    t = time.perf_counter()
+    exact_search(q, docs, ids, 100)
+    seconds = time.perf_counter() - t
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"queries": len(q), "documents": rows, "seconds": round(seconds, 2),
+                      "queries_per_s": round(len(q) / seconds), "peak_rss_mb": round(peak_mb)}))
+
+
+def exact(enc: dict) -> dict:
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
+        json.dump(enc["queries"], fh)
+    out = subprocess.run([sys.executable, __file__, "--exact-child", enc["vectors"], str(enc["shape"][0]),
+                          str(enc["shape"][1]), fh.name], capture_output=True, text=True, check=True)
+    os.unlink(fh.name)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def ann(n: int) -> dict:
+    import numpy as np
+
+    from lemmata.retrievers.search import ApproximateIndex, exact_search, recall_against_exact
+
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(2000, 64)).astype(np.float32)
+    docs = centres[rng.integers(0, len(centres), size=n)] + 0.6 * rng.normal(size=(n, 64)).astype(np.float32)
+    docs /= np.linalg.norm(docs, axis=1, keepdims=True)
+    q = docs[rng.choice(n, 1000, replace=False)] + 0.3 * rng.normal(size=(1000, 64)).astype(np.float32)
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    ids = [f"v{i:07d}" for i in range(n)]
+    t = time.perf_counter()
+    index = ApproximateIndex(docs, ids)
+    build = time.perf_counter() - t
+    t = time.perf_counter()
+    approx = index.search(q, 10)
+    t_ann = time.perf_counter() - t
+    t = time.perf_counter()
+    truth = exact_search(q, docs, ids, 10)
+    t_exact = time.perf_counter() - t
+    return {"vectors": n, "index": index.params.label(), "build_s": round(build, 1),
+            "recall@10": round(recall_against_exact(approx, truth, 10), 4),
+            "ann_queries_per_s": round(len(q) / t_ann), "exact_queries_per_s": round(len(q) / t_exact),
+            "speed_up": round(t_exact / t_ann, 1)}
+
+
+def e2e(cache_dir: str) -> dict:
+    from lemmata.evaluation import evaluate
+    from lemmata.retrievers.embedding_cache import EmbeddingCache
+
+    t = time.perf_counter()
+    done = evaluate(MODEL, ["re2math-source-retrieval"], out=os.path.join(cache_dir, "runs"), store=None,
+                    cache=EmbeddingCache(os.path.join(cache_dir, "e2e-cache")), quiet=True)
+    seconds = time.perf_counter() - t
+    return {"seconds": round(seconds, 1), "runs": [
+        {"task": e.task, "ndcg@10": round(e.result.main.value, 4), "recall@10":
+         round(e.result.metrics["recall@10"]["mean"], 4)} for e in done]}
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--exact-child":
+        _exact_child(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="encode,exact,ann,e2e")
+    parser.add_argument("--ann-n", type=int, default=1_000_000)
+    args = parser.parse_args()
+    only = set(args.only.split(","))
+    print(f"load average at start: {os.getloadavg()}; cpus: {os.cpu_count()}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="lemmata-evaluate-speed-") as tmp:
+        if only & {"encode", "exact"}:
+            enc = encode(tmp)
+            print("encode:", json.dumps({k: v for k, v in enc.items() if k not in ("queries", "vectors")}),
+                  flush=True)
+            if "exact" in only:
+                print("exact:", json.dumps(exact(enc)), flush=True)
+        if "ann" in only:
+            print("ann:", json.dumps(ann(args.ann_n)), flush=True)
+        if "e2e" in only:
+            print("e2e:", json.dumps(e2e(tmp)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

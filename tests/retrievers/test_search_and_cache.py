@@ -1,0 +1,144 @@
+"""Exact blocked search (ties, filters, exclusions), the approximate index's measured recall, and the embedding
+cache: memory-mapped, keyed by model × corpus, resumed after an interruption without recomputing."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from lemmata.formats.results import ModelInfo
+from lemmata.retrievers.embedding_cache import EmbeddingCache
+from lemmata.retrievers.fusion import top_k
+from lemmata.retrievers.search import exact_search, recall_against_exact
+
+
+def _reference(q, docs, ids, k, block, keep=None, qblock=1024):
+    """The full ranking by (score desc, id asc) of float32 scores computed in the blocks the search uses."""
+    scores = np.concatenate([np.concatenate([q[b:b + qblock] @ docs[a:a + block].T
+                                             for a in range(0, len(docs), block)], axis=1)
+                             for b in range(0, len(q), qblock)])
+    out = []
+    for r in range(len(q)):
+        s = scores[r].astype(np.float64)
+        if keep is not None:
+            s = np.where(keep[r], s, -np.inf)
+        ranked = [p for p in top_k(s, ids, None) if np.isfinite(p[1])][:k]
+        out.append([(d, float(np.float32(scores[r][ids.index(d)]))) for d, _ in ranked])
+    return out
+
+
+def test_exact_search_equals_full_ranking_with_ties_across_blocks():
+    rng = np.random.default_rng(1)
+    docs = np.round(rng.normal(size=(3000, 8)), 1).astype(np.float32)
+    docs[200:1500] = docs[7]  # a large tie group spanning blocks
+    ids = [f"doc-{rng.integers(10**9):09d}-{i}" for i in range(len(docs))]
+    q = np.round(rng.normal(size=(12, 8)), 1).astype(np.float32)
+    q[3] = 0.0  # every score equal: ranked by id alone
+    got = exact_search(q, docs, ids, 50, doc_block=512, query_block=5)
+    assert got == _reference(q, docs, ids, 50, 512, qblock=5)
+    assert [d for d, _ in got[3]] == sorted(ids)[:50]
+
+
+def test_exact_search_filter_and_exclusions_never_rank_an_ineligible_document():
+    rng = np.random.default_rng(2)
+    docs = rng.normal(size=(800, 4)).astype(np.float32)
+    ids = [f"d{i:04d}" for i in range(800)]
+    years = rng.integers(1990, 2025, size=800)
+    years[:50] = -1  # unknown: always eligible
+    limits = [2000, None, 1995]
+    excluded = [[5, 6], [], [int(np.argmax(docs @ rng.normal(size=4)))]]
+    q = rng.normal(size=(3, 4)).astype(np.float32)
+    got = exact_search(q, docs, ids, 30, doc_keys=years, query_limits=limits, excluded=excluded, doc_block=100)
+    keep = np.ones((3, 800), bool)
+    for r, lim in enumerate(limits):
+        if lim is not None:
+            keep[r] &= (years <= lim) | (years < 0)
+        keep[r, excluded[r]] = False
+    assert got == _reference(q, docs, ids, 30, 100, keep, qblock=256)
+    assert all(years[ids.index(d)] <= 2000 or years[ids.index(d)] < 0 for d, _ in got[0])
+
+
+def test_approximate_index_recall_is_measured_against_exact():
+    from lemmata.retrievers.search import ApproximateIndex
+
+    rng = np.random.default_rng(3)
+    docs = rng.normal(size=(5000, 16)).astype(np.float32)
+    docs /= np.linalg.norm(docs, axis=1, keepdims=True)
+    ids = [f"d{i}" for i in range(len(docs))]
+    q = docs[:40] + 0.05 * rng.normal(size=(40, 16)).astype(np.float32)
+    ann = ApproximateIndex(docs, ids).search(q, 10)
+    exact = exact_search(q, docs, ids, 10)
+    recall = recall_against_exact(ann, exact, 10)
+    assert 0.9 <= recall <= 1.0
+    for a in ann:  # candidates re-scored exactly and ordered like the exact search
+        assert a == sorted(a, key=lambda p: (-p[1], p[0]))
+
+
+class CountingEncoder:
+    """A deterministic encoder (hashed bag of words) that counts what it encodes and can fail on demand."""
+
+    similarity = "cosine"
+
+    def __init__(self, fail_after: int | None = None) -> None:
+        self.info = ModelInfo(name="counting-encoder", revision="1")
+        self.encoded = 0
+        self.calls = 0
+        self.fail_after = fail_after
+
+    def encode(self, texts, *, role, batch_size=32):
+        self.calls += 1
+        if self.fail_after is not None and self.calls > self.fail_after:
+            raise KeyboardInterrupt
+        self.encoded += len(texts)
+        out = np.zeros((len(texts), 32), dtype=np.float32)
+        for i, t in enumerate(texts):
+            for w in t.split():
+                out[i, hash(w) % 32] += 1.0
+            out[i, 31] += 0.5
+        return out
+
+
+def test_cache_resumes_an_interrupted_encoding_without_recomputing(tmp_path):
+    ids = [f"d{i}" for i in range(1000)]
+    texts = [f"word{i % 17} word{i % 5} text{i}" for i in range(1000)]
+    cache = EmbeddingCache(tmp_path)
+    failing = CountingEncoder(fail_after=3)
+    with pytest.raises(KeyboardInterrupt):
+        cache.corpus_vectors(failing, ids, texts, chunk=100, quiet=True)
+    assert failing.encoded == 300
+    state = json.loads((cache.folder(failing, ids, texts) / "state.json").read_text())
+    assert state["done"] == 300 and len(state["chunks"]) == 3
+
+    resumed = CountingEncoder()
+    vectors = cache.corpus_vectors(resumed, ids, texts, chunk=100, quiet=True)
+    assert resumed.encoded == 700  # only what was missing
+    assert (cache.last.cached, cache.last.encoded) == (300, 700)
+    assert isinstance(vectors, np.memmap) and vectors.shape == (1000, 32)
+
+    fresh = CountingEncoder()
+    again = cache.corpus_vectors(fresh, ids, texts, chunk=100, quiet=True)
+    assert fresh.encoded == 0 and np.array_equal(np.asarray(again), np.asarray(vectors))
+    whole = CountingEncoder()
+    direct = EmbeddingCache(tmp_path / "other").corpus_vectors(whole, ids, texts, chunk=1000, quiet=True)
+    assert np.array_equal(np.asarray(direct), np.asarray(vectors))
+
+
+def test_cache_reencodes_a_damaged_chunk_and_keys_by_model_and_corpus(tmp_path):
+    ids = [f"d{i}" for i in range(300)]
+    texts = [f"t{i} common" for i in range(300)]
+    cache = EmbeddingCache(tmp_path)
+    enc = CountingEncoder()
+    cache.corpus_vectors(enc, ids, texts, chunk=100, quiet=True)
+    folder = cache.folder(enc, ids, texts)
+    raw = bytearray((folder / "vectors.f32").read_bytes())
+    raw[150 * 32 * 4] ^= 0xFF  # a byte of chunk 1
+    (folder / "vectors.f32").write_bytes(bytes(raw))
+    again = CountingEncoder()
+    cache.corpus_vectors(again, ids, texts, chunk=100, quiet=True)
+    assert again.encoded == 200  # chunk 1 and everything after it; chunk 0 verified and kept
+    other_prompt = CountingEncoder()
+    other_prompt.info = ModelInfo(name="counting-encoder", revision="1", prompts={"document": "passage: "})
+    assert cache.folder(other_prompt, ids, texts) != folder
+    assert cache.folder(enc, ids, texts[:-1] + ["changed"]) != folder

@@ -1,0 +1,217 @@
+"""``lemmata.evaluate`` / ``lemmata evaluate`` end to end with real models and no download: the static model the
+``tokenlearn-static-model`` wheel ships (model2vec), a sentence-transformers model built inside the test, and an
+in-process server speaking the OpenAI embeddings protocol. Each run is scored into a store, ranks in the same
+frozen-tuple group as the baselines, carries its model identity, and is byte-reproducible."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lemmata.evaluation import evaluate
+from lemmata.retrievers.embedding_cache import EmbeddingCache
+from lemmata.tracks.runner import score_file
+from lemmata.store import Store
+
+THEOREM = "re2math-theorem-retrieval"
+FIXTURES = Path(__file__).parent / "fixtures" / "hub"
+
+
+@pytest.fixture(scope="module")
+def hub_releases():
+    """The MathNet-Retrieve and MIRB fixture releases where the handlers look for them."""
+    from lemmata.benchmarks.mathnet.builder import MathNetRetrieveBuilder
+    from lemmata.benchmarks.mirb.builder import MirbBuilder
+    from lemmata.core.paths import releases_dir
+
+    for cls, src, rid in ((MathNetRetrieveBuilder, FIXTURES / "MathNet-Retrieve", "mathnet-retrieve-1.0.0"),
+                          (MirbBuilder, FIXTURES / "mirb", "mirb-1.0.0")):
+        if not (releases_dir() / rid).is_dir():
+            cls(source_dir=src).build(releases_dir(), quiet=True)
+
+
+def _group(store: Store, result_id: str) -> str:
+    return next(r["group_key"] for r in store.result_rows() if r["result_id"] == result_id)
+
+
+def test_static_model_scores_into_the_baselines_group_reproducibly_with_the_cli_id(tmp_path, capsys, monkeypatch):
+    from lemmata.cli import main
+
+    monkeypatch.setenv("LEMMATA_EMBEDDING_CACHE", str(tmp_path / "cache"))  # the CLI's cache too
+    store = Store(tmp_path / "store")
+    cache = EmbeddingCache()
+    assert cache.root == tmp_path / "cache"
+    [ev] = evaluate("model2vec:tokenlearn-static-model", [f"{THEOREM}:raw"], out=tmp_path / "a", store=store,
+                    cache=cache, quiet=True)
+    model = ev.result.model
+    assert (model.kind, model.dimension, model.index, model.open_weights) == ("retriever", 64, "exact", True)
+    assert model.revision.startswith("sha256:") and model.parameters and model.parameters > 64 * 1000
+    assert ev.result.benchmark == THEOREM and ev.result.status == "complete"
+    assert 0.0 < ev.result.main.value < 1.0 and ev.result.main.metric == "ndcg@10"
+    header = json.loads(ev.path.read_bytes().splitlines()[0])
+    assert header["model"]["dimension"] == 64 and header["system"]["index"]["kind"] == "exact"
+
+    [bm25] = evaluate("bm25", [f"{THEOREM}:raw"], out=tmp_path / "a", store=store)
+    assert _group(store, ev.result.result_id) == _group(store, bm25.result.result_id)
+
+    # the same model again: byte-identical file, nothing re-encoded, and the CLI prints the same result id
+    assert main(["evaluate", "--model", "model2vec:tokenlearn-static-model", "--track", f"{THEOREM}:raw",
+                 "--out", str(tmp_path / "b"), "--store", str(tmp_path / "store"), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    again = tmp_path / "b" / ev.path.name
+    assert again.read_bytes() == ev.path.read_bytes()
+    assert f"result {ev.result.result_id[:12]}" in printed
+    # what the space computes for the same file, in a store that has never seen it
+    assert score_file(again, Store(tmp_path / "fresh")).result_id == ev.result.result_id
+
+
+def _tiny_sentence_transformer(folder: Path) -> Path:
+    """A real sentence-transformers model (static word embeddings over a word-level tokenizer), built here."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import StaticEmbedding
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+    from lemmata.benchmarks.mirb.track import task_collection
+    from lemmata.benchmarks.mirb.meta import MIRB, TASK_NAMES
+
+    words: dict[str, None] = {"[UNK]": None, "[PAD]": None}
+    for t in TASK_NAMES:
+        coll = task_collection(MIRB.release_id, t)
+        for text in [*coll.queries.values(), *(d.text for d in coll.corpus.values())]:
+            words.update(dict.fromkeys(text.lower().split()))
+    tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    torch.manual_seed(0)
+    model = SentenceTransformer(modules=[StaticEmbedding(tok, embedding_weights=torch.randn(len(words), 24))])
+    model.save(str(folder))
+    return folder
+
+
+def test_tiny_sentence_transformer_on_mirb_and_mathnet(tmp_path, hub_releases):
+    folder = _tiny_sentence_transformer(tmp_path / "tiny-st")
+    store = Store(tmp_path / "store")
+    done = evaluate(f"st:{folder}", ["mirb", "mathnet-retrieve"], out=tmp_path / "runs", store=store,
+                    cache=EmbeddingCache(tmp_path / "cache"), prompts={"query": "query: "}, quiet=True)
+    assert [e.result.benchmark for e in done] == ["mirb", "mathnet-retrieve", "mathnet-retrieve",
+                                                  "mathnet-retrieve"]
+    assert [e.result.track for e in done[1:]] == ["easy", "medium", "hard"]
+    for e in done:
+        m = e.result.model
+        assert (m.name, m.dimension, m.prompts) == ("tiny-st", 24, {"query": "query: "})
+        assert m.revision.startswith("sha256:") and e.result.status == "complete"
+    mirb = done[0].result
+    assert set(mirb.breakdowns["per_task"]) and mirb.main.value is not None
+    # a dynamic-corpus task never ranks a query's excluded documents
+    from lemmata.benchmarks.mirb.meta import MIRB, TASKS
+    from lemmata.benchmarks.mirb.track import task_collection
+
+    records = [json.loads(x) for x in done[0].path.read_bytes().splitlines()[1:]]
+    for t in (t for t in TASKS if t.dynamic_corpus):
+        excluded = task_collection(MIRB.release_id, t.name).excluded
+        for rec in (r for r in records if r["task"] == t.name):
+            assert not {d["doc_id"] for d in rec["ranking"]} & excluded.get(rec["query_id"], frozenset())
+    # another prompt is another system: another file name and another identity
+    other = evaluate(f"st:{folder}", ["mathnet-retrieve:hard"], out=tmp_path / "runs", store=None,
+                     cache=EmbeddingCache(tmp_path / "cache"), quiet=True)[0]
+    assert other.path != done[3].path and other.result.model.identity() != done[3].result.model.identity()
+
+
+class EmbeddingsServer:
+    """An in-process server speaking the OpenAI embeddings protocol (POST /v1/embeddings), with hashed
+    bag-of-words vectors; it counts the inputs it embeds."""
+
+    def __init__(self) -> None:
+        self.inputs = 0
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                assert self.path == "/v1/embeddings" and self.headers["Authorization"] == "Bearer sk-test"
+                texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                outer.inputs += len(texts)
+                data = [{"object": "embedding", "index": i, "embedding": _vector(t)} for i, t in enumerate(texts)]
+                raw = json.dumps({"object": "list", "data": data, "model": "hashed-bow-32@v1",
+                                  "usage": {"prompt_tokens": 0, "total_tokens": 0}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+
+
+def _vector(text: str) -> list[float]:
+    v = np.zeros(32)
+    for w in text.lower().split():
+        v[int(hashlib.sha256(w.encode()).hexdigest()[:6], 16) % 32] += 1.0
+    return v.tolist()
+
+
+def test_openai_compatible_endpoint_with_cached_corpus(tmp_path, monkeypatch):
+    server = EmbeddingsServer()
+    try:
+        monkeypatch.setenv("LEMMATA_EMBEDDINGS_BASE_URL", server.url)
+        monkeypatch.setenv("LEMMATA_EMBEDDINGS_API_KEY", "sk-test")
+        store = Store(tmp_path / "store")
+        cache = EmbeddingCache(tmp_path / "cache")
+        [ev] = evaluate("openai:hashed-bow", [f"{THEOREM}:assisted"], out=tmp_path / "runs", store=store,
+                        cache=cache, batch_size=128, quiet=True)
+        m = ev.result.model
+        assert (m.name, m.endpoint_model, m.dimension) == ("hashed-bow", "hashed-bow-32@v1", 32)
+        assert ev.result.status == "complete" and ev.result.main.value > 0
+        first = server.inputs
+        [again] = evaluate("openai:hashed-bow", [f"{THEOREM}:assisted"], out=tmp_path / "runs2", store=store,
+                           cache=cache, batch_size=128, quiet=True)
+        assert server.inputs - first == 1 + 200  # the dimension probe and the queries: the corpus came from the cache
+        assert again.path.read_bytes() == ev.path.read_bytes() and again.result.result_id == ev.result.result_id
+    finally:
+        server.close()
+
+
+def test_source_retrieval_applies_each_query_year_cutoff_as_a_filter(tmp_path):
+    from test_search_and_cache import CountingEncoder
+
+    from lemmata.benchmarks.re2math.evaluation_tasks import source_task
+    from lemmata.benchmarks.re2math.scholar.world import default_world
+    from lemmata.tracks.model_runs import DenseRanker, Part, RankingTask, run_task
+
+    task = source_task("test", "raw")
+    world = default_world(build=False)
+    part = task.parts[0]
+    assert task.protocol["year_cutoff"] and len(part.doc_keys) == len(part.doc_ids) == len(world)
+    qids = list(part.queries)[:8]
+    assert [part.query_limits[q] for q in qids] == [world.attribution(q).year_cutoff for q in qids]
+    keep = slice(None, None, 25)  # every 25th record (all years): the filter, not the corpus size, is under test
+    texts = part.texts()
+    small = Part(doc_ids=part.doc_ids[keep], doc_texts=texts[keep], queries={q: part.queries[q] for q in qids},
+                 doc_keys=part.doc_keys[keep], query_limits=part.query_limits)
+    one = RankingTask(name=task.name, header=task.header, parts=[small], filename=task.filename,
+                      header_tail=task.header_tail, protocol=task.protocol)
+    data, _ = run_task(one, DenseRanker(CountingEncoder(), cache=EmbeddingCache(tmp_path), quiet=True))
+    lines = [json.loads(x) for x in data.splitlines()]
+    assert lines[0]["system"]["year_cutoff"] and lines[0]["corpus"] == world.artifact_id
+    assert lines[0]["model"]["index"] == "exact-filtered"
+    year = dict(zip(small.doc_ids, small.doc_keys.tolist()))
+    assert any(limit is not None and limit < max(year.values()) for limit in part.query_limits.values())
+    for rec in lines[1:]:
+        limit = part.query_limits[rec["query_id"]]
+        assert len(rec["ranking"]) == 100
+        assert all(year[d["doc_id"]] < 0 or limit is None or year[d["doc_id"]] <= limit for d in rec["ranking"])
