@@ -15,7 +15,8 @@ source opened, E4 extract, the submission written. Target: ≤ 10 s (the latency
 alone is 200 × 3 × 50 ms / 16 ≈ 1.9 s).
 
 Each workload runs twice: cold (empty request cache) and warm (everything cached:
-the cost of a rerun). The releases (and the Re²Math world) are built into a
+the cost of a rerun); the runner's process CPU time is printed beside the wall
+time, since on a shared machine the wall time also measures the neighbours. The releases (and the Re²Math world) are built into a
 temporary folder first unless --releases / --artifacts name built ones; that
 build is not timed. The server is the chat-completions double (:mod:`lemmata.oracles.chat_double`)
 with a fixed sleep per request, in a child process as a real endpoint would be.
@@ -24,6 +25,7 @@ with a fixed sleep per request, in a child process as a real endpoint would be.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -49,11 +51,13 @@ def prover(body: dict) -> str:
 def agent(body: dict) -> str:
     text = body["messages"][-1]["content"]
     if "## E3" in text:
-        return '{"query": "compact operator spectral theorem", "anchor": "apply the spectral theorem"}'
-    m = re.search(r"^\[([^\]]+)\]", text, re.M)
-    if "SEARCH RESULTS" in text:
-        return '{"source": "%s"}' % (m.group(1) if m else "none")
-    return '{"statement": "Every compact self-adjoint operator has an orthonormal eigenbasis."}'
+        target = text.split("### TARGET THEOREM\n", 1)[1].split("\n\n###", 1)[0]
+        return json.dumps({"query": " ".join(target.split()[:12]), "anchor": "apply the cited result"})
+    if "### SEARCH RESULTS" in text:
+        m = re.search(r"^\[([^\]]+)\]", text.split("### SEARCH RESULTS", 1)[1], re.M)
+        return json.dumps({"source": m.group(1) if m else None})
+    excerpt = text.split("### SOURCE TEXT", 1)[1].split("\n", 2)[-1]
+    return json.dumps({"statement": " ".join(excerpt.split())[:300]})
 
 
 class ServerProcess:
@@ -96,14 +100,14 @@ def time_taobench(releases: Path, cache_dir: Path, latency: float) -> dict[str, 
     with ServerProcess(prover, latency) as server:
         for label in ("cold", "warm"):
             endpoint = Endpoint(base_url=server.base_url, model="perf-prover", concurrency=16)
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             with ChatRunner(endpoint, RequestCache(cache_dir / "taobench.jsonl")) as runner:
                 lines, meta = sample_submission(release, runner, n=8, sampling=Sampling(temperature=1.0, seed=0),
                                                 quiet=True)
                 write_lines(cache_dir / "taobench.jsonl.sub", lines)
             out[label] = time.perf_counter() - t
             print(f"taobench {label}: {meta['samples']} samples of {meta['pairs']} pairs, "
-                  f"{runner.stats.sent} sent, {out[label]:.2f} s", flush=True)
+                  f"{runner.stats.sent} sent, {out[label]:.2f} s wall, {time.process_time() - cpu:.2f} s CPU", flush=True)
     return out
 
 
@@ -115,13 +119,13 @@ def time_re2math(artifacts: Path, cache_dir: Path, latency: float) -> dict[str, 
     with ServerProcess(agent, latency) as server:
         for label in ("cold", "warm"):
             endpoint = Endpoint(base_url=server.base_url, model="perf-agent", concurrency=16)
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             with ChatRunner(endpoint, RequestCache(cache_dir / "re2math.jsonl")) as runner:
                 path, meta = run_offline_agent(runner, cache_dir / "re2math-out", artifacts_root=artifacts,
                                                quiet=True)
             out[label] = time.perf_counter() - t
-            print(f"re2math {label}: {meta['instances']} instances, {runner.stats.sent} sent, {out[label]:.2f} s",
-                  flush=True)
+            print(f"re2math {label}: {meta['instances']} instances, {runner.stats.sent} sent, {out[label]:.2f} s wall, "
+                  f"{time.process_time() - cpu:.2f} s CPU", flush=True)
     return out
 
 
@@ -136,6 +140,7 @@ def main() -> None:
         tmp_path = Path(tmp)
         os.environ.setdefault("LEMMATA_HOME", str(tmp_path / "home"))
         releases = Path(args.releases) if args.releases else tmp_path / "releases"
+        os.environ.setdefault("LEMMATA_RELEASES", str(releases))
         failed = []
         if args.only in (None, "taobench"):
             got = time_taobench(releases, tmp_path, args.latency)

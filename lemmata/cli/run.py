@@ -17,6 +17,8 @@ def _endpoint_args(p) -> None:
                    "LEMMATA_LLM_CACHE or $LEMMATA_HOME/cache/chat); rerunning with the same cache resumes a run")
     p.add_argument("--releases", metavar="DIR", help="folder of built releases")
     p.add_argument("--no-score", action="store_true", help="write the submission only")
+    p.add_argument("--store", metavar="DIR", help="also add the submission and its result to this leaderboard store "
+                   "(`lemmata judge --store DIR` fills its pending verdicts later)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
 
 
@@ -31,6 +33,36 @@ def register(sub) -> None:
         "completions (refused, truncated, malformed, empty) are recorded abstentions, never crashes.")
     rsub = p.add_subparsers(dest="run_benchmark", metavar="BENCHMARK")
     rsub.required = True
+
+    r = rsub.add_parser("re2math", help="the paper's agent protocol (E3 → search → E4) on the offline world",
+                        description="Re²Math: the paper's protocol on the current offline world "
+                        "(re2math-scholar-offline-2.0.0) with the live agent's prompts e3.v1 / e4.v1: one query, the "
+                        "top 20, at most one source opened, one statement copied from it (or an abstention). The "
+                        "budget holds by construction. Judge verdicts come from LEMMATA_JUDGE_* when configured, "
+                        "else they are pending (fill them later with `lemmata judge`).")
+    _endpoint_args(r)
+    r.add_argument("--track", choices=("raw", "assisted"), default="raw",
+                   help="raw: context only (the model writes its own anchor); assisted: plus the anchor hint")
+    r.add_argument("--window", type=int, choices=(1, 3, 5), default=5, help="local proof blocks shown, m (default 5)")
+    r.add_argument("--split", choices=("eval200/test", "pool/dev"), default="eval200/test",
+                   help="instances answered (default eval200/test)")
+    r.add_argument("--temperature", type=float, default=0.0, help="default 0")
+    r.add_argument("--max-tokens", type=int, default=None, help="completion token limit (default: the server's)")
+    r.add_argument("--seed", type=int, default=None, help="seed sent with every request (default: none)")
+    r.add_argument("--artifacts", metavar="DIR", help="folder holding the built offline world (default: the "
+                   "artifacts folder under LEMMATA_HOME, built there when missing)")
+    r.set_defaults(handler=run_re2math)
+
+    a = rsub.add_parser("ma-align", help="judge the faithfulness of every MA-Align formalization pair",
+                        description="MA-Align: the model judges every (statement, Lean formalization) pair as "
+                        "faithful or not (prompt ma-align-judge.v1; the gold label is never shown); a reply without "
+                        "a boolean verdict abstains (null, counted as wrong). Scored by accuracy against the gold "
+                        "labels.")
+    _endpoint_args(a)
+    a.add_argument("--temperature", type=float, default=0.0, help="default 0")
+    a.add_argument("--max-tokens", type=int, default=None, help="completion token limit (default: the server's)")
+    a.add_argument("--seed", type=int, default=None, help="seed sent with every request (default: none)")
+    a.set_defaults(handler=run_ma_align)
 
     t = rsub.add_parser("taobench", help="sample N whole Lean proofs per exercise and formulation",
                         description="TaoBench: N proofs per exercise in both formulations (Tao's framework and the "
@@ -88,33 +120,37 @@ def _runner(args):
 
 
 def score_written(path, *, store: str | None = None, quiet: bool = False):
-    """Score a written submission exactly as ``lemmata score`` does (live oracles when configured)."""
+    """Score a written submission exactly as ``lemmata score`` does (live oracles when configured); with ``store``
+    the submission and its result are stored there, as an upload's are."""
     import datetime as dt
     from pathlib import Path
 
     from lemmata.oracles.chat import judge_from_env
     from lemmata.oracles.lean import verifier_from_env
-    from lemmata.registry import handler_for, validate_upload
+    from lemmata.families import handler_for, validate_upload
     from lemmata.tracks.base import OracleConfig
 
     path = Path(path)
+    oracles = OracleConfig(judge=judge_from_env(), lean=verifier_from_env())
+    if store is not None:
+        from lemmata.store import Store
+        from lemmata.tracks.runner import score_file
+
+        return score_file(path, Store(store), submitter="lemmata-run", oracles=oracles)
     validated = validate_upload(path.read_bytes(), path.name)
     handler = handler_for(validated.benchmark)
     if hasattr(handler, "quiet"):
         handler.quiet = quiet
     received = dt.datetime.now(dt.timezone.utc).date().isoformat()
-    return handler.score(validated, received_at=received,
-                         oracles=OracleConfig(judge=judge_from_env(), lean=verifier_from_env()))
+    return handler.score(validated, received_at=received, oracles=oracles)
 
 
 def _finish(args, submission, meta: dict, runner) -> int:
     import json
     from pathlib import Path
 
-    from lemmata.oracles.chat_runner import RunInterrupted  # noqa: F401
-
     run_meta = {"submission": Path(submission).name, "model": runner.endpoint.model,
-                "endpoint": runner.endpoint.base_url, **meta, "requests": runner.stats.as_dict()}
+                "endpoint": runner.endpoint.shown_url, **meta, "requests": runner.stats.as_dict()}
     meta_path = Path(submission).with_suffix(".run.json")
     meta_path.write_text(json.dumps(run_meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"submission: {submission}")
@@ -127,7 +163,7 @@ def _finish(args, submission, meta: dict, runner) -> int:
               + (f"; abstentions {dict(stats.abstentions)}" if stats.abstentions else ""), file=sys.stderr)
     if args.no_score:
         return 0
-    result = score_written(submission, quiet=args.quiet)
+    result = score_written(submission, store=args.store, quiet=args.quiet)
     out = Path(submission).with_suffix(".result.json")
     out.write_text(result.to_json(), encoding="utf-8")
     main = result.main
@@ -138,6 +174,23 @@ def _finish(args, submission, meta: dict, runner) -> int:
     return 0
 
 
+def _interruptible(run):
+    """Ctrl-C ends a run with exit status 130 and one sentence: every answer so far is cached, a rerun resumes."""
+    import functools
+
+    @functools.wraps(run)
+    def wrapper(args) -> int:
+        from lemmata.oracles.chat_runner import RunInterrupted
+
+        try:
+            return run(args)
+        except RunInterrupted as exc:
+            print(str(exc), file=sys.stderr)
+            return 130
+    return wrapper
+
+
+@_interruptible
 def run_taobench(args) -> int:
     from pathlib import Path
 
@@ -160,6 +213,30 @@ def run_taobench(args) -> int:
         return _finish(args, path, meta, runner)
 
 
+@_interruptible
+def run_re2math(args) -> int:
+    from lemmata.benchmarks.re2math.llm_agent import run_offline_agent
+    from lemmata.oracles.chat_runner import Sampling
+
+    sampling = Sampling(temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed)
+    with _runner(args) as runner:
+        path, meta = run_offline_agent(runner, args.out, track=args.track, split=args.split, window=args.window,
+                                       sampling=sampling, artifacts_root=args.artifacts, quiet=args.quiet)
+        return _finish(args, path, meta, runner)
+
+
+@_interruptible
+def run_ma_align(args) -> int:
+    from lemmata.benchmarks.mathatlas.judge_run import run_ma_align as run
+    from lemmata.oracles.chat_runner import Sampling
+
+    sampling = Sampling(temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed)
+    with _runner(args) as runner:
+        path, meta = run(runner, args.out, sampling=sampling, quiet=args.quiet)
+        return _finish(args, path, meta, runner)
+
+
+@_interruptible
 def run_mathnet(args) -> int:
     from pathlib import Path
 

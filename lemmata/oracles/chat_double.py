@@ -104,7 +104,11 @@ class ChatDouble:
                                       else b'{"error": {"message": "scripted"}}', reply.headers)
                 self._send(200, server.completion(body, reply))
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # a client that hung up (a stopped run) is no failure of the double
+
+        self._httpd = Server(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 

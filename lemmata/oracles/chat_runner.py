@@ -41,8 +41,8 @@ import os
 import random
 import threading
 import time
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -160,7 +160,7 @@ class _ChatCompletion(BaseModel):
 
     model: str | None = None
     choices: list[_Choice] | None = None
-    usage: _Usage | None = None
+    usage: Any = None  # read leniently: odd accounting never costs an answer
 
 
 def parse_completion(raw: bytes) -> Completion:
@@ -172,12 +172,17 @@ def parse_completion(raw: bytes) -> Completion:
     'truncated: the completion hit the token limit (finish_reason=length)'
     >>> parse_completion(b'{"choices": []}').abstention
     'no choices in the reply'
+    >>> parse_completion(b'{"choices": [{"message": {"content": "y"}}], "usage": {"prompt_tokens": "many"}}').text
+    'y'
     """
     try:
         body = _ChatCompletion.model_validate_json(raw)
     except ValidationError:
         raise Retryable("malformed chat-completions body: " + raw[:120].decode("utf-8", "replace")) from None
-    usage = body.usage or _Usage()
+    try:
+        usage = _Usage.model_validate(body.usage) if isinstance(body.usage, dict) else _Usage()
+    except ValidationError:
+        usage = _Usage()
     meta = {"endpoint_model": body.model, "prompt_tokens": usage.prompt_tokens,
             "completion_tokens": usage.completion_tokens, "cost": usage.cost}
     if not body.choices:
@@ -243,6 +248,18 @@ class Endpoint(BaseModel):
     def url(self) -> str:
         return self.base_url.rstrip("/") + "/chat/completions"
 
+    @property
+    def shown_url(self) -> str:
+        """The base URL without credentials or query (what run metadata records).
+
+        >>> Endpoint(base_url="https://u:secret@h.example/v1?key=k", model="m").shown_url
+        'https://h.example/v1'
+        """
+        from urllib.parse import urlsplit, urlunsplit
+
+        parts = urlsplit(self.base_url)
+        return urlunsplit((parts.scheme, parts.hostname + (f":{parts.port}" if parts.port else ""), parts.path, "", ""))
+
 
 # --- the cache ----------------------------------------------------------------------------------------------------
 
@@ -255,7 +272,6 @@ class RequestCache:
         self._lock = threading.Lock()
         self._answers: dict[str, Completion] = {}
         self._torn_tail = False
-        self._folder_ready = False
         if self.path is not None and self.path.is_file():
             with open(self.path, "rb") as fh:
                 fh.seek(0, os.SEEK_END)
@@ -283,9 +299,7 @@ class RequestCache:
             self._answers[key] = completion
             if self.path is None:
                 return
-            if not self._folder_ready:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._folder_ready = True
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.path, "a", encoding="utf-8") as fh:
                 fh.write(("\n" if self._torn_tail else "") + line)
             self._torn_tail = False
@@ -422,74 +436,87 @@ class ChatRunner:
                 self._sleep(delay)
                 attempt += 1
 
+    def _ask_and_cache(self, job: ChatJob, key: str) -> Completion:
+        # cached in the worker thread the moment it arrives, so an answer in flight when the run is stopped is kept
+        completion, cacheable = self.ask(job)
+        if cacheable:
+            self.cache.put(key, completion)
+        return completion
+
     # a batch ---------------------------------------------------------------------------------------------------
 
     def run(self, jobs: Sequence[ChatJob], *, desc: str = "chat", quiet: bool = False,
-            on_answer: Callable[[ChatJob, Completion], None] | None = None) -> dict[str, Completion]:
-        """Answers by job id, cached ones first; Ctrl-C raises :class:`RunInterrupted` (the cache keeps the rest).
+            on_answer: Callable[[ChatJob, Completion], Iterable[ChatJob] | None] | None = None,
+            ) -> dict[str, Completion]:
+        """Answers by job id (every job, follow-ups included); Ctrl-C raises :class:`RunInterrupted`.
 
-        ``on_answer`` is called in the calling thread after each answer is cached (progress hooks).
+        ``on_answer(job, completion)`` is called in the calling thread for every answer, cached ones
+        included, after it is cached; the jobs it returns are *follow-ups* asked in the same run (a
+        multi-step protocol: the next step of one item starts as soon as its previous answer is in, while
+        other items' requests are still in flight). Job ids must be unique across the run.
         """
-        ids = [j.id for j in jobs]
-        if len(set(ids)) != len(ids):
-            raise ValueError("job ids must be unique within a run")
         started = time.perf_counter()
         model = self.endpoint.model
         out: dict[str, Completion] = {}
-        todo: list[tuple[ChatJob, str]] = []
-        self.stats.jobs += len(jobs)
-        for job in jobs:
-            key = job.cache_key(model)
-            hit = self.cache.get(key)
-            if hit is not None:
-                out[job.id] = hit
-                self.stats.from_cache += 1
-                self.stats.add(hit)
-            else:
-                todo.append((job, key))
-        bar = _bar(len(jobs), len(out), desc, quiet)
+        order: list[str] = []
+        ready: deque[tuple[ChatJob, Completion]] = deque()
+        pending: dict[Future, tuple[ChatJob, str]] = {}
         self._stop.clear()
         pool = ThreadPoolExecutor(max_workers=self.endpoint.concurrency, thread_name_prefix="lemmata-chat")
-        pending: dict[Future, tuple[ChatJob, str]] = {}
-        queue = iter(todo)
-        #: futures handed to the pool at a time: wait() costs O(pending) per call, so a bounded window keeps a
-        #: batch of n jobs O(n) instead of O(n²), while the pool always has the next job ready
-        window = 2 * self.endpoint.concurrency
+        bar = _bar(len(jobs), 0, desc, quiet)
 
-        def refill() -> None:
-            for job, key in queue:
-                pending[pool.submit(self.ask, job)] = (job, key)
-                if len(pending) >= window:
-                    break
+        def add(new: Iterable[ChatJob]) -> None:
+            for job in new:
+                if job.id in seen:
+                    raise ValueError(f"job id {job.id!r} is used twice in one run")
+                seen.add(job.id)
+                order.append(job.id)
+                self.stats.jobs += 1
+                key = job.cache_key(model)
+                hit = self.cache.get(key)
+                if hit is not None:
+                    self.stats.from_cache += 1
+                    answered(job, hit)
+                else:
+                    pending[pool.submit(self._ask_and_cache, job, key)] = (job, key)
 
+        def answered(job: ChatJob, completion: Completion) -> None:
+            out[job.id] = completion
+            self.stats.add(completion)
+            if bar is not None:
+                bar.update(1)
+            ready.append((job, completion))
+
+        seen: set[str] = set()
         try:
-            refill()
-            while pending:
+            add(jobs)
+            while ready or pending:
+                while ready:
+                    job, completion = ready.popleft()
+                    follow = on_answer(job, completion) if on_answer is not None else None
+                    if follow:
+                        follow = list(follow)
+                        if bar is not None:
+                            bar.total += len(follow)
+                        add(follow)
+                if not pending:
+                    break
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
-                    job, key = pending.pop(fut)
-                    completion, cacheable = fut.result()
-                    if cacheable:
-                        self.cache.put(key, completion)
-                    out[job.id] = completion
-                    self.stats.add(completion)
-                    if bar is not None:
-                        bar.update(1)
-                    if on_answer is not None:
-                        on_answer(job, completion)
-                refill()
+                    job, _ = pending.pop(fut)
+                    answered(job, fut.result())
         except KeyboardInterrupt:
             self._stop.set()
             pool.shutdown(wait=False, cancel_futures=True)
-            raise RunInterrupted(f"interrupted after {len(out)} of {len(jobs)} answers; every answer received is "
-                                 "cached: run the same command again to resume") from None
+            raise RunInterrupted(f"interrupted after {len(out)} answers; every answer received is cached: run the "
+                                 "same command again to resume") from None
         finally:
             self._stop.set()
             pool.shutdown(wait=False, cancel_futures=True)
             if bar is not None:
                 bar.close()
             self.stats.seconds += time.perf_counter() - started
-        return {i: out[i] for i in ids}
+        return {i: out[i] for i in order}
 
 
 def _bar(total: int, initial: int, desc: str, quiet: bool) -> Any:

@@ -12,6 +12,12 @@ claiming again. When even recording a status fails, the original error is
 what is logged and reported, and the status change is retried on the next
 iteration instead of leaving the entry in ``scoring`` until a restart. Rescoring a submission whose result changed stores
 a new version that supersedes the old one; an unchanged result stores nothing.
+
+When an oracle is configured (a judge or a Lean verifier) and the queue is
+empty, the worker queues the submissions still waiting for an oracle
+(``pending_oracle``) again, at most every ``revisit_pending_s`` seconds, so
+verdicts that could not be had before (no oracle then, or it was down) fill in
+as new result versions — what ``lemmata judge`` does from the command line.
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ from lemmata.store.faults import describe_fault, is_storage_fault
 log = logging.getLogger("lemmata.space.worker")
 MAX_REASON = 2000
 FAULT_BACKOFF_S = 30.0
+#: how often an idle worker with an oracle queues the submissions that wait for one again
+REVISIT_PENDING_S = 900.0
 
 
 class ScoringWorker:
@@ -37,8 +45,11 @@ class ScoringWorker:
 
     def __init__(self, store: Store, *, oracles: Callable[[], OracleConfig] = OracleConfig,
                  poll_seconds: float = 2.0, on_change: Callable[[], None] | None = None,
-                 fault_retries: int = FAULT_RETRIES, fault_backoff_s: float = FAULT_BACKOFF_S) -> None:
+                 fault_retries: int = FAULT_RETRIES, fault_backoff_s: float = FAULT_BACKOFF_S,
+                 revisit_pending_s: float = REVISIT_PENDING_S) -> None:
         self.store = store
+        self.revisit_pending_s = revisit_pending_s
+        self._revisited_at: float | None = None
         self.fault_retries = fault_retries
         self.fault_backoff_s = fault_backoff_s
         #: the error that stopped the last :meth:`process` call (None after a success)
@@ -100,7 +111,7 @@ class ScoringWorker:
             return False
         record = self.store.claim_next()
         if record is None:
-            return False
+            return self._revisit_pending()
         self.current = record.sha256
         try:
             self.process(record)
@@ -110,6 +121,22 @@ class ScoringWorker:
             if self.on_change is not None:
                 self.on_change()
         return True
+
+    def _revisit_pending(self) -> bool:
+        """Queue the submissions waiting for an oracle again when one is configured; True when any was queued."""
+        now = time.monotonic()
+        if self._revisited_at is not None and now - self._revisited_at < self.revisit_pending_s:
+            return False
+        self._revisited_at = now
+        oracles = self.oracles()
+        if oracles.judge is None and oracles.lean is None:
+            return False
+        waiting = self.store.list_submissions(status="pending_oracle")
+        for record in waiting:
+            self.store.requeue(record.sha256, actor="worker", reason="an oracle is configured: fill pending verdicts")
+        if waiting:
+            log.info("queued %d submission(s) waiting for an oracle again", len(waiting))
+        return bool(waiting)
 
     def process(self, record: SubmissionRecord) -> Result | None:
         started = time.perf_counter()

@@ -119,11 +119,10 @@ def test_rerun_costs_nothing_and_interrupted_run_resumes(tmp_path):
             fh.write('{"key": "torn')  # a line cut short when the process died
         done_before = len(RequestCache(path))
         assert done_before >= 3
-        sent = len(server.requests)
         with ChatRunner(_endpoint(server), RequestCache(path)) as runner:
             out = runner.run(_jobs(10), quiet=True)
         assert [c.text for c in out.values()] == [f"answer to q{i}" for i in range(10)]
-        assert runner.stats.from_cache == done_before and len(server.requests) - sent == 10 - done_before
+        assert runner.stats.from_cache == done_before and runner.stats.sent == 10 - done_before
         with ChatRunner(_endpoint(server), RequestCache(path)) as runner:
             runner.run(_jobs(10), quiet=True)
         assert runner.stats.sent == 0 and runner.stats.from_cache == 10
@@ -137,3 +136,26 @@ def test_endpoint_from_env_prefers_lemmata_settings_then_openai_variables():
     assert (ep.base_url, ep.api_key, ep.concurrency) == ("http://l.example/v1", "lk", 3)
     assert Endpoint.from_env("m", {}).base_url == "https://api.openai.com/v1"
     assert json.loads(ep.model_dump_json()).get("api_key") == "lk"
+
+
+def test_follow_up_jobs_run_in_the_same_batch_and_resume_from_the_cache(tmp_path):
+    path = tmp_path / "cache.jsonl"
+
+    def chain(job, completion):
+        step = int(job.id.split("/")[1])
+        if step < 2:
+            return [ChatJob(id=f"{job.id.split('/')[0]}/{step + 1}",
+                            messages=({"role": "user", "content": completion.text},))]
+        return None
+
+    first = [ChatJob(id=f"i{i}/0", messages=({"role": "user", "content": f"q{i}"},)) for i in range(3)]
+    with ChatDouble(echo) as server:
+        with ChatRunner(_endpoint(server), RequestCache(path)) as runner:
+            out = runner.run(first, quiet=True, on_answer=chain)
+        assert out["i1/2"].text == "answer to answer to answer to q1" and len(out) == 9
+        with ChatRunner(_endpoint(server), RequestCache(path)) as runner:
+            again = runner.run(first, quiet=True, on_answer=chain)
+        assert again == out and runner.stats.sent == 0 and runner.stats.from_cache == 9
+        with pytest.raises(ValueError, match="used twice"):
+            with ChatRunner(_endpoint(server)) as runner:
+                runner.run(first + first[:1], quiet=True)

@@ -129,7 +129,7 @@ def sample_submission(release: TaoRelease, runner: ChatRunner, *, n: int, sampli
     done: dict[str, tuple[str, str | None]] = {}
 
     def handle(job: ChatJob, c: Completion) -> None:
-        # runs as each answer arrives, so extraction overlaps the requests in flight
+        # runs as each answer arrives (cached ones included), so extraction overlaps the requests in flight
         fqn, _, rest = job.id.rpartition("@")
         formulation = rest.split("#")[0]
         ex = release.exercise(fqn, formulation)
@@ -139,17 +139,16 @@ def sample_submission(release: TaoRelease, runner: ChatRunner, *, n: int, sampli
         else:
             done[job.id] = (attempt, None)
 
-    answers = runner.run(jobs, desc=f"TaoBench {release.release_id}", quiet=quiet, on_answer=handle)
-    records, unusable, extracted = [], Counter(), 0
+    runner.run(jobs, desc=f"TaoBench {release.release_id}", quiet=quiet, on_answer=handle)
+    records, unusable, extracted, reasons = [], Counter(), 0, {}
     for spec in specs:
         attempts = []
         for i in range(n):
             jid = f"{spec.fqn}@{spec.formulation}#{i}"
-            if jid not in done:  # answered from the cache
-                handle(ChatJob(id=jid, messages=()), answers[jid])
             attempt, reason = done[jid]
             if reason is not None:
                 unusable[reason.split(":")[0]] += 1
+                reasons[jid] = reason
             else:
                 extracted += 1
             attempts.append(attempt)
@@ -165,7 +164,8 @@ def sample_submission(release: TaoRelease, runner: ChatRunner, *, n: int, sampli
         "notes": f"lemmata run taobench: {len(specs)} exercise-formulation pair(s) × {n} sample(s), every sample "
                  "submitted" + (f"; first {limit} exercise(s) only, the rest count as failed" if limit else ""),
     }
-    meta = {"unusable_samples": dict(sorted(unusable.items())), "proofs_extracted": extracted,
+    meta = {"unusable_samples": dict(sorted(unusable.items())), "unusable_reasons": reasons,
+            "proofs_extracted": extracted,
             "pairs": len(specs), "samples": len(jobs)}
     return [header, *records], meta
 

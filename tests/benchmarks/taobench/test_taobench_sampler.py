@@ -68,7 +68,7 @@ def test_run_scores_resumes_byte_identically_and_judge_fills_pending(releases, t
     with ChatDouble(prover, model_id="prover-x-2026") as server:
         monkeypatch.setenv("LEMMATA_LLM_BASE_URL", server.base_url)
         monkeypatch.setenv("LEMMATA_LLM_MAX_RETRIES", "0")
-        assert _run(releases, tmp_path / "a", tmp_path / "a.cache") == 0
+        assert _run(releases, tmp_path / "a", tmp_path / "a.cache", "--store", str(tmp_path / "store")) == 0
         sub_a = next((tmp_path / "a").glob("*.jsonl"))
         lines = [json.loads(x) for x in sub_a.read_text("utf-8").splitlines()]
         header, records = lines[0], lines[1:]
@@ -101,7 +101,7 @@ def test_run_scores_resumes_byte_identically_and_judge_fills_pending(releases, t
             return original(self, jobs, **{**kw, "on_answer": stop})
 
         monkeypatch.setattr(chat_runner.ChatRunner, "run", interrupted)
-        assert _run(releases, tmp_path / "b", tmp_path / "b.cache", "--no-score") == 1  # stopped, resumable
+        assert _run(releases, tmp_path / "b", tmp_path / "b.cache", "--no-score") == 130  # stopped, resumable
         assert not list((tmp_path / "b").glob("*.jsonl"))
         monkeypatch.setattr(chat_runner.ChatRunner, "run", original)
         sent = len(server.requests)
@@ -111,10 +111,10 @@ def test_run_scores_resumes_byte_identically_and_judge_fills_pending(releases, t
 
     # judge: the pending result becomes a complete new version; the old one stays as it was
     store = Store(tmp_path / "store")
-    from lemmata.runner import score_file
+    from lemmata.tracks.runner import score_file
 
-    first = score_file(sub_a, store)
-    assert first.status == "pending_oracle" and first.version == 1
+    (first,) = store.results(benchmark="taobench")  # stored by `lemmata run --store`
+    assert first.status == "pending_oracle" and first.version == 1 and first.result_id == result["result_id"]
     old_bytes = store.result_path(first).read_bytes()
     with KiminaDouble() as lean:
         verifier = LeanVerifier(LeanConfig(url=lean.url, mathlib_version="v4.23.0", backoff_s=0))
@@ -125,3 +125,19 @@ def test_run_scores_resumes_byte_identically_and_judge_fills_pending(releases, t
     assert latest.version == 2 and latest.supersedes == first.result_id and latest.status == "complete"
     assert store.result_path(first).read_bytes() == old_bytes
     assert store.get_submission(first.submission_sha256).status == "scored"
+
+    # the space's worker does the same once an oracle is configured, and leaves pending work alone without one
+    from lemmata.space.worker import ScoringWorker
+
+    other = Store(tmp_path / "store2")
+    v1 = score_file(sub_a, other)
+    idle = ScoringWorker(other)
+    assert idle.run_once() is False and other.get_submission(v1.submission_sha256).status == "pending_oracle"
+    with KiminaDouble() as lean:
+        verifier = LeanVerifier(LeanConfig(url=lean.url, mathlib_version="v4.23.0", backoff_s=0))
+        worker = ScoringWorker(other, oracles=lambda: OracleConfig(lean=verifier, extra={
+            "allow_double": True, "lean_artifact": str(tmp_path / "lean-artifact")}))
+        assert worker.run_once() is True and worker.run_once() is True  # queued again, then scored
+        assert worker.run_once() is False  # nothing left, and no second revisit before the interval
+    (latest,) = other.results(benchmark="taobench")
+    assert latest.version == 2 and latest.supersedes == v1.result_id

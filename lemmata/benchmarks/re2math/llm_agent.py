@@ -1,0 +1,263 @@
+"""The paper's Re²Math protocol for any OpenAI-compatible chat model, on the offline world 2.0.0.
+
+The same three prompts as the live agent (:mod:`lemmata.benchmarks.re2math.live_agent`,
+templates ``lemmata/oracles/prompts/e3.v1.md`` and ``e4.v1.md``: the messages
+are built by the functions below, which both agents call), with the offline
+world (``re2math-scholar-offline-2.0.0``, the current world; never a superseded
+one) in place of Google Scholar and arXiv:
+
+1. **E3** — the model reads the setup, the target theorem and the last ``window``
+   proof blocks (plus the anchor hint on the assisted track) and writes one
+   query and its planning anchor;
+2. **search** — the query goes to the world with the instance's year cutoff;
+   the top 20 are kept;
+3. **E4, choose** — the model sees the 20 results and names at most one to open;
+4. **open** — the world opens it (bibliographic data and abstract, never a
+   statement);
+5. **E4, extract** — the model reads excerpts of the opened text matched to its
+   query and anchor and copies one statement, or abstains.
+
+**Budget by construction**: each stage sends at most one request per instance
+and the code has one search call and one open call per instance, so no
+trajectory can exceed the paper's budget (one query, one opened source); the
+header declares it. All requests go through one
+:class:`~lemmata.oracles.chat_runner.ChatRunner` batch (cached, retried,
+resumable): an instance's next step is asked as soon as its previous answer is
+in, so one instance's search and opening overlap the others' requests. An
+unusable reply (refused, truncated, not a JSON object, a field missing) ends
+the instance there as a recorded abstention.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from lemmata.formats.results import ModelInfo
+from lemmata.oracles.chat_runner import ChatJob, ChatRunner, Completion, Sampling
+from lemmata.oracles.judge import load_rubric
+
+PROMPTS = {"e3": 1, "e4": 1}
+PROMPT_VERSION = f"re2math-e3.v{PROMPTS['e3']}+e4.v{PROMPTS['e4']}"
+MAX_QUERY_CHARS = 1_000
+MAX_ANCHOR_CHARS = 4_000
+MAX_STATEMENT_CHARS = 20_000
+CANDIDATES_N = 20
+CHOOSE_REPLY = 'One JSON object and nothing else: {"source": "<the [id] of the one result to open, or null>"}'
+EXTRACT_REPLY = ('One JSON object and nothing else: {"statement": "<the statement copied from the source text, '
+                 'or null>"}')
+NO_STEP = "(the step that follows the last block)"
+
+
+# --- the messages both agents send ---------------------------------------------------------------------------------
+
+
+def context(row: Mapping[str, Any], window: int) -> dict[str, str]:
+    """The proof state the prompts show: setup, target theorem and the last ``window`` local blocks."""
+    from lemmata.benchmarks.re2math.judging import proof_blocks
+
+    x = row["x"]
+    blocks = list(x.get("local_context") or [])[-window:]
+    return {"setup": x["global_context"]["setup"].strip(),
+            "target_theorem": x["global_context"]["target_theorem"].strip(),
+            "local_context": proof_blocks({"x": {"local_context": blocks}})}
+
+
+def e3_messages(row: Mapping[str, Any], track: str, window: int) -> list[dict[str, str]]:
+    hint = (row["x"].get("anchor_hint") or "").strip() if track == "assisted" else ""
+    return load_rubric("e3", PROMPTS["e3"]).render({
+        **context(row, window), "anchor_section": f"### INTENDED NEXT STEP\n{hint}\n" if hint else ""})
+
+
+def parse_e3(text: str) -> tuple[str, str | None]:
+    """(query, anchor) of an E3 reply; an empty query when there is none.
+
+    >>> parse_e3('{"query": "  ricci   flow ", "anchor": "use it"}')
+    ('ricci flow', 'use it')
+    >>> parse_e3("no json")
+    ('', None)
+    """
+    from lemmata.benchmarks.re2math.live_agent import reply_object
+
+    obj = reply_object(text)
+    query = " ".join(str(obj.get("query") or "").split())[:MAX_QUERY_CHARS]
+    anchor = " ".join(str(obj.get("anchor") or "").split())[:MAX_ANCHOR_CHARS] or None
+    return query, anchor
+
+
+def listing(candidates: Sequence[Any]) -> str:
+    """The search results as the agent sees them: id, title, authors, year and the shown text."""
+    return "\n\n".join(f"[{c.id}] {c.title} — {', '.join(c.authors[:6])} ({c.year or 'n.d.'})\n{c.text}"
+                       for c in candidates)
+
+
+def choose_messages(row: Mapping[str, Any], window: int, step: str, candidates: Sequence[Any]) -> list[dict[str, str]]:
+    return load_rubric("e4", PROMPTS["e4"]).render({
+        **context(row, window), "step": step,
+        "material": f"### SEARCH RESULTS (top {len(candidates)})\n{listing(candidates)}", "reply": CHOOSE_REPLY})
+
+
+def extract_messages(row: Mapping[str, Any], window: int, step: str, source: Any, shown: str) -> list[dict[str, str]]:
+    return load_rubric("e4", PROMPTS["e4"]).render({
+        **context(row, window), "step": step,
+        "material": f"### SOURCE TEXT (excerpts of [{source.id}] {source.title})\n{shown}", "reply": EXTRACT_REPLY})
+
+
+def parse_choice(text: str, candidates: Sequence[Any]) -> Any | None:
+    from lemmata.benchmarks.re2math.live_agent import reply_object
+
+    wanted = reply_object(text).get("source")
+    if isinstance(wanted, str):
+        wanted = wanted.strip().strip("[]")
+    return next((c for c in candidates if c.id == wanted), None)
+
+
+def parse_statement(text: str) -> str | None:
+    from lemmata.benchmarks.re2math.live_agent import reply_object
+
+    statement = reply_object(text).get("statement")
+    return statement.strip()[:MAX_STATEMENT_CHARS] if isinstance(statement, str) and statement.strip() else None
+
+
+def shown_text(text: str, query: str, step: str) -> str:
+    """Excerpts of an opened text matched to the agent's own query and step (the whole text when it is short)."""
+    from lemmata.benchmarks.re2math.live import EXCERPT_BUDGET, excerpts
+
+    if len(text) <= EXCERPT_BUDGET:
+        return text
+    shown, _ = excerpts(text, f"{query} {step}")
+    return shown or text[:EXCERPT_BUDGET]
+
+
+# --- the offline run -----------------------------------------------------------------------------------------------
+
+
+def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunner, *, track: str, window: int,
+              sampling: Sampling = Sampling(),
+              quiet: bool = False) -> tuple[list[dict[str, Any]], Counter, dict[str, str]]:
+    """Every instance's record, abstentions counted by stage and reason, and each abstaining instance's reason."""
+    from lemmata.benchmarks.re2math.scholar.identity import year_cutoff
+
+    abstained: Counter = Counter()
+    reasons: dict[str, str] = {}
+    records: dict[str, dict[str, Any]] = {}
+    state: dict[str, dict[str, Any]] = {}
+
+    def usable(iid: str, stage: str, c: Completion) -> str | None:
+        if not c.ok:
+            abstain(iid, stage, c.abstention or "")
+            return None
+        return c.text
+
+    def abstain(iid: str, stage: str, reason: str) -> None:
+        abstained[f"{stage}: {reason.split(':')[0]}"] += 1
+        reasons[iid] = f"{stage}: {reason}"
+
+    by_id = {row["instance_id"]: row for row in rows}
+    for iid in by_id:
+        records[iid] = {"instance_id": iid, "queries": [], "opened": [], "selected_source": None, "statement": None}
+        if track == "raw":
+            records[iid]["anchor"] = None
+
+    def job(iid: str, stage: str, messages: list[dict[str, str]]) -> ChatJob:
+        return ChatJob(id=f"{iid}/{stage}", messages=tuple(messages), sampling=sampling)
+
+    def e3(iid: str, c: Completion) -> list[ChatJob]:
+        # 1. E3 answered: 2. one search, then ask 3. E4 choose
+        row, text = by_id[iid], usable(iid, "e3", c)
+        query, anchor = parse_e3(text or "")
+        if track == "raw":
+            records[iid]["anchor"] = anchor
+        if text is not None and not query:
+            abstain(iid, "e3", "no query in the reply")
+        if not query:
+            return []
+        result = artifact.search(query, year_cutoff(artifact, row), CANDIDATES_N, instance_id=iid)
+        records[iid]["queries"] = [{"text": query, "candidates": result.ids()}]
+        state[iid] = {"query": query, "step": anchor or NO_STEP, "candidates": list(result.candidates)}
+        if not result.candidates:
+            return []
+        return [job(iid, "e4-choose", choose_messages(row, window, state[iid]["step"], state[iid]["candidates"]))]
+
+    def choose(iid: str, c: Completion) -> list[ChatJob]:
+        # 3. E4 choose answered: 4. open the one source, then ask 5. E4 extract
+        s, text = state[iid], usable(iid, "e4-choose", c)
+        chosen = parse_choice(text, s["candidates"]) if text is not None else None
+        if text is not None and chosen is None:
+            abstain(iid, "e4-choose", "no listed source chosen")
+        if chosen is None:
+            return []
+        opened = artifact.materialise(chosen.id, instance_id=iid)
+        records[iid]["opened"] = [chosen.id]
+        records[iid]["selected_source"] = chosen.id
+        shown = shown_text(opened.text or "", s["query"], s["step"])
+        return [job(iid, "e4-extract", extract_messages(by_id[iid], window, s["step"], chosen, shown))]
+
+    def extract(iid: str, c: Completion) -> None:
+        text = usable(iid, "e4-extract", c)
+        statement = parse_statement(text) if text is not None else None
+        if text is not None and statement is None:
+            abstain(iid, "e4-extract", "no statement")
+        records[iid]["statement"] = statement
+
+    steps = {"e3": e3, "e4-choose": choose, "e4-extract": extract}
+
+    def on_answer(done: ChatJob, c: Completion) -> list[ChatJob] | None:
+        # every instance moves to its next step as soon as its previous answer is in, so the searches, openings
+        # and prompt rendering of one instance overlap the requests of the others; at most one request per step
+        iid, _, stage = done.id.rpartition("/")
+        return steps[stage](iid, c)
+
+    runner.run([job(iid, "e3", e3_messages(row, track, window)) for iid, row in by_id.items()],
+               desc="Re²Math E3 → search → E4", quiet=quiet, on_answer=on_answer)
+    return [records[row["instance_id"]] for row in rows], abstained, reasons
+
+
+def model_info(runner: ChatRunner, sampling: Sampling) -> ModelInfo:
+    reported = runner.stats.endpoint_models.most_common(1)
+    return ModelInfo(name=runner.endpoint.model, kind="agent", endpoint_model=reported[0][0] if reported else None,
+                     sampling=sampling.model_dump(mode="json"), prompt_version=PROMPT_VERSION)
+
+
+def run_offline_agent(runner: ChatRunner, out_dir: str | Path, *, track: str = "raw", split: str = "eval200/test",
+                      window: int = 5, sampling: Sampling = Sampling(), artifacts_root: str | Path | None = None,
+                      rows: Sequence[Mapping[str, Any]] | None = None,
+                      quiet: bool = False) -> tuple[Path, dict[str, Any]]:
+    """Run the protocol on ``split`` of the current world; write the submission. Returns its path and run metadata.
+
+    ``artifacts_root`` holds the built world (default: the artifacts folder, built there when missing).
+    """
+    from lemmata.benchmarks.re2math.meta import RE2MATH
+    from lemmata.benchmarks.re2math.scholar.world import default_world, open_world, world_id
+    from lemmata.benchmarks.re2math.scholar.world_artifact import WorldArtifact
+    from lemmata.core.jsonl import write_jsonl
+    from lemmata.formats.envelope import SUBMISSION_FORMAT
+    from lemmata.oracles.judge import slug
+
+    world = open_world(Path(artifacts_root) / world_id()) if artifacts_root else default_world(build=True)
+    artifact = WorldArtifact(world)
+    if rows is None:
+        from lemmata.catalog import release_path
+        from lemmata.release.load import open_release
+
+        config, _, name = split.partition("/")
+        rows = list(open_release(release_path(RE2MATH)).rows(config, name))
+    records, abstained, reasons = solve_all(rows, artifact, runner, track=track, window=window, sampling=sampling,
+                                            quiet=quiet)
+    header = {
+        "format": SUBMISSION_FORMAT, "benchmark": "re2math", "release": RE2MATH.release_id, "split": split,
+        "track": track, "window": window, "model": model_info(runner, sampling).model_dump(mode="json"),
+        "retrieval_artifact": artifact.artifact_id,
+        "flags": {"tuned_on_pool": False, "used_external_tools": False}, "max_queries": 1, "max_opens": 1,
+        "notes": f"lemmata run re2math: the paper's protocol (prompts {PROMPT_VERSION}; one query, at most one opened "
+                 f"source) on {artifact.artifact_id}.",
+    }
+    path = Path(out_dir) / f"re2math.{split.replace('/', '-')}.{track}.m{window}.{slug(runner.endpoint.model)}.jsonl"
+    write_jsonl(path, [header, *records])
+    meta = {"instances": len(records), "abstentions": dict(sorted(abstained.items())),
+            "abstention_reasons": dict(sorted(reasons.items())),
+            "retrieval_artifact": artifact.artifact_id}
+    return path, meta
+
