@@ -18,7 +18,7 @@ from lemmata.core.errors import InputError
 from lemmata.oracles.chat import ChatJudge
 from lemmata.oracles.chat_double import ChatDouble, Reply
 from lemmata.oracles.chat_runner import ChatRunner, Endpoint
-from lemmata.registry import validate_upload
+from lemmata.families import validate_upload
 from lemmata.tracks.base import OracleConfig
 from test_judge import ChatServer
 
@@ -76,13 +76,13 @@ def _runner(server: ChatDouble, model: str = "solver-m") -> ChatRunner:
 
 
 def _score(path: Path, judge=None, store=None):
-    from lemmata.runner import score_file
+    from lemmata.tracks.runner import score_file
 
     oracles = OracleConfig(judge=judge)
     if store is not None:
         return score_file(path, store, oracles=oracles)
     validated = validate_upload(path.read_bytes(), path.name)
-    from lemmata.registry import handler_for
+    from lemmata.families import handler_for
 
     return handler_for("mathnet-solve").score(validated, received_at="2026-11-25T10:00:00+00:00", oracles=oracles)
 
@@ -240,7 +240,7 @@ def _static_retrieve_results(tmp_path):
     fixture corpus texts."""
     from conftest import RETRIEVE_FIXTURE
     from lemmata.core.jsonl import read_jsonl
-    from lemmata.registry import handler_for
+    from lemmata.families import handler_for
     from lemmata.tracks.model_runs import BaselineRanker, Part
 
     ranker = BaselineRanker(STATIC, depth=10)
