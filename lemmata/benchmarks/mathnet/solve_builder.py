@@ -19,8 +19,9 @@ from lemmata.benchmarks.mathnet.solve_schema import (
     MAX_IMAGE_BYTES, UPSTREAM_COLUMNS, UpstreamRow, domain_of, duplicate_groups, stratified_subset,
 )
 from lemmata.core.errors import InputError, Problem
-from lemmata.release.builder import ReleaseBuilder, SplitTable
-from lemmata.release.hub import UsedFiles, check_card_license, declared_data_files, mirror_or, snapshot
+from lemmata.release.builder import SplitTable
+from lemmata.release.hub import UsedFiles, declared_data_files
+from lemmata.release.hub_builder import HubReleaseBuilder
 
 PIN = MATHNET_SOLVE.hub[0]
 ALLOW_PATTERNS = ("README.md", "data/*/*.parquet")
@@ -148,30 +149,20 @@ def subsets(problems: list[dict]) -> dict[str, list[dict]]:
     return {name: [by_id[i] for i in stratified_subset(solvable, size, SUBSET_SEED)] for name, size in SUBSETS.items()}
 
 
-class MathNetSolveBuilder(ReleaseBuilder):
+class MathNetSolveBuilder(HubReleaseBuilder):
+    """The Hub set-up (snapshot, used files, licence check) comes from :class:`HubReleaseBuilder`; this class
+    only turns the per-country parquet files into the release's tables."""
+
     builder_id = "lemmata.builders.mathnet.MathNetSolveBuilder"
     meta = MATHNET_SOLVE
     builder_version = "1.0"
-
-    def __init__(self, source_dir=None, *, endpoint: str | None = None) -> None:
-        super().__init__(source_dir)
-        self.endpoint = endpoint
-        self.used = UsedFiles()
-
-    def fetch_sources(self) -> dict[str, Path]:
-        root = snapshot(PIN, allow_patterns=ALLOW_PATTERNS, source_dir=mirror_or(self.source_dir, self.meta),
-                        endpoint=self.endpoint)
-        return {PIN.repo_id: root}
+    allow_patterns = ALLOW_PATTERNS
 
     def features(self):
         return {"problems": problem_features(), "images": image_features()}
 
-    def manifest_sources(self) -> list[dict[str, str]]:
-        return self.used.manifest()
-
     def make_tables(self, sources: dict[str, Path]) -> list[SplitTable]:
-        root = sources[PIN.repo_id]
-        check_card_license(PIN, root, self.meta.license_id)
+        root = self.checked_root(sources, PIN.repo_id)
         problems, images = release_rows(read_snapshot(root, self.used))
         subs = subsets(problems)
         self.stats = {"problems": len(problems), "images": len(images),
