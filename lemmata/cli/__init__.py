@@ -15,7 +15,7 @@ import sys
 from lemmata import __version__
 
 #: command modules, in --help order
-COMMANDS = ("list", "build", "render", "publish", "cards", "schemas", "submission-kit", "serve", "artifact", "evaluate", "baselines", "score", "run", "judge", "taobench", "re2math", "env")
+COMMANDS = ("list", "build", "render", "publish", "cards", "schemas", "submission-kit", "serve", "artifact", "evaluate", "baselines", "score", "run", "judge", "taobench", "re2math", "mathrag", "env")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -22,6 +22,7 @@ TaskType = Literal[
     "equivalence-retrieval",
     "information-retrieval",
     "autoformalization",
+    "problem-solving",
 ]
 
 

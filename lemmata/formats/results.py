@@ -60,7 +60,7 @@ ModelKind = Literal["retriever", "llm", "agent", "prover", "baseline", "other"]
 #: ModelInfo fields added after results were first stored: omitted from the JSON when unset, so the
 #: content hash (the result id) of every result stored before them stays byte-identical
 _OPTIONAL_MODEL_FIELDS = ("kind", "parameters", "dimension", "max_length", "open_weights", "licence",
-                          "prompts", "index", "endpoint_model", "sampling", "prompt_version")
+                          "prompts", "index", "endpoint_model", "sampling", "prompt_version", "modality")
 
 
 class ModelInfo(_Model):
@@ -87,6 +87,9 @@ class ModelInfo(_Model):
         default=None, max_length=32, description="sampling parameters (temperature, top_p, seed, max_tokens, n)")
     prompt_version: str | None = Field(default=None, max_length=100,
                                        description="version of the benchmark's prompt templates the run used")
+    modality: Literal["text", "text+image"] | None = Field(
+        default=None, description="what the model was declared to read: text only (figures as their text "
+                                  "description) or text and images (figures as image parts)")
 
     @field_validator("name", "revision", "endpoint_model")
     @classmethod

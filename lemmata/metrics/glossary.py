@@ -116,11 +116,17 @@ TERMS: tuple[Term, ...] = (
        "Lean.", higher=False),
     _t("attempts.pending", "Attempts pending", "Attempts still waiting for a Lean verdict (not counted as passed).",
        higher=None),
+    # MathNet-Solve (problem solving and MathRAG)
+    _t("proof_grade", "ProofGrade", "Share of the problems whose solution the grader model scored 7 of 7 against "
+       "the reference solutions (IMO-Bench protocol); solutions awaiting a grade are not counted."),
+    _t("answer_check", "AnswerCheck", "Share of the problems with a stated final answer whose candidate final "
+       "answer math-verify finds equal to the reference; not a proof grade."),
 )
 
 #: prefixes of nested keys, read before the term they qualify (``tao.pass@1`` → "Tao formulation · pass@1")
 PREFIXES: dict[str, str] = {"tao": "Tao", "mathlib": "Mathlib", "gap": "Gap", "attempts": "Attempts",
-                            "violations": "Integrity violations"}
+                            "violations": "Integrity violations", "proof_grade": "ProofGrade",
+                            "answer_check": "AnswerCheck"}
 
 @lru_cache(maxsize=1)
 def _index() -> tuple[dict[str, Term], list[tuple[re.Pattern[str], Term]]]:

@@ -478,7 +478,7 @@ class ChatRunner:
                     self.stats.from_cache += 1
                     answered(job, hit)
                 else:
-                    pending[pool.submit(self._ask_and_cache, job, key)] = (job, key)
+                    backlog.append((job, key))
 
         def answered(job: ChatJob, completion: Completion) -> None:
             out[job.id] = completion
@@ -487,10 +487,20 @@ class ChatRunner:
                 bar.update(1)
             ready.append((job, completion))
 
+        #: jobs handed to the pool at a time: wait() costs O(pending) per call, so a bounded window keeps a run
+        #: of n jobs O(n) instead of O(n²), while the pool always has its next job queued
+        backlog: deque[tuple[ChatJob, str]] = deque()
+        window = 2 * self.endpoint.concurrency
+
+        def refill() -> None:
+            while backlog and len(pending) < window:
+                job, key = backlog.popleft()
+                pending[pool.submit(self._ask_and_cache, job, key)] = (job, key)
+
         seen: set[str] = set()
         try:
             add(jobs)
-            while ready or pending:
+            while ready or pending or backlog:
                 while ready:
                     job, completion = ready.popleft()
                     follow = on_answer(job, completion) if on_answer is not None else None
@@ -499,6 +509,7 @@ class ChatRunner:
                         if bar is not None:
                             bar.total += len(follow)
                         add(follow)
+                refill()
                 if not pending:
                     break
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)

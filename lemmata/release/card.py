@@ -21,6 +21,7 @@ _TASK_CATEGORIES = {
     "equivalence-retrieval": ["text-retrieval"],
     "information-retrieval": ["text-retrieval"],
     "autoformalization": ["text-generation", "translation"],
+    "problem-solving": ["text-generation", "question-answering", "image-to-text"],
 }
 
 

@@ -44,7 +44,7 @@ def _data_type(mlc, dtype: str):
 
 
 def _fields(mlc, features: "Features", *, rs_id: str, source_kw: dict, column: str | None = None, path: tuple = ()):
-    from datasets import List, Sequence, Value
+    from datasets import Image, List, Sequence, Value
 
     out = []
     for name, feat in features.items():
@@ -64,6 +64,10 @@ def _fields(mlc, features: "Features", *, rs_id: str, source_kw: dict, column: s
                                  is_array=True, array_shape="-1", source=source()))
         elif isinstance(feat, Value):
             out.append(mlc.Field(id=fid, name=name, data_types=[_data_type(mlc, feat.dtype)], source=source()))
+        elif isinstance(feat, Image) and not column:  # a Hugging Face image: a {bytes, path} struct column
+            out.append(mlc.Field(id=fid, name=name, data_types=[mlc.DataType.IMAGE_OBJECT],
+                                 source=mlc.Source(extract=mlc.Extract(column=col),
+                                                   transforms=[mlc.Transform(json_path="bytes")], **source_kw)))
         else:
             raise ValueError(f"feature {fid} has type {type(feat).__name__}, which the Croissant writer does not map")
     return out

@@ -102,6 +102,15 @@ def test_cache_key_covers_model_prompt_sampling_seed_and_sample():
         == base.cache_key("m")
 
 
+def _wait_for_requests_in_flight(limit_s: float = 30.0) -> None:
+    import threading
+    import time
+
+    deadline = time.monotonic() + limit_s
+    while any(t.name.startswith("lemmata-chat") for t in threading.enumerate()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def test_rerun_costs_nothing_and_interrupted_run_resumes(tmp_path):
     path = tmp_path / "cache.jsonl"
     with ChatDouble(echo) as server:
@@ -115,6 +124,7 @@ def test_rerun_costs_nothing_and_interrupted_run_resumes(tmp_path):
         with ChatRunner(_endpoint(server, concurrency=2), RequestCache(path)) as runner:
             with pytest.raises(RunInterrupted, match="run the same command again to resume"):
                 runner.run(_jobs(10), quiet=True, on_answer=stop_after_three)
+        _wait_for_requests_in_flight()  # an answer in flight when the run stopped is still cached when it lands
         with open(path, "a", encoding="utf-8") as fh:
             fh.write('{"key": "torn')  # a line cut short when the process died
         done_before = len(RequestCache(path))

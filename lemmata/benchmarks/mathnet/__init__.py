@@ -1,11 +1,12 @@
-"""MathNet-Retrieve: equivalent-problem retrieval (a BEIR release pinned on the Hub; Recall@1/5/10)."""
+"""MathNet: equivalent-problem retrieval (MathNet-Retrieve, Recall@1/5/10) and olympiad problem solving with
+retrieval-augmented solving (MathNet-Solve, MathRAG), from releases pinned on the Hub."""
 
 from lemmata.core.family import Family
 
 FAMILY = Family(
     package=__name__,
-    releases="meta:RELEASES",
-    builders=("builder:MathNetRetrieveBuilder",),
-    handlers={"mathnet-retrieve": "track:MathNetHandler"},
+    releases="releases:RELEASES",
+    builders=("builder:MathNetRetrieveBuilder", "solve_builder:MathNetSolveBuilder"),
+    handlers={"mathnet-retrieve": "track:MathNetHandler", "mathnet-solve": "solve_track:MathNetSolveHandler"},
     reported="reported:import_reported",
 )

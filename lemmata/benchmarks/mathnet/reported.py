@@ -82,5 +82,7 @@ def mathnet_reported(source_dir: str | Path | None = None) -> list[Result]:
 
 
 def import_reported(store, source_dir: str | Path | None = None) -> list[tuple[Result, bool]]:
-    """Add the reported rows to a leaderboard store (idempotent: same content, same ids)."""
-    return import_results(store, mathnet_reported(source_dir))
+    """Add the reported rows of both MathNet tasks to a leaderboard store (idempotent: same content, same ids)."""
+    from lemmata.benchmarks.mathnet.solve_reported import mathnet_solve_reported
+
+    return import_results(store, [*mathnet_reported(source_dir), *mathnet_solve_reported(source_dir)])

@@ -104,6 +104,13 @@ def test_run_scores_resumes_byte_identically_and_judge_fills_pending(releases, t
         assert _run(releases, tmp_path / "b", tmp_path / "b.cache", "--no-score") == 130  # stopped, resumable
         assert not list((tmp_path / "b").glob("*.jsonl"))
         monkeypatch.setattr(chat_runner.ChatRunner, "run", original)
+        # requests already on the wire when the run stopped still reach the server: count from when they have
+        import threading
+        import time
+
+        deadline = time.monotonic() + 30
+        while any(t.name.startswith("lemmata-chat") for t in threading.enumerate()) and time.monotonic() < deadline:
+            time.sleep(0.05)
         sent = len(server.requests)
         assert _run(releases, tmp_path / "b", tmp_path / "b.cache", "--no-score") == 0
         assert len(server.requests) - sent <= 12 - 5

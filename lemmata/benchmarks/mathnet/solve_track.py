@@ -1,0 +1,306 @@
+"""MathNet-Solve track handler: one written solution per problem of a subset, under one MathRAG condition.
+
+Header::
+
+    {"format": "lemmata-submission/1", "benchmark": "mathnet-solve", "release": "mathnet-solve-1.0.0",
+     "track": "zero-shot" | "expert-rag" | "retriever-rag", "subset": "lemmata_strat_70",
+     "model": {"name": "...", "modality": "text" | "text+image", ...},
+     "retrieval": {"retriever": {"name": "..."}, "spec": "...", "k": 1, "pool": "<pool id>"},   (retriever-rag)
+     "expert_pairs_sha256": "<sha256 of the pairs file>"}                                       (expert-rag)
+
+then one ``{"problem_id", "solution", "final_answer", "abstained", "context_ids"}`` record per problem.
+``context_ids`` are the pool problems the solver was shown; none may belong to the problem's exclusion group
+(itself, its duplicates, its equivalence set), which the validator checks on every line.
+
+The condition is part of the frozen tuple (``retrieval_artifact``), and so is the grader (``scoring_artifact``),
+so zero-shot, expert-RAG and each retriever are ranked in groups of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from lemmata.benchmarks.mathnet import solve_data
+from lemmata.benchmarks.mathnet.rag import MAX_K, leaks, pool_id, pool_of
+from lemmata.benchmarks.mathnet.solve_meta import CONDITIONS, MAIN_METRIC, MATHNET_SOLVE, SUBSETS
+from lemmata.benchmarks.mathnet.solve_scoring import (
+    BENCHMARK, RUBRIC, ItemOutcome, answers_agree, as_grade, breakdowns, final_answer_of, grade_fields,
+    grade_values, scoring_artifact_id, summarize,
+)
+from lemmata.core.errors import InputError, Problem
+from lemmata.formats.envelope import Envelope, validate_model
+from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result
+from lemmata.formats.schema import SchemaFile, dumps, line_schema
+from lemmata.oracles.grader import FULL_MARKS, grader_from, is_full_marks
+from lemmata.tracks.base import OracleConfig, TrackHandler, Validated
+from lemmata.tracks.headers import check_header, records_skipped
+from lemmata.tracks.ranking import received_date
+
+MAX_SOLUTION_CHARS = 100_000
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RetrievalSpec(_Strict):
+    retriever: ModelInfo = Field(description="the retriever's identity (as `lemmata evaluate` records it)")
+    spec: str = Field(min_length=1, max_length=500, description="the retriever spec the run used")
+    k: int = Field(ge=1, le=MAX_K, description="retrieved problems shown per query")
+    pool: str = Field(pattern=r"^[0-9a-f]{16}$", description="id of the pool and its exclusion rule")
+
+
+class Header(_Strict):
+    format: Literal["lemmata-submission/1"]
+    benchmark: Literal["mathnet-solve"]
+    release: str = Field(pattern=r"^mathnet-solve-\d+\.\d+\.\d+$")
+    track: Literal["zero-shot", "expert-rag", "retriever-rag"] = Field(description="the MathRAG condition")
+    subset: Literal["lemmata_strat_70", "lemmata_strat_5500", "full"] = Field(
+        description="the problems split the run answers (Lemmata's stratified subsets, or every problem)")
+    model: ModelInfo
+    retrieval: RetrievalSpec | None = None
+    expert_pairs_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    notes: str = Field(default="", max_length=4000)
+
+
+class SolveRecord(_Strict):
+    problem_id: str = Field(min_length=1, max_length=200)
+    solution: str = Field(max_length=MAX_SOLUTION_CHARS)
+    final_answer: str | None = Field(default=None, max_length=500)
+    abstained: str | None = Field(default=None, max_length=1000,
+                                  description="why no solution was produced (refused, truncated, unavailable…)")
+    context_ids: list[str] = Field(default_factory=list, max_length=MAX_K)
+
+
+assert set(SUBSETS) | {"full"} == set(Header.model_fields["subset"].annotation.__args__)
+assert tuple(Header.model_fields["track"].annotation.__args__) == CONDITIONS
+
+
+def retrieval_artifact(header: Header) -> str:
+    """The condition as the frozen tuple names it."""
+    if header.track == "zero-shot":
+        return "mathrag:zero-shot"
+    if header.track == "expert-rag":
+        return f"mathrag:expert-rag:pairs-{(header.expert_pairs_sha256 or '')[:16]}"
+    r = header.retrieval
+    assert r is not None
+    return f"mathrag:retriever-rag:{r.retriever.name}@{r.retriever.identity()}:k{r.k}:pool-{r.pool}"
+
+
+class MathNetSolveHandler(TrackHandler):
+    benchmark: ClassVar[str] = MATHNET_SOLVE.name
+    tracks: ClassVar[tuple[str, ...]] = CONDITIONS
+
+    @classmethod
+    def schema_files(cls) -> list[SchemaFile]:
+        filename = "mathnet-solve-submission.schema.json"
+        schema = line_schema(Header, SolveRecord, filename=filename,
+                             title="MathNet-Solve submission, format lemmata-submission/1 (one JSONL line)",
+                             description="MathNet-Solve submission files are UTF-8 JSONL: line 1 is the header "
+                                         "(Header), every further line a record (SolveRecord).")
+        return [SchemaFile(MATHNET_SOLVE.name, filename, dumps(schema))]
+
+    # -- validation --------------------------------------------------------------------------------------------
+    def validate(self, envelope: Envelope, sha256: str) -> Validated:
+        name = envelope.filename
+        problems: list[Problem] = list(envelope.problems)
+        check = check_header(envelope, Header, problems, served_release=lambda h: MATHNET_SOLVE.release_id)
+        header: Header | None = check.header  # type: ignore[assignment]
+        if header is not None:
+            self._check_condition(header, name, envelope.header_line, problems)
+        if not envelope.records and not envelope.problems:
+            problems.append(Problem(name, "no solutions after the header"))
+        records: list[SolveRecord] = []
+        if header is None:
+            for line, obj in envelope.records:
+                validate_model(SolveRecord, obj, name, line, problems)
+            if envelope.records:
+                problems.append(records_skipped(name, Header, "the records' problem and context ids"))
+        else:
+            records = self._check_records(header, envelope, problems)
+        if problems:
+            raise InputError(problems)
+        assert header is not None
+        return Validated(benchmark=self.benchmark, track=header.track, model=header.model, header=header,
+                         records=records, sha256=sha256, filename=name,
+                         summary=f"{len(records)} solutions, {header.track}, subset {header.subset}",
+                         needs_oracle=True)
+
+    @staticmethod
+    def _check_condition(header: Header, name: str, line: int, problems: list[Problem]) -> None:
+        if header.track == "retriever-rag" and header.retrieval is None:
+            problems.append(Problem(name, "retriever-rag needs the retrieval it used (retriever, spec, k, pool)",
+                                    line, "header.retrieval"))
+        if header.track != "retriever-rag" and header.retrieval is not None:
+            problems.append(Problem(name, f"{header.track} has no retriever; remove retrieval", line,
+                                    "header.retrieval"))
+        if header.track == "expert-rag" and header.expert_pairs_sha256 is None:
+            problems.append(Problem(name, "expert-rag needs the sha256 of the expert pairs file it used", line,
+                                    "header.expert_pairs_sha256"))
+        if header.model.modality is None:
+            problems.append(Problem(name, "declare what the model read: 'text' (figures as descriptions) or "
+                                          "'text+image' (figures as image parts)", line, "header.model.modality"))
+
+    def _check_records(self, header: Header, envelope: Envelope, problems: list[Problem]) -> list[SolveRecord]:
+        name = envelope.filename
+        release = solve_data.solve_release(header.release)
+        wanted = set(solve_data.subset_ids(release, header.subset))
+        known = solve_data.problems(release)
+        groups = solve_data.groups(release) if header.track != "zero-shot" else {}
+        if header.retrieval is not None:
+            expected = pool_id(pool_of(list(known.values())), groups)
+            if header.retrieval.pool != expected:
+                problems.append(Problem(name, f"pool {header.retrieval.pool!r} is not this release's retrieval pool "
+                                              f"({expected!r}); retrieve with `lemmata run mathnet`", envelope.header_line,
+                                        "header.retrieval.pool"))
+        seen: dict[str, int] = {}
+        out: list[SolveRecord] = []
+        for line, obj in envelope.records:
+            rec = validate_model(SolveRecord, obj, name, line, problems)
+            if rec is None:
+                continue
+            if rec.problem_id not in wanted:
+                where = "is not in subset " + header.subset if rec.problem_id in known else "is not a problem id"
+                problems.append(Problem(name, f"{rec.problem_id[:80]!r} {where}", line, "problem_id"))
+                continue
+            if rec.problem_id in seen:
+                problems.append(Problem(name, f"problem answered twice (first on line {seen[rec.problem_id]})",
+                                        line, "problem_id"))
+                continue
+            seen[rec.problem_id] = line
+            if header.track in ("zero-shot",) and rec.context_ids:
+                problems.append(Problem(name, "zero-shot shows no context", line, "context_ids"))
+            for i, cid in enumerate(rec.context_ids):
+                if cid not in known:
+                    problems.append(Problem(name, f"unknown context id {cid[:80]!r}", line, f"context_ids[{i}]"))
+            bad = leaks(rec.problem_id, rec.context_ids, groups) if groups else []
+            for cid in bad:
+                problems.append(Problem(name, f"context {cid!r} is the problem itself, a duplicate or an "
+                                              "equivalent of it: its solution is the answer", line,
+                                        f"context_ids[{rec.context_ids.index(cid)}]"))
+            if header.retrieval is not None and len(rec.context_ids) > header.retrieval.k:
+                problems.append(Problem(name, f"{len(rec.context_ids)} contexts, more than k={header.retrieval.k}",
+                                        line, "context_ids"))
+            out.append(rec)
+        return out
+
+    # -- scoring -----------------------------------------------------------------------------------------------
+    def score(self, submission: Validated, *, received_at: str, oracles: OracleConfig) -> Result:
+        header: Header = submission.header
+        release = solve_data.solve_release(header.release)
+        known = solve_data.problems(release)
+        ids = solve_data.subset_ids(release, header.subset)
+        by_id = {r.problem_id: r for r in submission.records}
+        grader = grader_from(oracles.extra.get("grader") or oracles.judge)
+        artifact = grade_artifact(grader, oracles.extra.get("grader_artifact"))
+        grades = obtain_grades(artifact, grader, [(pid, known[pid], by_id[pid].solution) for pid in ids
+                                                  if pid in by_id and by_id[pid].abstained is None
+                                                  and by_id[pid].solution.strip()])
+        items, outcomes = [], []
+        for pid in ids:
+            p = known[pid]
+            rec = by_id.get(pid)
+            solution = rec.solution if rec is not None and rec.abstained is None else ""
+            grade: int | None
+            if not solution.strip():
+                grade, reason, by = 0, ("no solution submitted" if rec is None else
+                                         f"abstained: {rec.abstained}" if rec.abstained else "empty solution"), "rule"
+                correct: bool | None = False
+            else:
+                verdict = grades.get(pid)
+                grade, correct = as_grade(verdict), is_full_marks(verdict)
+                reason = verdict.get("reason", "") if verdict else "awaiting the grader"
+                by = "grader" if verdict else "pending"
+            answer_ok = None
+            candidate_answer = None
+            if p["final_answer"]:
+                candidate_answer = final_answer_of(solution, rec.final_answer if rec else None) if solution else None
+                answer_ok = answers_agree(p["final_answer"], candidate_answer)
+            outcome = ItemOutcome(pid, p["domain"], p["language"], p["has_images"], p["problem_type"], grade,
+                                  correct, answer_ok)
+            outcomes.append(outcome)
+            items.append({"item_id": pid, "domain": p["domain"], "language": p["language"],
+                          "has_images": p["has_images"], "problem_type": p["problem_type"], "grade": grade,
+                          "correct": correct, "grade_reason": reason[:500], "graded_by": by,
+                          "answer_check": answer_ok, "candidate_answer": candidate_answer,
+                          "context_ids": list(rec.context_ids) if rec else [], "submitted": rec is not None})
+        metrics = summarize(outcomes)
+        pg = metrics["proof_grade"]
+        pending = pg["pending"]
+        frozen = FrozenTuple(dataset_release=header.release, split=f"problems/{header.subset}",
+                             retrieval_artifact=retrieval_artifact(header),
+                             scoring_artifact=scoring_artifact_id(artifact.artifact_id if artifact else None),
+                             date=received_date(received_at))
+        notes = [f"ProofGrade: share of the {len(ids):,} problems of {header.subset} graded {FULL_MARKS}/{FULL_MARKS} "
+                 "by the grader (IMO-Bench protocol, rubric mathnet_grade.v1); AnswerCheck (math-verify) is a separate "
+                 "column over the problems that state a final answer.",
+                 f"Subset {header.subset} is Lemmata's stratified sample, not the paper's Test-Set-Small or -Large."]
+        if pending:
+            notes.append(f"{pending:,} solution(s) await the grader: ProofGrade lies between "
+                         f"{pg['bounds'][0]:.4f} and {pg['bounds'][1]:.4f}; run `lemmata judge` with a grader configured.")
+        missing = len([i for i in ids if i not in by_id])
+        if missing:
+            notes.append(f"{missing:,} problem(s) had no solution and count as not solved.")
+        return make_result(
+            kind="scored", benchmark=BENCHMARK, track=header.track, frozen=frozen,
+            submission_sha256=submission.sha256, model=header.model,
+            flags={"condition": header.track, "modality": header.model.modality},
+            main=Score(metric=MAIN_METRIC, value=pg["micro"], interval=tuple(pg["micro_wilson95"]),
+                       interval_kind="wilson95", count=pg["count"], total=pg["total"]),
+            metrics=metrics, breakdowns=breakdowns(outcomes), items=items, pending=pending,
+            status="pending_oracle" if pending else "complete", notes=notes,
+            provenance={"filename": submission.filename, "header_notes": header.notes,
+                        "retrieval": header.retrieval.model_dump(mode="json") if header.retrieval else None,
+                        "grader": artifact.manifest.judge if artifact is not None else None},
+        )
+
+
+def obtain_grades(artifact, grader, questions: list[tuple[str, Mapping[str, Any], str]]) -> dict[str, Any]:
+    """Grades by problem id: recorded ones from the artifact, missing ones asked of ``grader`` concurrently
+    (``LEMMATA_JUDGE_CONCURRENCY`` requests in flight); a problem nobody could grade is absent (pending)."""
+    if artifact is None or not questions:
+        return {}
+    from concurrent.futures import ThreadPoolExecutor
+
+    from lemmata.core.settings import read as setting
+
+    def ask(q: tuple[str, Mapping[str, Any], str]) -> tuple[str, Any]:
+        pid, p, solution = q
+        return pid, artifact.obtain("grade", grade_fields(pid, p["problem"], p["solutions"], solution),
+                                    grade_values(p["problem"], p["solutions"], solution), grader)
+
+    cached = {q[0]: artifact.lookup("grade", grade_fields(q[0], q[1]["problem"], q[1]["solutions"], q[2]))
+              for q in questions}
+    missing = [q for q in questions if cached[q[0]] is None]
+    out = {pid: v for pid, v in cached.items() if v is not None}
+    if grader is None or not missing:
+        return out
+    workers = max(1, int(setting("LEMMATA_JUDGE_CONCURRENCY") or 4))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        out.update({pid: v for pid, v in pool.map(ask, missing) if v is not None})
+    return out
+
+
+def grade_artifact(grader, folder: Any = None):
+    """The grader's judge artifact: ``folder``, else the grader's default folder, else ``$LEMMATA_JUDGE_ID``'s;
+    None when no grader is known (every written solution is then pending)."""
+    from lemmata.core.settings import read as setting
+    from lemmata.oracles.judge import ARTIFACT_FILE, ArtifactManifest, JudgeArtifact, default_artifact_dir, load_rubric
+
+    rubrics = {"grade": load_rubric(*RUBRIC)}
+    judge_id = grader.judge_id if grader is not None else None
+    describe: Mapping[str, Any] | None = grader.describe() if grader is not None else None
+    from pathlib import Path
+
+    folder = Path(folder) if folder is not None else None
+    if folder is not None and judge_id is None:
+        manifest = ArtifactManifest.model_validate_json((folder / ARTIFACT_FILE).read_text("utf-8"))
+        judge_id = manifest.judge["id"]
+    judge_id = judge_id or setting("LEMMATA_JUDGE_ID")
+    if judge_id is None:
+        return None
+    folder = folder or default_artifact_dir(BENCHMARK, judge_id, rubrics)
+    return JudgeArtifact(folder, benchmark=BENCHMARK, judge_id=judge_id, rubrics=rubrics, describe=describe)
