@@ -87,3 +87,33 @@ def scholar_world_21(tmp_path_factory, re2math_release, distractor_release) -> P
     from lemmata.benchmarks.re2math.scholar.world21 import build_world_21
 
     return build_world_21(re2math_release, distractor_release, tmp_path_factory.mktemp("scholar-world-21"))
+
+
+# -- MathNet-Solve and MathNet-Retrieve fixture releases (upstream layout, images included) ---------------------
+
+MATHNET_SOLVE_FIXTURE = Path(__file__).parent / "fixtures" / "hub" / "MathNet"
+MATHNET_RETRIEVE_FIXTURE = Path(__file__).parent / "fixtures" / "hub" / "MathNet-Retrieve"
+
+
+@pytest.fixture(scope="session")
+def solve_release() -> Path:
+    """``mathnet-solve-1.0.0`` where the handlers look for it ($LEMMATA_HOME/releases), built once."""
+    from lemmata.benchmarks.mathnet.solve_builder import MathNetSolveBuilder
+    from lemmata.core.paths import releases_dir
+
+    target = releases_dir() / "mathnet-solve-1.0.0"
+    if not target.is_dir():
+        MathNetSolveBuilder(source_dir=MATHNET_SOLVE_FIXTURE).build(releases_dir(), quiet=True)
+    return target
+
+
+@pytest.fixture(scope="session")
+def retrieve_release() -> Path:
+    from lemmata.benchmarks.mathnet.builder import MathNetRetrieveBuilder
+    from lemmata.core.paths import releases_dir
+
+    target = releases_dir() / "mathnet-retrieve-1.0.0"
+    if not target.is_dir():
+        MathNetRetrieveBuilder(source_dir=MATHNET_RETRIEVE_FIXTURE).build(releases_dir(), quiet=True)
+    return target
+

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import FIXTURE
+FIXTURE = Path(__file__).parents[2] / "fixtures" / "hub" / "MathNet"
 from lemmata.benchmarks.mathnet.solve_builder import MathNetSolveBuilder
 from lemmata.benchmarks.mathnet.solve_meta import SUBSETS
 from lemmata.core.errors import InputError

@@ -238,7 +238,7 @@ def test_retriever_rag_with_the_static_model_lands_in_its_own_group_and_never_le
 def _static_retrieve_results(tmp_path):
     """The static baseline's scored MathNet-Retrieve runs (every tier), ranked by the same ranker over the
     fixture corpus texts."""
-    from conftest import RETRIEVE_FIXTURE
+    RETRIEVE_FIXTURE = Path(__file__).parents[2] / "fixtures" / "hub" / "MathNet-Retrieve"
     from lemmata.core.jsonl import read_jsonl
     from lemmata.families import handler_for
     from lemmata.tracks.model_runs import BaselineRanker, Part
