@@ -149,20 +149,7 @@ def space(tmp_path_factory):
     return Store(cfg.store_root), cfg
 
 
-@pytest.fixture
-def shared_re2math(monkeypatch, re2math_release, scholar_artifacts):
-    """Re²Math uploads validate against the session's built release and offline world, opened once: a fresh
-    handler per upload would reopen (or, in a fresh home, build) the 346k-record world every time."""
-    import lemmata.families as families
-    from lemmata.benchmarks.re2math.scoring import Re2MathHandler
-
-    shared = Re2MathHandler(releases_root=re2math_release.parent, artifacts_root=scholar_artifacts,
-                            build_missing=False)
-    fresh = families.handler_for
-    monkeypatch.setattr(families, "handler_for", lambda benchmark: shared if benchmark == "re2math" else fresh(benchmark))
-
-
-def test_generated_mutations_give_problem_lists_never_tracebacks_or_acceptance(space, shared_re2math):
+def test_generated_mutations_give_problem_lists_never_tracebacks_or_acceptance(space, re2math_uploads):
     run_mutations(space, PER_BASE, PER_LARGE_BASE, large_records=LARGE_BASE_RECORDS)
 
 
