@@ -91,6 +91,19 @@ def test_line_count_line_size_and_container_budget(monkeypatch):
     assert [p.line for p in probs] == [3] and "arrays and objects" in probs[0].reason
 
 
+def test_repeated_short_lines_are_read_once_strictly_and_still_bounded(monkeypatch):
+    """Repeats of a good short line skip the strict parse but get their own values and still spend the budget;
+    a bad line is never remembered, so each repeat is refused on its own line."""
+    got = parse_envelope(HEADER + b'{"a": [1]}\n' * 3, "f.jsonl")
+    assert [v for _, v in got.records] == [{"a": [1]}] * 3
+    assert len({id(v) for _, v in got.records}) == 3 and len({id(v["a"]) for _, v in got.records}) == 3
+    probs = _problems(HEADER + b'{"a": 1, "a": 2}\n' * 3)
+    assert [(p.line, p.field) for p in probs] == [(2, "a"), (3, "a"), (4, "a")]
+    monkeypatch.setattr(envelope, "MAX_CONTAINERS", 4)  # header 1, then one per line: the fourth repeat is over
+    probs = _problems(HEADER + b"{}\n" * 4)
+    assert [p.line for p in probs] == [5] and "arrays and objects" in probs[0].reason
+
+
 def test_window_true_is_not_window_one():
     lines = RE2MATH.read_bytes().split(b"\n")
     header = json.loads(lines[0])
