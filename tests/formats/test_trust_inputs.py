@@ -104,7 +104,7 @@ def test_repeated_short_lines_are_read_once_strictly_and_still_bounded(monkeypat
     assert [p.line for p in probs] == [5] and "arrays and objects" in probs[0].reason
 
 
-def test_window_true_is_not_window_one():
+def test_window_true_is_not_window_one(re2math_uploads):
     lines = RE2MATH.read_bytes().split(b"\n")
     header = json.loads(lines[0])
     assert header["window"] in (1, 3, 5)
@@ -115,7 +115,7 @@ def test_window_true_is_not_window_one():
     assert [(p.line, p.field) for p in err.value.problems] == [(1, "header.window")]
 
 
-def test_handler_problems_are_capped_too():
+def test_handler_problems_are_capped_too(re2math_uploads):
     lines = RE2MATH.read_bytes().rstrip(b"\n").split(b"\n")
     data = b"\n".join(lines[:1] + [b'{"instance_id": "x"}'] * 500)
     with pytest.raises(InputError) as err:
@@ -165,7 +165,7 @@ def test_export_folder_is_removed_on_close_and_at_exit(tmp_path):
     assert left.name.startswith("lemmata-space-exports-") and not left.exists()
 
 
-def test_space_renders_a_bounded_problem_table_for_a_hostile_upload(tmp_path):
+def test_space_renders_a_bounded_problem_table_for_a_hostile_upload(tmp_path, re2math_uploads):
     from lemmata.space.config import SpaceConfig
     from lemmata.space.submit import SubmissionForm, render_outcome, submit_upload
     from lemmata.store import Store
