@@ -35,7 +35,8 @@ def _submission(release, n: int, formulations: list[str]) -> bytes:
     header = {"format": "lemmata-submission/1", "benchmark": "taobench", "track": "proofs", "release": RELEASE,
               "formulations": formulations, "model": {"name": "timing-run"}, "n": n,
               "sampling": {"temperature": 1.0},
-              "flags": {"used_lean_feedback": False, "trained_on_taobench": False, "used_external_tools": False}}
+              "flags": {"used_lean_feedback": False, "trained_on_taobench": False, "used_external_tools": False,
+                        "filtered_attempts": False}}
     lines = [header]
     for f in formulations:
         for fqn in release.fqns():

@@ -65,6 +65,25 @@ def scholar_artifacts(tmp_path_factory, re2math_release, distractor_release) -> 
     return root
 
 
+@pytest.fixture(scope="session")
+def session_re2math_handler(re2math_release, scholar_artifacts):
+    """One Re²Math track handler over the session's release and offline world (each opened once)."""
+    from lemmata.benchmarks.re2math.scoring import Re2MathHandler
+
+    return Re2MathHandler(releases_root=re2math_release.parent, artifacts_root=scholar_artifacts, build_missing=False)
+
+
+@pytest.fixture
+def re2math_uploads(monkeypatch, session_re2math_handler):
+    """``validate_upload`` (CLI and space) dispatches Re²Math files to the session's handler: a fresh handler
+    per upload would reopen (or, in the test home, build) the 346k-record offline world every time."""
+    import lemmata.families as families
+
+    fresh = families.handler_for
+    monkeypatch.setattr(families, "handler_for",
+                        lambda benchmark: session_re2math_handler if benchmark == "re2math" else fresh(benchmark))
+
+
 @pytest.fixture
 def re2math_sources_copy(tmp_path) -> Path:
     """A writable copy of the verified raw Re2Math sources, for tests that tamper with them."""

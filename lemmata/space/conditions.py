@@ -50,6 +50,9 @@ CONDITIONS: tuple[Condition, ...] = (
               description="weights or hyper-parameters were fitted on queries or qrels of this track"),
     Condition(flag="trained_on_taobench", badge="trained on TaoBench", splits=False,
               description="weights or prompts were tuned on TaoBench or its source formalization"),
+    Condition(flag="filtered_attempts", badge="filtered attempts", splits=True,
+              description="attempts were selected from more than n samples: pass@k no longer estimates the "
+                          "model's rate"),
 )
 
 #: valued conditions: (flag, badge format, tooltip, splits)

@@ -31,6 +31,7 @@ from lemmata.core.errors import LemmataError, Problem
 from lemmata.core.hashing import sha256_bytes, sha256_json
 from lemmata.formats.results import Result
 from lemmata.store.index import Index
+from lemmata.store.ledger import LEDGER_FILE, LedgerError, SealLedger
 
 __all__ = ["Fingerprint", "Integrity", "ResultIntegrityError", "VerifiedFiles", "check_result_bytes", "fingerprint",
            "parse_checked"]
@@ -136,6 +137,9 @@ class VerifiedFiles:
 class Integrity(Index):
     """The store's part that reads result files only after checking them against their hash and index row."""
 
+    #: which results are sealed and their seals (append-only hash chain; see :mod:`lemmata.store.ledger`)
+    ledger: SealLedger
+
     #: verdicts of result files already checked in this process, by stat fingerprint
     verified: VerifiedFiles
 
@@ -160,12 +164,34 @@ class Integrity(Index):
                 raise ResultIntegrityError(row["result_id"], row["path"],
                                            f"the file cannot be read ({exc.strerror or exc})") from None
             doc = check_result_bytes(data, result_id=row["result_id"], path=row["path"])
+            seal = doc.get("sealed_sha256")
+            reason = self.ledger_problem(row["result_id"], seal if isinstance(seal, str) else None)
+            if reason is not None:
+                raise ResultIntegrityError(row["result_id"], row["path"], reason)
             self._check_row(doc, row)
         except ResultIntegrityError as exc:
             self._remember(row, fp, exc.reason)
             raise
         self._remember(row, fp, None)
         return doc
+
+    def ledger_problem(self, result_id: str, seal: str | None) -> str | None:
+        """None when the seal ledger lists the result with this seal (None: legacy), else why not: a seal
+        deleted from a file must not make a sealed result look like a legacy one."""
+        try:
+            listed, recorded = self.ledger.listed(result_id)
+        except LedgerError as exc:
+            return f"the seal ledger does not verify ({exc})"
+        if not listed:
+            return (f"the seal ledger ({LEDGER_FILE}) does not list this result: only results the store added "
+                    "(or found when it started the ledger) are shown")
+        if recorded is not None and seal is None:
+            return (f"field 'sealed_sha256' was removed: the seal ledger records this result as sealed with "
+                    f"{recorded[:12]}")
+        if recorded != seal:
+            return (f"field 'sealed_sha256' is {str(seal)[:12]}, but the seal ledger records "
+                    f"{'none (legacy)' if recorded is None else recorded[:12]}")
+        return None
 
     def _check_row(self, doc: dict[str, Any], row: dict[str, Any]) -> None:
         """The index row must say what the file says (it was made from it)."""

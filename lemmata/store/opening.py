@@ -9,6 +9,7 @@ dataset repository) loses nothing.
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from lemmata.store.faults import EMPTY, MISSING, check_index, move_aside
 from lemmata.store.files import has_durable_files
 from lemmata.store.index import RowSummary
 from lemmata.store.integrity import VerifiedFiles
+from lemmata.store.ledger import SealLedger
 from lemmata.store.moderation import Moderation
 from lemmata.store.queue import Queue
 from lemmata.store.results import Results
@@ -44,6 +46,7 @@ class Store(Queue, Results, Moderation):
         self.row_summary = row_summary
         self.reindex_problems: list[Problem] = []
         self.verified = VerifiedFiles()
+        self.ledger = SealLedger(self.results_dir)
         #: one line when the index was found damaged or missing at open and rebuilt from the durable files
         self.recovery_notice: str | None = None
         self.root.mkdir(parents=True, exist_ok=True)
@@ -51,6 +54,8 @@ class Store(Queue, Results, Moderation):
         rebuild = damage is not None and (damage not in (MISSING, EMPTY) or has_durable_files(self.root))
         moved = move_aside(self.db_path) if rebuild else None
         missing = self._create_schema()
+        if not self.ledger.exists():  # a new store, or one whose results predate the ledger (their seals as found)
+            self.ledger.start(_found_seals(self.results_dir))
         for row in missing:  # rows indexed by an older summary, or by a store opened without one: fill them in once
             with self._write() as conn:
                 conn.execute("UPDATE results SET summary_json = ? WHERE result_id = ?",
@@ -88,6 +93,9 @@ class Store(Queue, Results, Moderation):
                 if result.sealed_sha256 is not None and result.sealed_sha256 != result.seal():
                     raise ValueError("field 'scored_at' (or another stored field) was edited: the stored fields do "
                                      "not hash to the seal; identities and dates come only from files that verify")
+                reason = self.ledger_problem(result.result_id, result.sealed_sha256)
+                if reason is not None:
+                    raise ValueError(reason)
             except ValueError as exc:
                 self._skip(path, exc)
                 continue
@@ -96,6 +104,23 @@ class Store(Queue, Results, Moderation):
         self._reindex_submissions()
         self._replay_moderation()
         return added
+
+
+def _found_seals(results_dir: Path) -> list[tuple[str, str | None]]:
+    """``(result_id, seal or None)`` of every result file already stored, in path order (unreadable ones left
+    out: they fail their own checks)."""
+    out = []
+    for path in sorted(results_dir.rglob("*.json")) if results_dir.is_dir() else ():
+        if path.name.startswith("."):
+            continue
+        try:
+            doc = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            continue
+        if isinstance(doc, dict) and doc.get("result_id") == path.stem:
+            seal = doc.get("sealed_sha256")
+            out.append((path.stem, seal if isinstance(seal, str) else None))
+    return out
 
 
 def default_store(*, row_summary: RowSummary | None = None) -> Store:

@@ -42,7 +42,9 @@ class Results(Integrity):
         if path.exists():
             stored = Result.from_file(path)
         else:
-            atomic_write(path, result.to_json().encode("utf-8"))
+            with self._write():  # one writer at a time: the ledger line follows the file
+                atomic_write(path, result.to_json().encode("utf-8"))
+                self.ledger.append([(result.result_id, result.sealed_sha256)])
             stored = result
         created = self._index(stored, path)
         return stored, created

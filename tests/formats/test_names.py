@@ -17,17 +17,18 @@ from lemmata.space.submit import SubmissionForm, form_problems
 from lemmata.space.tables import render_board
 
 ROOT = Path(__file__).resolve().parents[2]
-MIRB = ROOT / "submissions/re2math/example-re2math-bm25-raw-m5.jsonl"
+EXAMPLE = ROOT / "submissions/re2math/example-re2math-bm25-raw-m5.jsonl"
 
 
 def _with_model_name(name: str) -> bytes:
-    head, rest = MIRB.read_bytes().split(b"\n", 1)
+    """The example's header with ``name`` and its first record (the header problem needs no more)."""
+    head, rest = EXAMPLE.read_bytes().split(b"\n", 2)[:2]
     header = json.loads(head)
     header["model"]["name"] = name
-    return json.dumps(header, ensure_ascii=False).encode("utf-8") + b"\n" + rest
+    return json.dumps(header, ensure_ascii=False).encode("utf-8") + b"\n" + rest + b"\n"
 
 
-def test_upload_with_a_zero_width_space_in_the_model_name_is_refused(re2math_release):
+def test_upload_with_a_zero_width_space_in_the_model_name_is_refused(re2math_uploads):
     with pytest.raises(InputError) as err:
         validate_upload(_with_model_name("bm25\u200b"), "m.jsonl")
     [p] = [p for p in err.value.problems if p.field and p.field.endswith("model.name")]

@@ -91,7 +91,20 @@ def test_line_count_line_size_and_container_budget(monkeypatch):
     assert [p.line for p in probs] == [3] and "arrays and objects" in probs[0].reason
 
 
-def test_window_true_is_not_window_one():
+def test_repeated_short_lines_are_read_once_strictly_and_still_bounded(monkeypatch):
+    """Repeats of a good short line skip the strict parse but get their own values and still spend the budget;
+    a bad line is never remembered, so each repeat is refused on its own line."""
+    got = parse_envelope(HEADER + b'{"a": [1]}\n' * 3, "f.jsonl")
+    assert [v for _, v in got.records] == [{"a": [1]}] * 3
+    assert len({id(v) for _, v in got.records}) == 3 and len({id(v["a"]) for _, v in got.records}) == 3
+    probs = _problems(HEADER + b'{"a": 1, "a": 2}\n' * 3)
+    assert [(p.line, p.field) for p in probs] == [(2, "a"), (3, "a"), (4, "a")]
+    monkeypatch.setattr(envelope, "MAX_CONTAINERS", 4)  # header 1, then one per line: the fourth repeat is over
+    probs = _problems(HEADER + b"{}\n" * 4)
+    assert [p.line for p in probs] == [5] and "arrays and objects" in probs[0].reason
+
+
+def test_window_true_is_not_window_one(re2math_uploads):
     lines = RE2MATH.read_bytes().split(b"\n")
     header = json.loads(lines[0])
     assert header["window"] in (1, 3, 5)
@@ -102,7 +115,7 @@ def test_window_true_is_not_window_one():
     assert [(p.line, p.field) for p in err.value.problems] == [(1, "header.window")]
 
 
-def test_handler_problems_are_capped_too():
+def test_handler_problems_are_capped_too(re2math_uploads):
     lines = RE2MATH.read_bytes().rstrip(b"\n").split(b"\n")
     data = b"\n".join(lines[:1] + [b'{"instance_id": "x"}'] * 500)
     with pytest.raises(InputError) as err:
@@ -152,7 +165,7 @@ def test_export_folder_is_removed_on_close_and_at_exit(tmp_path):
     assert left.name.startswith("lemmata-space-exports-") and not left.exists()
 
 
-def test_space_renders_a_bounded_problem_table_for_a_hostile_upload(tmp_path):
+def test_space_renders_a_bounded_problem_table_for_a_hostile_upload(tmp_path, re2math_uploads):
     from lemmata.space.config import SpaceConfig
     from lemmata.space.submit import SubmissionForm, render_outcome, submit_upload
     from lemmata.store import Store

@@ -216,3 +216,53 @@ def test_results_stored_before_the_seal_keep_their_ids():
     legacy = _result("a" * 64, 0.5, "m").model_copy(update={"sealed_sha256": None})
     assert "sealed_sha256" not in json.loads(legacy.to_json())
     assert legacy.content_id() == legacy.result_id == _result("a" * 64, 0.5, "m").result_id
+
+
+def _drop_seal_and_date(path) -> None:
+    """Delete the seal and move the date: without the ledger the file would read as a legacy result."""
+    doc = json.loads(path.read_text())
+    del doc["sealed_sha256"]
+    doc["scored_at"] = "2020-01-01T00:00:00+00:00"
+    path.write_text(json.dumps(doc, indent=2))
+
+
+def test_a_deleted_seal_does_not_make_a_result_legacy(store_with_two):
+    store, good, bad = store_with_two
+    path = store.results_dir / "b" / f"{bad.result_id}.json"
+    _drop_seal_and_date(path)
+    with pytest.raises(ResultIntegrityError, match="'sealed_sha256' was removed"):
+        store.get_result(bad.result_id)
+    store.db_path.unlink()
+    rebuilt = Store(store.root)
+    assert {r["result_id"] for r in rebuilt.result_rows()} == {good.result_id}
+    assert any("'sealed_sha256' was removed" in p.reason for p in rebuilt.reindex_problems)
+
+
+def test_legacy_results_are_those_the_ledger_started_with(tmp_path):
+    """A store from before the ledger: its unsealed results are listed as legacy once and read; a result file
+    without a seal that turns up later is not listed, so it is refused, never legacy."""
+    legacy = _result("a" * 64, 0.5, "old").model_copy(update={"sealed_sha256": None})
+    (tmp_path / "results" / "b").mkdir(parents=True)
+    (tmp_path / "results" / "b" / f"{legacy.result_id}.json").write_text(legacy.to_json())
+    store = Store(tmp_path)
+    assert store.ledger.seals() == {legacy.result_id: None}
+    assert store.get_result(legacy.result_id).sealed_sha256 is None and store.verify_files() == []
+    late = _result("c" * 64, 0.75, "late").model_copy(update={"sealed_sha256": None})
+    (tmp_path / "results" / "b" / f"{late.result_id}.json").write_text(late.to_json())
+    store.db_path.unlink()
+    rebuilt = Store(tmp_path)
+    assert {r["result_id"] for r in rebuilt.result_rows()} == {legacy.result_id}
+    assert any("does not list this result" in p.reason for p in rebuilt.reindex_problems)
+
+
+def test_an_edited_or_truncated_ledger_is_an_integrity_error(store_with_two):
+    store, good, bad = store_with_two
+    lines = store.ledger.path.read_text().splitlines(keepends=True)
+    entry = json.loads(lines[1])
+    entry["sealed_sha256"] = None  # make the second result "legacy" in the ledger too
+    store.ledger.path.write_text(lines[0] + json.dumps(entry, sort_keys=True) + "\n")
+    with pytest.raises(ResultIntegrityError, match="entry_sha256"):
+        Store(store.root).get_result(bad.result_id)
+    store.ledger.path.write_text(lines[0])  # the last line removed: its result is no longer listed
+    with pytest.raises(ResultIntegrityError, match="does not list this result"):
+        Store(store.root).get_result(bad.result_id)

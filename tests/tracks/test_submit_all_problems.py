@@ -190,7 +190,8 @@ def test_taobench_issue_example(taobench):
     header = {"format": "lemmata-submission/1", "benchmark": "taobench", "track": "proofs",
               "release": "taobench-150-1.1.0", "formulations": ["tao"], "model": {"name": "m"}, "n": 1,
               "sampling": {"temperature": 0.0},
-              "flags": {"used_lean_feedback": False, "trained_on_taobench": False, "used_external_tools": False}}
+              "flags": {"used_lean_feedback": False, "trained_on_taobench": False, "used_external_tools": False,
+                        "filtered_attempts": False}}
     objs = [header, *({"fqn": f, "formulation": "tao", "attempts": ["theorem x : True := trivial"]} for f in fqns)]
     data, last = issue_example(objs, "fqn", "Chapter9.No.such_exercise")
     with pytest.raises(InputError) as err:

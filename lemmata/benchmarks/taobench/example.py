@@ -58,7 +58,8 @@ def build_example(proofs: ExampleProofs, releases_root: str | Path | None = None
         "format": SUBMISSION_FORMAT, "benchmark": BENCHMARK, "track": TRACK, "release": proofs.release,
         "formulations": ["tao", "mathlib"], "model": proofs.model.model_dump(), "n": 1,
         "sampling": {"temperature": 0.0, "prompt": "hand-written proofs spliced into the official files"},
-        "flags": {"used_lean_feedback": False, "trained_on_taobench": False, "used_external_tools": False},
+        "flags": {"used_lean_feedback": False, "trained_on_taobench": False, "used_external_tools": False,
+                  "filtered_attempts": False},
         "notes": proofs.notes,
     }
     return [header, *records]

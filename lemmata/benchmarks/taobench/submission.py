@@ -65,6 +65,9 @@ class Flags(_Strict):
                                       "formalization of Analysis I (teorth/analysis)")
     used_external_tools: bool = Field(description="anything beyond the model and Lean was consulted (web search, "
                                       "premise retrieval over other corpora, other models)")
+    filtered_attempts: bool = Field(description="attempts were selected from more than n samples (e.g. by running "
+                                    "Lean and keeping those that pass); pass@k then no longer estimates the model's "
+                                    "rate. Required: the board sets such entries apart")
 
 
 class Header(_Strict):

@@ -42,7 +42,8 @@ def header(**kw) -> dict:
     h = {"format": "lemmata-submission/1", "benchmark": "taobench", "track": "proofs", "release": RELEASE,
          "formulations": ["tao", "mathlib"], "model": {"name": "test-prover", "revision": "r1"}, "n": 2,
          "sampling": {"temperature": 0.6, "top_p": 0.95, "max_tokens": 4096},
-         "flags": {"used_lean_feedback": False, "trained_on_taobench": False, "used_external_tools": False}}
+         "flags": {"used_lean_feedback": False, "trained_on_taobench": False, "used_external_tools": False,
+                        "filtered_attempts": False}}
     h.update(kw)
     return h
 
@@ -428,3 +429,13 @@ def test_an_edited_lean_verdict_cache_fails_scoring(handler, release, tmp_path, 
     assert problem.field == line_field
     assert problem.file.endswith("verdicts.head.json" if line_field == "count" else "verdicts.jsonl")
     assert (problem.line is None) == (line_field == "count")
+
+
+def test_the_header_must_say_whether_attempts_were_filtered(handler):
+    """Sampling 8 and sending the 2 that pass, declared as n = 2, would quadruple pass@1: the header states
+    whether attempts were filtered (required), and the board sets filtered entries apart."""
+    old = header()
+    del old["flags"]["filtered_attempts"]
+    with pytest.raises(InputError) as err:
+        validate(handler, jsonl([old]))
+    assert any(p.field and p.field.endswith("filtered_attempts") and p.line == 1 for p in err.value.problems)
