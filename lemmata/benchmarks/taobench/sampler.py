@@ -160,7 +160,8 @@ def sample_submission(release: TaoRelease, runner: ChatRunner, *, n: int, sampli
         "sampling": {"temperature": sampling.temperature, "top_p": sampling.top_p, "max_tokens": sampling.max_tokens,
                      "seed": sampling.seed, "prompt": f"{PROMPT_ID}: official file with sorry, whole-proof "
                      "generation; sample i drawn with seed + i", "other": {}},
-        "flags": {"used_lean_feedback": False, "trained_on_taobench": False, "used_external_tools": False},
+        "flags": {"used_lean_feedback": False, "trained_on_taobench": False, "used_external_tools": False,
+                  "filtered_attempts": False},
         "notes": f"lemmata run taobench: {len(specs)} exercise-formulation pair(s) × {n} sample(s), every sample "
                  "submitted" + (f"; first {limit} exercise(s) only, the rest count as failed" if limit else ""),
     }
