@@ -37,7 +37,7 @@ MODEL = "model2vec:tokenlearn-static-model"
 
 
 def _world_corpus():
-    from lemmata.benchmarks.re2math.source_retrieval import default_source_track
+    from lemmata.benchmarks.re2math.source.retrieval import default_source_track
 
     track = default_source_track(build=False)
     return track, track.doc_ids, track.doc_texts()
