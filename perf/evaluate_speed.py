@@ -1,7 +1,7 @@
 """Speed of `lemmata evaluate`: encoding, exact and approximate search, and a whole source-retrieval run.
 
     LEMMATA_HOME=/tmp/lm-x lemmata artifact build --version 2.0.0   # the 346k-record world, once
-    LEMMATA_HOME=/tmp/lm-x python perf/evaluate_speed.py [--only encode,exact,ann,e2e] [--ann-n 1000000]
+    LEMMATA_HOME=/tmp/lm-x python perf/evaluate_speed.py [--only encode,exact,exact-synthetic,ann,e2e] [--ann-n 1000000]
 
 Reports, in one run:
 
@@ -11,6 +11,8 @@ Reports, in one run:
 - **exact** — blocked exact top-100 search over those 346k document vectors, batched queries (the Eval-200 raw
   proof states, repeated to 2,000): queries/s and the peak resident memory of a process doing only that
   (targets ≥ 500 queries/s, ≤ 1.5 GB);
+- **exact-synthetic** — the same search over 346k × 256 random unit vectors (2,000 queries, top 100), no world
+  needed; the load average at the end is printed with it;
 - **ann** — a usearch HNSW index against exact search at ``--ann-n`` synthetic clustered vectors (64 dims):
   recall@10 over 1,000 queries (target ≥ 0.98), build time, query speed-up over exact;
 - **e2e** — ``lemmata.evaluate("model2vec:tokenlearn-static-model", ["re2math-source-retrieval"])`` from a cold
@@ -80,6 +82,33 @@ def _exact_child(vectors: str, rows: int, dim: int, queries_json: str) -> None:
                       "queries_per_s": round(len(q) / seconds), "peak_rss_mb": round(peak_mb)}))
 
 
+def _synthetic_child(rows: int, dim: int) -> None:
+    """Run in a fresh process: exact top-100 of 2,000 batched queries over ``rows`` × ``dim`` random unit vectors."""
+    import numpy as np
+
+    from lemmata.retrievers.search import exact_search
+
+    rng = np.random.default_rng(0)
+    docs = rng.standard_normal((rows, dim), dtype=np.float32)
+    docs /= np.linalg.norm(docs, axis=1, keepdims=True)
+    q = rng.standard_normal((2000, dim), dtype=np.float32)
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    ids = [f"rec-{i}" for i in range(rows)]
+    t = time.perf_counter()
+    exact_search(q, docs, ids, 100)
+    seconds = time.perf_counter() - t
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"queries": len(q), "documents": rows, "dimension": dim, "seconds": round(seconds, 2),
+                      "queries_per_s": round(len(q) / seconds), "peak_rss_mb": round(peak_mb),
+                      "load_average": [round(x, 2) for x in os.getloadavg()]}))
+
+
+def exact_synthetic(rows: int = 346_000, dim: int = 256) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--synthetic-child", str(rows), str(dim)], capture_output=True,
+                         text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def exact(enc: dict) -> dict:
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
         json.dump(enc["queries"], fh)
@@ -133,8 +162,11 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--exact-child":
         _exact_child(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
         return
+    if len(sys.argv) > 1 and sys.argv[1] == "--synthetic-child":
+        _synthetic_child(int(sys.argv[2]), int(sys.argv[3]))
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default="encode,exact,ann,e2e")
+    parser.add_argument("--only", default="encode,exact,exact-synthetic,ann,e2e")
     parser.add_argument("--ann-n", type=int, default=1_000_000)
     parser.add_argument("--cache", metavar="DIR", help="keep the encoded world here (a second run measures search "
                                                         "only; encoding then reports the cached rows)")
@@ -148,6 +180,8 @@ def main() -> None:
                   flush=True)
             if "exact" in only:
                 print("exact:", json.dumps(exact(enc)), flush=True)
+        if "exact-synthetic" in only:
+            print("exact-synthetic:", json.dumps(exact_synthetic()), flush=True)
         if "ann" in only:
             print("ann:", json.dumps(ann(args.ann_n)), flush=True)
         if "e2e" in only:
