@@ -228,7 +228,7 @@ def test_source_retrieval_applies_each_query_year_cutoff_as_a_filter(tmp_path, s
     data, _ = run_task(one, DenseRanker(CountingEncoder(), cache=EmbeddingCache(tmp_path), quiet=True))
     lines = [json.loads(x) for x in data.splitlines()]
     assert lines[0]["system"]["year_cutoff"] and lines[0]["corpus"] == world.artifact_id
-    assert lines[0]["model"]["index"] == "exact-filtered"
+    assert lines[0]["model"]["index"] == "exact-filtered" and lines[0]["flags"]["year_cutoff"] is True
     year = dict(zip(small.doc_ids, small.doc_keys.tolist()))
     limits = [part.query_limits[q] for q in qids]
     assert any(limit is not None and limit < max(year.values()) for limit in limits)  # the filter removes records
@@ -238,3 +238,24 @@ def test_source_retrieval_applies_each_query_year_cutoff_as_a_filter(tmp_path, s
         ranked = [d["doc_id"] for d in rec["ranking"]]
         allowed = [d for d in small.doc_ids if year[d] < 0 or limit is None or year[d] <= limit]
         assert len(ranked) == min(100, len(allowed)) and set(ranked) <= set(allowed)
+
+
+def test_a_year_cutoff_run_never_ranks_in_the_group_of_one_without():
+    """The cutoff is a declared condition that splits the board's group; a header without it stores no such flag,
+    so the published baselines' flags (and result ids) are unchanged."""
+    from lemmata.benchmarks.re2math.source.track import SourceRunHeader
+    from lemmata.space.conditions import badges, view_group_key
+    from lemmata.tracks.model_runs import FLAGS
+
+    head = {"format": "lemmata-submission/1", "benchmark": "re2math-source-retrieval", "release": "re2math-1.0.0",
+            "split": "eval200/test", "track": "raw", "model": {"name": "m"}, "notes": "",
+            "corpus": "re2math-scholar-offline-2.0.0", "system": {}}
+    without = SourceRunHeader.model_validate({**head, "flags": dict(FLAGS)}).flags.model_dump()
+    with_cut = SourceRunHeader.model_validate({**head, "flags": {**FLAGS, "year_cutoff": True}}).flags.model_dump()
+    assert without == FLAGS and with_cut == {**FLAGS, "year_cutoff": True}
+    group = "re2math-1.0.0 | eval200/test | re2math-scholar-offline-2.0.0 | qrels | 2026-11-22"
+    assert view_group_key(group, without) == group
+    assert view_group_key(group, with_cut) == f"{group} | with year cutoff"
+    assert ("year cutoff" in [b for b, _ in badges(with_cut)]) and not badges(without)
+    with pytest.raises(Exception):  # strict: a string is not a declaration
+        SourceRunHeader.model_validate({**head, "flags": {**FLAGS, "year_cutoff": "yes"}})

@@ -60,17 +60,18 @@ def source_task(split: str = "test", variant: str = "raw", *, year_cutoff: bool 
     track = track if track is not None else default_source_track()
     queries = track.query_texts(split, variant)
     part = Part(doc_ids=track.doc_ids, doc_texts=track.doc_texts, queries=queries)
-    protocol = {}
+    protocol, flags = {}, {}
     if year_cutoff:
         world = track_world(track)
         part.doc_keys = record_years(world)
         part.query_limits = {q: world.attribution(q).year_cutoff for q in queries}
-        protocol = {"year_cutoff": YEAR_CUTOFF_RULE}
+        protocol, flags = {"year_cutoff": YEAR_CUTOFF_RULE}, {"year_cutoff": True}
     return RankingTask(name=f"{SOURCE_BENCHMARK}:{variant}",
                        header={"benchmark": SOURCE_BENCHMARK, "release": track.release_id,
                                "split": "/".join(SPLITS[split]), "track": variant},
                        header_tail={"corpus": track.world_id}, parts=[part],
-                       filename=f"{SOURCE_BENCHMARK}.{split}.{variant}", protocol=protocol)
+                       filename=f"{SOURCE_BENCHMARK}.{split}.{variant}", protocol=protocol,
+                       flags=flags)
 
 
 def tasks(name: str, *, split: str = "test", year_cutoff: bool = True) -> list[RankingTask]:
