@@ -118,10 +118,14 @@ def exact(enc: dict) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def ann(n: int) -> dict:
+def ann(n: int, index_path: str) -> dict:
+    """HNSW against exact search at ``n`` synthetic vectors: the graph built once (kept at ``index_path`` and
+    reused by later runs), then searched at several expansions and over-fetches; the default is reported first."""
+    import dataclasses
+
     import numpy as np
 
-    from lemmata.retrievers.search import ApproximateIndex, exact_search, recall_against_exact
+    from lemmata.retrievers.search import ApproximateIndex, HnswParams, exact_search, recall_against_exact
 
     rng = np.random.default_rng(0)
     centres = rng.normal(size=(2000, 64)).astype(np.float32)
@@ -130,19 +134,28 @@ def ann(n: int) -> dict:
     q = docs[rng.choice(n, 1000, replace=False)] + 0.3 * rng.normal(size=(1000, 64)).astype(np.float32)
     q /= np.linalg.norm(q, axis=1, keepdims=True)
     ids = [f"v{i:07d}" for i in range(n)]
+    reused = os.path.exists(index_path)
     t = time.perf_counter()
-    index = ApproximateIndex(docs, ids)
+    index = ApproximateIndex(docs, ids, path=index_path)
     build = time.perf_counter() - t
-    t = time.perf_counter()
-    approx = index.search(q, 10)
-    t_ann = time.perf_counter() - t
     t = time.perf_counter()
     truth = exact_search(q, docs, ids, 10)
     t_exact = time.perf_counter() - t
-    return {"vectors": n, "index": index.params.label(), "build_s": round(build, 1),
-            "recall@10": round(recall_against_exact(approx, truth, 10), 4),
-            "ann_queries_per_s": round(len(q) / t_ann), "exact_queries_per_s": round(len(q) / t_exact),
-            "speed_up": round(t_exact / t_ann, 1)}
+    out = {"vectors": n, "index_file": index_path, "build_s" if not reused else "load_s": round(build, 1),
+           "exact_queries_per_s": round(len(q) / t_exact), "settings": []}
+    default = HnswParams()
+    for ef, fetch in ((default.expansion_search, default.fetch), (128, 1), (256, 1), (512, 1), (512, 2),
+                      (1024, 1)):
+        index.params = dataclasses.replace(default, expansion_search=ef, fetch=fetch)
+        t = time.perf_counter()
+        approx = index.search(q, 10)
+        t_ann = time.perf_counter() - t
+        out["settings"].append({"index": index.params.label(),
+                                "recall@10": round(recall_against_exact(approx, truth, 10), 4),
+                                "ann_queries_per_s": round(len(q) / t_ann), "speed_up": round(t_exact / t_ann, 1)})
+        print("ann setting:", json.dumps(out["settings"][-1]), flush=True)
+    out["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    return out
 
 
 def e2e(cache_dir: str) -> dict:
@@ -168,6 +181,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="encode,exact,exact-synthetic,ann,e2e")
     parser.add_argument("--ann-n", type=int, default=1_000_000)
+    parser.add_argument("--ann-index", metavar="FILE", help="keep the built HNSW graph here (a later run with the "
+                                                            "same --ann-n loads it instead of building)")
     parser.add_argument("--cache", metavar="DIR", help="keep the encoded world here (a second run measures search "
                                                         "only; encoding then reports the cached rows)")
     args = parser.parse_args()
@@ -183,7 +198,8 @@ def main() -> None:
         if "exact-synthetic" in only:
             print("exact-synthetic:", json.dumps(exact_synthetic()), flush=True)
         if "ann" in only:
-            print("ann:", json.dumps(ann(args.ann_n)), flush=True)
+            print("ann:", json.dumps(ann(args.ann_n, args.ann_index or os.path.join(tmp, "ann.usearch"))),
+                  flush=True)
         if "e2e" in only:
             print("e2e:", json.dumps(e2e(tmp)), flush=True)
 
