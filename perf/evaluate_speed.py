@@ -144,8 +144,8 @@ def ann(n: int, index_path: str) -> dict:
     out = {"vectors": n, "index_file": index_path, "build_s" if not reused else "load_s": round(build, 1),
            "exact_queries_per_s": round(len(q) / t_exact), "settings": []}
     default = HnswParams()
-    for ef, fetch in ((default.expansion_search, default.fetch), (128, 1), (256, 1), (512, 1), (512, 2),
-                      (1024, 1)):
+    for ef, fetch in ((default.expansion_search, default.fetch), (128, 1), (512, 1), (1024, 1), (1024, 2),
+                      (2048, 1), (3072, 1)):
         index.params = dataclasses.replace(default, expansion_search=ef, fetch=fetch)
         t = time.perf_counter()
         approx = index.search(q, 10)
