@@ -224,7 +224,7 @@ def test_source_retrieval_applies_each_query_year_cutoff_as_a_filter(tmp_path, s
     small = Part(doc_ids=ids, doc_texts=[texts[i] for i in keep], queries={q: part.queries[q] for q in qids},
                  doc_keys=part.doc_keys[keep], query_limits=part.query_limits)
     one = RankingTask(name=task.name, header=task.header, parts=[small], filename=task.filename,
-                      header_tail=task.header_tail, protocol=task.protocol)
+                      header_tail=task.header_tail, protocol=task.protocol, flags=task.flags)
     data, _ = run_task(one, DenseRanker(CountingEncoder(), cache=EmbeddingCache(tmp_path), quiet=True))
     lines = [json.loads(x) for x in data.splitlines()]
     assert lines[0]["system"]["year_cutoff"] and lines[0]["corpus"] == world.artifact_id
