@@ -1,7 +1,7 @@
 """Speed of `lemmata evaluate`: encoding, exact and approximate search, and a whole source-retrieval run.
 
     LEMMATA_HOME=/tmp/lm-x lemmata artifact build --version 2.0.0   # the 346k-record world, once
-    LEMMATA_HOME=/tmp/lm-x python perf/evaluate_speed.py [--only encode,exact,ann,e2e] [--ann-n 1000000]
+    LEMMATA_HOME=/tmp/lm-x python perf/evaluate_speed.py [--only encode,exact,exact-synthetic,ann,e2e] [--ann-n 1000000]
 
 Reports, in one run:
 
@@ -11,6 +11,8 @@ Reports, in one run:
 - **exact** — blocked exact top-100 search over those 346k document vectors, batched queries (the Eval-200 raw
   proof states, repeated to 2,000): queries/s and the peak resident memory of a process doing only that
   (targets ≥ 500 queries/s, ≤ 1.5 GB);
+- **exact-synthetic** — the same search over 346k × 256 random unit vectors (2,000 queries, top 100), no world
+  needed; the load average at the end is printed with it;
 - **ann** — a usearch HNSW index against exact search at ``--ann-n`` synthetic clustered vectors (64 dims):
   recall@10 over 1,000 queries (target ≥ 0.98), build time, query speed-up over exact;
 - **e2e** — ``lemmata.evaluate("model2vec:tokenlearn-static-model", ["re2math-source-retrieval"])`` from a cold
@@ -37,7 +39,7 @@ MODEL = "model2vec:tokenlearn-static-model"
 
 
 def _world_corpus():
-    from lemmata.benchmarks.re2math.source_retrieval import default_source_track
+    from lemmata.benchmarks.re2math.source.retrieval import default_source_track
 
     track = default_source_track(build=False)
     return track, track.doc_ids, track.doc_texts()
@@ -80,6 +82,33 @@ def _exact_child(vectors: str, rows: int, dim: int, queries_json: str) -> None:
                       "queries_per_s": round(len(q) / seconds), "peak_rss_mb": round(peak_mb)}))
 
 
+def _synthetic_child(rows: int, dim: int) -> None:
+    """Run in a fresh process: exact top-100 of 2,000 batched queries over ``rows`` × ``dim`` random unit vectors."""
+    import numpy as np
+
+    from lemmata.retrievers.search import exact_search
+
+    rng = np.random.default_rng(0)
+    docs = rng.standard_normal((rows, dim), dtype=np.float32)
+    docs /= np.linalg.norm(docs, axis=1, keepdims=True)
+    q = rng.standard_normal((2000, dim), dtype=np.float32)
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    ids = [f"rec-{i}" for i in range(rows)]
+    t = time.perf_counter()
+    exact_search(q, docs, ids, 100)
+    seconds = time.perf_counter() - t
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"queries": len(q), "documents": rows, "dimension": dim, "seconds": round(seconds, 2),
+                      "queries_per_s": round(len(q) / seconds), "peak_rss_mb": round(peak_mb),
+                      "load_average": [round(x, 2) for x in os.getloadavg()]}))
+
+
+def exact_synthetic(rows: int = 346_000, dim: int = 256) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--synthetic-child", str(rows), str(dim)], capture_output=True,
+                         text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def exact(enc: dict) -> dict:
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
         json.dump(enc["queries"], fh)
@@ -89,10 +118,14 @@ def exact(enc: dict) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def ann(n: int) -> dict:
+def ann(n: int, index_path: str) -> dict:
+    """HNSW against exact search at ``n`` synthetic vectors: the graph built once (kept at ``index_path`` and
+    reused by later runs), then searched at several expansions and over-fetches; the default is reported first."""
+    import dataclasses
+
     import numpy as np
 
-    from lemmata.retrievers.search import ApproximateIndex, exact_search, recall_against_exact
+    from lemmata.retrievers.search import ApproximateIndex, HnswParams, exact_search, recall_against_exact
 
     rng = np.random.default_rng(0)
     centres = rng.normal(size=(2000, 64)).astype(np.float32)
@@ -101,19 +134,28 @@ def ann(n: int) -> dict:
     q = docs[rng.choice(n, 1000, replace=False)] + 0.3 * rng.normal(size=(1000, 64)).astype(np.float32)
     q /= np.linalg.norm(q, axis=1, keepdims=True)
     ids = [f"v{i:07d}" for i in range(n)]
+    reused = os.path.exists(index_path)
     t = time.perf_counter()
-    index = ApproximateIndex(docs, ids)
+    index = ApproximateIndex(docs, ids, path=index_path)
     build = time.perf_counter() - t
-    t = time.perf_counter()
-    approx = index.search(q, 10)
-    t_ann = time.perf_counter() - t
     t = time.perf_counter()
     truth = exact_search(q, docs, ids, 10)
     t_exact = time.perf_counter() - t
-    return {"vectors": n, "index": index.params.label(), "build_s": round(build, 1),
-            "recall@10": round(recall_against_exact(approx, truth, 10), 4),
-            "ann_queries_per_s": round(len(q) / t_ann), "exact_queries_per_s": round(len(q) / t_exact),
-            "speed_up": round(t_exact / t_ann, 1)}
+    out = {"vectors": n, "index_file": index_path, "build_s" if not reused else "load_s": round(build, 1),
+           "exact_queries_per_s": round(len(q) / t_exact), "settings": []}
+    default = HnswParams()
+    for ef, fetch in ((default.expansion_search, default.fetch), (128, 1), (512, 1), (1024, 1), (1024, 2),
+                      (2048, 1), (3072, 1)):
+        index.params = dataclasses.replace(default, expansion_search=ef, fetch=fetch)
+        t = time.perf_counter()
+        approx = index.search(q, 10)
+        t_ann = time.perf_counter() - t
+        out["settings"].append({"index": index.params.label(),
+                                "recall@10": round(recall_against_exact(approx, truth, 10), 4),
+                                "ann_queries_per_s": round(len(q) / t_ann), "speed_up": round(t_exact / t_ann, 1)})
+        print("ann setting:", json.dumps(out["settings"][-1]), flush=True)
+    out["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    return out
 
 
 def e2e(cache_dir: str) -> dict:
@@ -133,9 +175,14 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--exact-child":
         _exact_child(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
         return
+    if len(sys.argv) > 1 and sys.argv[1] == "--synthetic-child":
+        _synthetic_child(int(sys.argv[2]), int(sys.argv[3]))
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default="encode,exact,ann,e2e")
+    parser.add_argument("--only", default="encode,exact,exact-synthetic,ann,e2e")
     parser.add_argument("--ann-n", type=int, default=1_000_000)
+    parser.add_argument("--ann-index", metavar="FILE", help="keep the built HNSW graph here (a later run with the "
+                                                            "same --ann-n loads it instead of building)")
     parser.add_argument("--cache", metavar="DIR", help="keep the encoded world here (a second run measures search "
                                                         "only; encoding then reports the cached rows)")
     args = parser.parse_args()
@@ -148,8 +195,11 @@ def main() -> None:
                   flush=True)
             if "exact" in only:
                 print("exact:", json.dumps(exact(enc)), flush=True)
+        if "exact-synthetic" in only:
+            print("exact-synthetic:", json.dumps(exact_synthetic()), flush=True)
         if "ann" in only:
-            print("ann:", json.dumps(ann(args.ann_n)), flush=True)
+            print("ann:", json.dumps(ann(args.ann_n, args.ann_index or os.path.join(tmp, "ann.usearch"))),
+                  flush=True)
         if "e2e" in only:
             print("e2e:", json.dumps(e2e(tmp)), flush=True)
 

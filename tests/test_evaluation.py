@@ -186,32 +186,76 @@ def test_openai_compatible_endpoint_with_cached_corpus(tmp_path, monkeypatch):
         server.close()
 
 
-def test_source_retrieval_applies_each_query_year_cutoff_as_a_filter(tmp_path):
+@pytest.fixture(scope="module")
+def served_source_track(scholar_artifacts, re2math_release):
+    """The source track over the session's built world and release (``conftest.scholar_artifacts``), the world linked
+    where the harness opens the track's world: nothing is built here."""
+    from lemmata.benchmarks.re2math.scholar.world import default_world_path
+    from lemmata.benchmarks.re2math.source.retrieval import make_source_track
+    from lemmata.catalog import open_release_folder
+    from lemmata.benchmarks.re2math.scholar.worlds import open_any_world
+
+    built = scholar_artifacts / default_world_path().name
+    link = default_world_path()
+    if not link.exists():
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(built, target_is_directory=True)
+    return make_source_track(open_any_world(built), open_release_folder(re2math_release))
+
+
+def test_source_retrieval_applies_each_query_year_cutoff_as_a_filter(tmp_path, served_source_track):
     from test_search_and_cache import CountingEncoder
 
-    from lemmata.benchmarks.re2math.evaluation_tasks import source_task
-    from lemmata.benchmarks.re2math.scholar.world import default_world
+    from lemmata.benchmarks.re2math.evaluation_tasks import source_task, track_world
     from lemmata.tracks.model_runs import DenseRanker, Part, RankingTask, run_task
 
-    task = source_task("test", "raw")
-    world = default_world(build=False)
+    task = source_task("test", "raw", track=served_source_track)
+    world = track_world(served_source_track)
+    assert world.artifact_id == served_source_track.world_id  # the track's own world, whichever version it serves
     part = task.parts[0]
     assert task.protocol["year_cutoff"] and len(part.doc_keys) == len(part.doc_ids) == len(world)
-    qids = list(part.queries)[:8]
+    qids = list(part.queries)[:6]
     assert [part.query_limits[q] for q in qids] == [world.attribution(q).year_cutoff for q in qids]
-    keep = slice(None, None, 25)  # every 25th record (all years): the filter, not the corpus size, is under test
+    # a few hundred records of all years, each query's cited source among them: the filter is under test, not scale
+    keep = sorted({*range(0, len(part.doc_ids), 997),
+                   *(part.doc_ids.index(world.attribution(q).record_id) for q in qids)})
+    ids = [part.doc_ids[i] for i in keep]
     texts = part.texts()
-    small = Part(doc_ids=part.doc_ids[keep], doc_texts=texts[keep], queries={q: part.queries[q] for q in qids},
+    small = Part(doc_ids=ids, doc_texts=[texts[i] for i in keep], queries={q: part.queries[q] for q in qids},
                  doc_keys=part.doc_keys[keep], query_limits=part.query_limits)
     one = RankingTask(name=task.name, header=task.header, parts=[small], filename=task.filename,
-                      header_tail=task.header_tail, protocol=task.protocol)
+                      header_tail=task.header_tail, protocol=task.protocol, flags=task.flags)
     data, _ = run_task(one, DenseRanker(CountingEncoder(), cache=EmbeddingCache(tmp_path), quiet=True))
     lines = [json.loads(x) for x in data.splitlines()]
     assert lines[0]["system"]["year_cutoff"] and lines[0]["corpus"] == world.artifact_id
-    assert lines[0]["model"]["index"] == "exact-filtered"
+    assert lines[0]["model"]["index"] == "exact-filtered" and lines[0]["flags"]["year_cutoff"] is True
     year = dict(zip(small.doc_ids, small.doc_keys.tolist()))
-    assert any(limit is not None and limit < max(year.values()) for limit in part.query_limits.values())
+    limits = [part.query_limits[q] for q in qids]
+    assert any(limit is not None and limit < max(year.values()) for limit in limits)  # the filter removes records
+    assert len(lines) == 1 + len(qids)
     for rec in lines[1:]:
         limit = part.query_limits[rec["query_id"]]
-        assert len(rec["ranking"]) == 100
-        assert all(year[d["doc_id"]] < 0 or limit is None or year[d["doc_id"]] <= limit for d in rec["ranking"])
+        ranked = [d["doc_id"] for d in rec["ranking"]]
+        allowed = [d for d in small.doc_ids if year[d] < 0 or limit is None or year[d] <= limit]
+        assert len(ranked) == min(100, len(allowed)) and set(ranked) <= set(allowed)
+
+
+def test_a_year_cutoff_run_never_ranks_in_the_group_of_one_without():
+    """The cutoff is a declared condition that splits the board's group; a header without it stores no such flag,
+    so the published baselines' flags (and result ids) are unchanged."""
+    from lemmata.benchmarks.re2math.source.track import SourceRunHeader
+    from lemmata.space.conditions import badges, view_group_key
+    from lemmata.tracks.model_runs import FLAGS
+
+    head = {"format": "lemmata-submission/1", "benchmark": "re2math-source-retrieval", "release": "re2math-1.0.0",
+            "split": "eval200/test", "track": "raw", "model": {"name": "m"}, "notes": "",
+            "corpus": "re2math-scholar-offline-2.0.0", "system": {}}
+    without = SourceRunHeader.model_validate({**head, "flags": dict(FLAGS)}).flags.model_dump()
+    with_cut = SourceRunHeader.model_validate({**head, "flags": {**FLAGS, "year_cutoff": True}}).flags.model_dump()
+    assert without == FLAGS and with_cut == {**FLAGS, "year_cutoff": True}
+    group = "re2math-1.0.0 | eval200/test | re2math-scholar-offline-2.0.0 | qrels | 2026-11-22"
+    assert view_group_key(group, without) == group
+    assert view_group_key(group, with_cut) == f"{group} | with year cutoff"
+    assert ("year cutoff" in [b for b, _ in badges(with_cut)]) and not badges(without)
+    with pytest.raises(Exception):  # strict: a string is not a declaration
+        SourceRunHeader.model_validate({**head, "flags": {**FLAGS, "year_cutoff": "yes"}})

@@ -28,7 +28,9 @@ from lemmata.space.rows import ROW_SUMMARY
 from lemmata.store import ResultIntegrityError, Store
 
 KindFilter = Literal["all", "reported", "scored"]
-SORT_KEYS = ("rank", "model", "kind", "date", "pending", "n")
+SORT_KEYS = ("rank", "model", "kind", "date", "pending", "n", "params", "dim")
+#: the declared model metadata a column shows (sort key -> ``ModelInfo`` field)
+MODEL_COLUMNS = {"params": "parameters", "dim": "dimension"}
 DEFAULT_SORT = "rank:asc"
 MAX_DIAGNOSTICS = 16
 _METRIC_KEY = re.compile(r"^[A-Za-z0-9_.@ ()\-]{1,80}$")
@@ -131,12 +133,18 @@ class BoardQuery(BaseModel):
     sort: str = DEFAULT_SORT
     kind: KindFilter = "all"
     show_all: bool = False
+    #: only models that declare open weights
+    open_weights: bool = False
+    #: only models that declare at most this many parameters ('' = any size; e.g. '1e9')
+    max_params: str = ""
 
     def to_params(self) -> dict[str, str]:
         """Non-default fields, as URL query parameters."""
         out = {"all": "1"} if self.show_all else {}
+        if self.open_weights:
+            out["open"] = "1"
         for key, default in (("benchmark", None), ("track", None), ("group", ""), ("search", ""),
-                             ("sort", DEFAULT_SORT), ("kind", "all")):
+                             ("sort", DEFAULT_SORT), ("kind", "all"), ("max_params", "")):
             value = getattr(self, key)
             if value not in (None, "", default):
                 out[key] = str(value)
@@ -267,6 +275,27 @@ def _matches(row: BoardRow, terms: list[str]) -> bool:
     return all(t in hay for t in terms)
 
 
+def model_matches(model: Mapping[str, Any], open_only: bool, max_params: str) -> bool:
+    """Whether a row's declared model passes the metadata filters (an undeclared value never passes a filter on it).
+
+    >>> model_matches({"parameters": 7e6, "open_weights": True}, True, "1e8"), model_matches({}, False, "")
+    (True, True)
+    >>> model_matches({"parameters": 7e9}, False, "1e9"), model_matches({}, False, "1e9"), model_matches({}, True, "")
+    (False, False, False)
+    """
+    if open_only and model.get("open_weights") is not True:
+        return False
+    if max_params:
+        try:
+            ceiling = float(max_params)
+        except ValueError:
+            return True  # an unreadable ceiling (a hand-edited URL) filters nothing
+        n = model.get("parameters")
+        if isinstance(n, bool) or not isinstance(n, (int, float)) or n > ceiling:
+            return False
+    return True
+
+
 def _sort_value(row: BoardRow, column: str) -> Any:
     if column == "rank":
         return (row.rank is None, row.rank or 0)
@@ -280,6 +309,8 @@ def _sort_value(row: BoardRow, column: str) -> Any:
         return row.pending
     if column == "n":
         return row.total or 0
+    if column in MODEL_COLUMNS:
+        return row.model.get(MODEL_COLUMNS[column])
     value = row.metrics.get(column[2:])
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return (1, str(value) if value is not None else "")
@@ -302,6 +333,9 @@ def _is_missing(row: BoardRow, column: str) -> bool:
         return row.rank is None
     if column.startswith("m."):
         return row.metrics.get(column[2:]) is None
+    if column in MODEL_COLUMNS:
+        value = row.model.get(MODEL_COLUMNS[column])
+        return isinstance(value, bool) or not isinstance(value, (int, float))
     return False
 
 
@@ -396,7 +430,8 @@ def build_view(rows: Sequence[BoardRow], query: BoardQuery,
         if query.group and key != query.group:
             continue
         ranked = rank_rows(by_group[key], higher)
-        shown = [r for r in ranked if (query.kind == "all" or r.kind == query.kind) and _matches(r, terms)]
+        shown = [r for r in ranked if (query.kind == "all" or r.kind == query.kind) and _matches(r, terms)
+                 and model_matches(r.model, query.open_weights, query.max_params)]
         matched += len(shown)
         frozen = {k: v for k, v in next((r.frozen for r in ranked if r.frozen), {}).items() if k != "date"}
         groups.append(BoardGroup(key=key, frozen=frozen, rows=tuple(sort_rows(shown, query.sort)),

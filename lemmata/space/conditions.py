@@ -44,6 +44,9 @@ CONDITIONS: tuple[Condition, ...] = (
     Condition(flag="used_lean_feedback", badge="Lean feedback", splits=True,
               description="saw Lean's output while producing attempts (agentic or tree search), not blind "
                           "whole proofs"),
+    Condition(flag="year_cutoff", badge="year cutoff", splits=True,
+              description="each query's year cutoff applied as a filter: records dated after it were never ranked "
+                          "(a smaller corpus per query than a run without it)"),
     Condition(flag="tuned_on_pool", badge="tuned on pool", splits=False,
               description="prompts, hyper-parameters or weights were tuned on pool/train or pool/dev"),
     Condition(flag="tuned_on_track_data", badge="tuned on track data", splits=False,

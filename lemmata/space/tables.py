@@ -226,6 +226,32 @@ def group_caption(group: BoardGroup) -> str:
             f'<span class="lm-group-stats">{esc(" · ".join(stats))}</span></caption>')
 
 
+#: headline metrics of ranking tracks (their rows get the model metadata columns)
+RANKING_METRICS = re.compile(r"^(ndcg|recall|mrr|map|precision|hit)(@\d+)?$")
+
+
+def is_ranking_metric(metric: str) -> bool:
+    """
+    >>> is_ranking_metric("ndcg@10"), is_ranking_metric("mrr@100"), is_ranking_metric("tool_acc")
+    (True, True, False)
+    """
+    return bool(RANKING_METRICS.match(metric or ""))
+
+
+def params_text(n: Any) -> str:
+    """A declared parameter count, short.
+
+    >>> params_text(22_000_000), params_text(7_240_000_000), params_text(None), params_text(True)
+    ('22M', '7.2B', '–', '–')
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, float)) or not math.isfinite(n):
+        return "–"
+    for div, unit in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if n >= div:
+            return f"{n / div:.2g}{unit}" if n / div < 10 else f"{n / div:.0f}{unit}"
+    return f"{n:g}"
+
+
 def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
     active = parse_sort(sort)
     rows = group.rows if show_all else group.rows[:ROW_LIMIT]
@@ -253,6 +279,11 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
         # before the diagnostics, so a wide group (TaoBench's) never pushes it out of view
         _th("Date", "date", active, "evaluation date of the frozen tuple", cls="t"),
     ]
+    ranking = is_ranking_metric(metric)
+    if ranking:  # the declared model metadata, as MTEB's board shows it (unset: –)
+        head += [_th("Params", "params", active, "declared parameter count", numeric=True),
+                 _th("Dim", "dim", active, "declared embedding dimension", numeric=True),
+                 '<th class="t" title="declared: weights publicly downloadable">Open</th>']
     labels = {d: column_label(d, metric) for d in group.diagnostics}
     head += [_th(labels[d][0], f"m.{d}", active, labels[d][1], numeric=True, cls="lm-diag", breaks=True)
              for d in group.diagnostics]
@@ -280,6 +311,12 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
             f"<td>{pending_badge(r.pending, r.status, r.bounds)}</td>",
             f'<td class="t">{esc(r.date)}</td>',
         ]
+        if ranking:
+            ow = r.model.get("open_weights")
+            dim = r.model.get("dimension")
+            cells += [f"<td>{params_text(r.model.get('parameters'))}</td>",
+                      f"<td>{esc(dim) if isinstance(dim, int) and not isinstance(dim, bool) else '–'}</td>",
+                      f'<td class="t">{"yes" if ow is True else "no" if ow is False else "–"}</td>']
         cells += [f"<td>{fmt(r.metrics.get(d), diag_fmt[d])}</td>" for d in group.diagnostics]
         cells += [f'<td class="t lm-entry"><a href="#audit" data-audit="{esc(r.result_id)}"><code>{esc(r.short_id)}</code>'
                   f"</a></td>"]

@@ -5,6 +5,7 @@ under ``lemmata.space.tabs`` and the tests use them without a browser.
 """
 
 import hashlib
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -58,6 +59,10 @@ def query_from_params(params: dict[str, str]) -> BoardQuery:
               if params.get(k)}
     if params.get("all") == "1":
         fields["show_all"] = True
+    if params.get("open") == "1":
+        fields["open_weights"] = True
+    if params.get("max_params") and re.fullmatch(r"\d+(\.\d+)?(e\d{1,2})?", str(params["max_params"])[:16]):
+        fields["max_params"] = str(params["max_params"])
     if fields.get("group") == ALL_GROUPS:
         fields.pop("group")
     try:

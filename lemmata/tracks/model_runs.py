@@ -71,6 +71,8 @@ class RankingTask:
     header_tail: dict[str, Any] = field(default_factory=dict)
     #: what the task applies, recorded in the header's ``system`` (e.g. the year-cutoff rule)
     protocol: dict[str, Any] = field(default_factory=dict)
+    #: declared flags the task itself sets (e.g. ``year_cutoff``: a condition that splits the board's group)
+    flags: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -214,7 +216,7 @@ def header_of(task: RankingTask, model: ModelInfo, system: Mapping[str, Any], no
     if head["model"].get("url") is None:
         head["model"].pop("url", None)
     if task.run_header:
-        head["flags"] = dict(flags or FLAGS)
+        head["flags"] = {**(flags or FLAGS), **task.flags}
         head["system"] = dict(system)
     head["notes"] = notes
     head.update(task.header_tail)

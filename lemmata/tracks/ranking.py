@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, create_model
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, create_model, model_serializer
 
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.meta import BenchmarkMeta
@@ -190,6 +190,17 @@ class RunFlags(BaseModel):
                                                   "this track (any split)")
     used_external_data: bool = Field(description="trained on, or retrieved from, data beyond the track's own corpus "
                                                  "(pretrained models off the shelf do not count)")
+    year_cutoff: bool | None = Field(None, description="each query's year cutoff was applied as a filter (records "
+                                                       "dated after it never ranked); a declared condition that "
+                                                       "splits the board's group. Unset: left out of the stored "
+                                                       "flags, so results made before it keep their ids")
+
+    @model_serializer(mode="wrap")
+    def _unset_left_out(self, handler):
+        data = handler(self)
+        if data.get("year_cutoff") is None:
+            data.pop("year_cutoff", None)
+        return data
 
 
 class RunHeader(HeaderBase):

@@ -94,3 +94,37 @@ def test_the_eval_extra_holds_evaluate_and_the_readme_names_it():
     assert any(d.startswith("evaluate") for d in extras["eval"]) and "lemmata[space]" in extras["eval"]
     assert not any(d.startswith("evaluate") for d in extras["space"])  # the space alone stays lean
     assert "pip install -q -e '.[eval]'" in (root / "README.md").read_text("utf-8")
+
+
+def test_ranking_board_shows_and_filters_declared_model_metadata(tmp_path):
+    """A ranking track's table has parameters, dimension and open-weights columns, sortable, and the open-weights
+    and size filters travel in the URL; an undeclared value shows '–' and never passes a filter on it."""
+    from lemmata.space.views import query_from_params
+
+    st = Store(tmp_path)
+    frozen = FrozenTuple(dataset_release="re2math-1.0.0", split="retrieval_queries/test", retrieval_artifact=None,
+                         scoring_artifact="qrels", date="2026-11-22")
+    for name, model, value in (
+            ("small-open", ModelInfo(name="small-open", kind="retriever", parameters=22_000_000, dimension=384,
+                                     open_weights=True), 0.41),
+            ("big-closed", ModelInfo(name="big-closed", kind="retriever", parameters=7_240_000_000, dimension=4096,
+                                     open_weights=False), 0.52),
+            ("bare", ModelInfo(name="bare"), 0.30)):
+        st.add_result(make_result(kind="scored", benchmark="re2math-theorem-retrieval", track="raw", frozen=frozen,
+                                  submission_sha256=sha256_bytes(name.encode()), model=model,
+                                  main=Score(metric="ndcg@10", value=value, count=200, total=200)))
+    rows = load_rows(st)
+    view = build_view(rows, BoardQuery(benchmark="re2math-theorem-retrieval", track="raw"))
+    html = render_board(view)
+    assert all(h in html for h in (">Params", ">Dim", ">Open</th>", "<td>22M</td>", "<td>7.2B</td>", "<td>384</td>"))
+    assert [r.model_name for r in build_view(rows, BoardQuery(benchmark="re2math-theorem-retrieval", track="raw",
+                                                               sort="params:desc")).rows] == \
+        ["big-closed", "small-open", "bare"]  # undeclared last
+    opened = query_from_params({"benchmark": "re2math-theorem-retrieval", "track": "raw", "open": "1"})
+    assert [r.model_name for r in build_view(rows, opened).rows] == ["small-open"]
+    small = query_from_params({"benchmark": "re2math-theorem-retrieval", "track": "raw", "max_params": "1e9"})
+    assert [r.model_name for r in build_view(rows, small).rows] == ["small-open"]
+    assert query_from_params(small.to_params()) == small and "max_params=1e9" in small.query_string()
+    assert query_from_params({"max_params": "1e9;drop"}).max_params == ""  # malformed: no filter
+    # a non-ranking board keeps its columns
+    assert ">Params" not in render_board(build_view(load_rows(Store(tmp_path / "empty")), BoardQuery()))

@@ -19,7 +19,7 @@ YEAR_CUTOFF_RULE = "world attribution year_cutoff; records dated after it are ne
 def theorem_task(split: str = "test", variant: str = "raw") -> RankingTask:
     """One theorem-retrieval submission: the release's statements ranked for each rendered proof state."""
     from lemmata.benchmarks.re2math.meta import RE2MATH
-    from lemmata.benchmarks.re2math.theorem_retrieval import QUERIES_CONFIG, THEOREM_BENCHMARK, load_track
+    from lemmata.benchmarks.re2math.theorem.retrieval import QUERIES_CONFIG, THEOREM_BENCHMARK, load_track
     from lemmata.catalog import release_path
 
     doc_ids, texts, queries, _ = load_track(release_path(RE2MATH), split, variant)
@@ -42,34 +42,41 @@ def record_years(world) -> "object":
     return np.where(np.isnan(years), -1, years).astype(np.int64)
 
 
-def source_task(split: str = "test", variant: str = "raw", *, year_cutoff: bool = True) -> RankingTask:
-    """One source-retrieval submission over the current offline world (cutoff applied as a filter when asked)."""
-    from lemmata.benchmarks.re2math.scholar.world import default_world
-    from lemmata.benchmarks.re2math.source_retrieval import SOURCE_BENCHMARK, SPLITS, default_source_track
+def track_world(track):
+    """The opened world the source track ranks (whichever version ``source/`` serves), never a hard-coded one."""
+    from lemmata.benchmarks.re2math.scholar.worlds import open_any_world
+    from lemmata.core.paths import artifacts_dir
 
-    track = default_source_track()
+    return open_any_world(artifacts_dir() / track.world_id)
+
+
+def source_task(split: str = "test", variant: str = "raw", *, year_cutoff: bool = True, track=None) -> RankingTask:
+    """One source-retrieval submission over the track's offline world (cutoff applied as a filter when asked).
+
+    ``track`` defaults to the source track's own default (its world included); tests pass a built one.
+    """
+    from lemmata.benchmarks.re2math.source.retrieval import SOURCE_BENCHMARK, SPLITS, default_source_track
+
+    track = track if track is not None else default_source_track()
     queries = track.query_texts(split, variant)
     part = Part(doc_ids=track.doc_ids, doc_texts=track.doc_texts, queries=queries)
-    protocol = {}
+    protocol, flags = {}, {}
     if year_cutoff:
-        world = default_world(quiet=True)
-        if world.artifact_id != track.world_id:
-            from lemmata.core.errors import LemmataError
-
-            raise LemmataError(f"the default world is {world.artifact_id}, the track ranks {track.world_id}")
+        world = track_world(track)
         part.doc_keys = record_years(world)
         part.query_limits = {q: world.attribution(q).year_cutoff for q in queries}
-        protocol = {"year_cutoff": YEAR_CUTOFF_RULE}
+        protocol, flags = {"year_cutoff": YEAR_CUTOFF_RULE}, {"year_cutoff": True}
     return RankingTask(name=f"{SOURCE_BENCHMARK}:{variant}",
                        header={"benchmark": SOURCE_BENCHMARK, "release": track.release_id,
                                "split": "/".join(SPLITS[split]), "track": variant},
                        header_tail={"corpus": track.world_id}, parts=[part],
-                       filename=f"{SOURCE_BENCHMARK}.{split}.{variant}", protocol=protocol)
+                       filename=f"{SOURCE_BENCHMARK}.{split}.{variant}", protocol=protocol,
+                       flags=flags)
 
 
 def tasks(name: str, *, split: str = "test", year_cutoff: bool = True) -> list[RankingTask]:
     """Every variant of a Re²Math ranking track (``raw``, ``assisted``)."""
-    from lemmata.benchmarks.re2math.theorem_retrieval import VARIANTS
+    from lemmata.benchmarks.re2math.theorem.retrieval import VARIANTS
 
     if name == "re2math-theorem-retrieval":
         return [theorem_task(split, v) for v in VARIANTS]
