@@ -29,7 +29,7 @@ def run(args) -> int:
     folders = {m.release_id: release_root(m) for m in metas}
     built = {rid: (path / "MANIFEST.json").is_file() for rid, path in folders.items()}
     if args.json:
-        unset = lambda m: {k for k in ("ranking", "beir") if getattr(m, k) is None}  # noqa: E731 (older listings)
+        unset = lambda m: {k for k in ("ranking", "beir", "manifest_sha256") if getattr(m, k) is None}  # noqa: E731 (older listings)
         print(json.dumps([{"release_id": m.release_id, **m.model_dump(mode="json", exclude=unset(m)),
                            "built": built[m.release_id], "path": str(folders[m.release_id])} for m in metas],
                          indent=2, ensure_ascii=False))

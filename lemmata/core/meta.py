@@ -132,6 +132,10 @@ class BenchmarkMeta(_Frozen):
     tags: tuple[str, ...] = ()
     ranking: RankingSpec | None = Field(default=None, description="the ranking track of a BEIR-style release")
     beir: BeirLayout | None = Field(default=None, description="the upstream layout a declared BEIR builder reads")
+    manifest_sha256: str | None = Field(
+        default=None, pattern=r"^[0-9a-f]{64}$",
+        description="sha256 of the release's MANIFEST.json, pinned where the build is byte-reproducible from "
+                    "pinned sources: a folder whose manifest differs (even one rewritten consistently) is refused")
 
     @field_validator("citation")
     @classmethod

@@ -58,7 +58,8 @@ def expectation(meta: Any) -> ManifestExpectation:
     registry pins by revision, not by file, so their sources are compared only when ``meta`` lists files.
     """
     sources = {s.name: (s.url, s.sha256) for s in meta.sources} if meta.sources else None
-    return ManifestExpectation(release_id=meta.release_id, name=meta.name, version=meta.version, sources=sources)
+    return ManifestExpectation(release_id=meta.release_id, name=meta.name, version=meta.version, sources=sources,
+                               manifest_sha256=getattr(meta, "manifest_sha256", None))
 
 
 def open_release(path: str | Path, *, verify: bool = True, expect: ManifestExpectation | None = None) -> Release:

@@ -80,6 +80,7 @@ class ManifestExpectation(BaseModel):
     builder: str | None = None
     builder_version: str | None = None
     sources: dict[str, tuple[str, str]] | None = Field(default=None, description="name -> (url, pinned sha256)")
+    manifest_sha256: str | None = Field(default=None, description="pinned sha256 of MANIFEST.json's bytes")
 
 
 def field_problems(manifest: Manifest, path: Path, expect: ManifestExpectation | None = None) -> list[Problem]:
@@ -130,6 +131,14 @@ def verify_manifest(root: Path, expect: ManifestExpectation | None = None) -> Ma
     """
     manifest = read_manifest(root)
     problems: list[Problem] = field_problems(manifest, root / MANIFEST, expect)
+    if expect is not None and expect.manifest_sha256 is not None:
+        found = sha256_file(root / MANIFEST)
+        if found != expect.manifest_sha256:
+            # a folder rewritten consistently (a file edited, MANIFEST.json regenerated) passes every per-file
+            # check; the registry's pin of the manifest's own bytes is what refuses it
+            problems.insert(0, Problem(str(root / MANIFEST), f"release folder {root} is not the pinned build: "
+                                       f"MANIFEST.json sha256 {found[:12]}… differs from the registry's pin "
+                                       f"{expect.manifest_sha256[:12]}…", field="manifest_sha256"))
     listed = {f.path for f in manifest.files}
     for f in manifest.files:
         path = root / f.path

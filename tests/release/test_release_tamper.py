@@ -95,3 +95,35 @@ def test_a_sample_of_bytes_of_every_file_is_bound(folder):
         finally:
             file.write_bytes(original)
     assert open_release_folder(folder).release_id == RELEASE
+
+
+def test_a_consistently_rewritten_release_is_refused_by_the_manifest_pin(folder, tmp_path):
+    """Edit a Parquet table and regenerate MANIFEST.json so every per-file hash agrees: only the registry's pin
+    of the manifest's own sha256 can tell, and it refuses the folder naming folder, file and field."""
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from lemmata.benchmarks.taobench.meta import TAOBENCH_150
+    from lemmata.core.hashing import sha256_file
+    from lemmata.release.manifest import read_manifest, write_manifest
+
+    assert sha256_file(folder / MANIFEST) == TAOBENCH_150.manifest_sha256  # the suite's build is the pinned one
+    copy = tmp_path / RELEASE
+    shutil.copytree(folder, copy)
+    table_file = next((copy / "data").rglob("*.parquet"))
+    table = pq.read_table(table_file)
+    column = next(i for i, f in enumerate(table.schema) if str(f.type) in ("string", "large_string"))
+    values = table.column(column).to_pylist()
+    values[0] = (values[0] or "") + " "
+    field = table.schema.field(column)
+    pq.write_table(table.set_column(column, field, pa.array(values, field.type)), table_file)
+    old = read_manifest(copy)
+    write_manifest(copy, **old.model_dump(exclude={"files", "schema_version"}))
+    with pytest.raises(InputError) as err:
+        open_release_folder(copy)
+    problem = err.value.problems[0]
+    assert problem.field == "manifest_sha256" and problem.file == str(copy / MANIFEST), problem
+    assert str(copy) in problem.reason
+    assert len(err.value.problems) == 1  # every other field and file hash agrees: the pin alone refuses it

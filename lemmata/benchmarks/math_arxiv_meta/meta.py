@@ -88,6 +88,8 @@ MATH_ARXIV_META = BenchmarkMeta(
         description="no score of its own: it is scored through the Re2Math offline artifact it feeds",
     ),
     tags=("mathematics", "arxiv", "metadata", "scholarly-search", "distractors"),
+    # the byte-reproducible build from the pinned sources (`lemmata build` then `sha256sum MANIFEST.json`)
+    manifest_sha256="8b2fbe502d7d5467822d003f7d61e8ec1e9cbe5cefcbec819e283613f6a6481b",
 )
 
 RELEASES = (MATH_ARXIV_META,)

@@ -90,6 +90,8 @@ RE2MATH = BenchmarkMeta(
         "paper's reported rows")),
     tracks=("raw", "assisted"),
     tags=("mathematics", "theorem-retrieval", "retrieval-augmented-generation", "scholarly-search"),
+    # the byte-reproducible build from the pinned sources (`lemmata build` then `sha256sum MANIFEST.json`)
+    manifest_sha256="0566ef48f71ca5eb46aca3e47e4caf1913e57714d2e06486a50104a366abfb9c",
 )
 
 RELEASES = (RE2MATH,)

@@ -134,6 +134,8 @@ TAOBENCH_150 = BenchmarkMeta(
     main_score=_MAIN,
     tracks=FORMULATIONS,
     tags=_TAGS,
+    # the byte-reproducible build from the pinned sources (`lemmata build` then `sha256sum MANIFEST.json`)
+    manifest_sha256="f896e001ef45078f4d6b211972bac735aab34a3b3929e40a9b35ebf104b77a04",
 )
 
 TAOBENCH_V1 = BenchmarkMeta(
@@ -163,6 +165,8 @@ TAOBENCH_V1 = BenchmarkMeta(
     main_score=_MAIN,
     tracks=FORMULATIONS,
     tags=_TAGS,
+    # the byte-reproducible build from the pinned sources (`lemmata build` then `sha256sum MANIFEST.json`)
+    manifest_sha256="1a5cff7a7863d2e696dbe48e4390807781e0a311383b4077eb9b0ae3c078c906",
 )
 
 RELEASES = (TAOBENCH_150, TAOBENCH_V1)

@@ -1,6 +1,6 @@
 """TaoBench proof submission format v1: a JSONL file, header line first, then one record per (FQN, formulation).
 
-Each record carries up to ``n`` attempts at one exercise in one formulation
+Each record carries exactly ``n`` attempts at one exercise in one formulation
 (``tao``: Tao's definitional framework; ``mathlib``: the Mathlib twin), every
 attempt a *complete Lean file* — in practice the official file of the release
 with the exercise's ``sorry`` replaced by a proof. The header names the release,
@@ -11,7 +11,8 @@ raise a score.
 
 Validation reports every problem at once with its line and field: format
 errors, an unknown or wrong release, unknown or duplicated FQNs, a formulation
-the header does not declare, more attempts than ``n``, empty or oversized
+the header does not declare, a number of attempts other than ``n`` (sending
+only the attempts that passed would raise pass@k), empty or oversized
 attempts (and, through the shared envelope, non-UTF-8 lines, malformed JSON and
 oversized files). The JSON Schema in
 ``submissions/schema/taobench-proofs.schema.json`` is exported from these models
@@ -82,8 +83,8 @@ class Header(_Strict):
         min_length=1, max_length=2, description="formulations the submission answers; their exercises without a "
         "record count as n failed attempts")
     model: ModelInfo
-    n: int = Field(ge=1, le=MAX_N, description="attempts drawn per exercise and formulation (records may hold fewer: "
-                   "the missing ones count as failed)")
+    n: int = Field(ge=1, le=MAX_N, description="attempts drawn per exercise and formulation; every record holds "
+                   "exactly n (an exercise left out counts as n failed attempts)")
     sampling: Sampling
     flags: Flags
     notes: str = Field(default="", max_length=4000, description="free text shown with the entry")
@@ -101,13 +102,16 @@ class Record(_Strict):
 
     fqn: str = Field(min_length=1, max_length=300, description="the release's `fqn` column")
     formulation: Literal["tao", "mathlib"]
-    attempts: list[str] = Field(min_length=1, description="complete Lean files, at most header.n; order is kept")
+    attempts: list[str] = Field(min_length=1, description="complete Lean files, exactly header.n, as drawn; order "
+                                "is kept")
 
 
 def _attempt_problems(rec: Record, header: Any | None, name: str, line: int) -> list[Problem]:
     out = []
-    if header is not None and len(rec.attempts) > header.n:
-        out.append(Problem(name, f"{len(rec.attempts)} attempts; the header declares n = {header.n}", line, "attempts"))
+    if header is not None and len(rec.attempts) != header.n:  # fewer than n would let a submitter drop failures
+        out.append(Problem(name, f"{len(rec.attempts)} attempts; the header declares n = {header.n}: send every one "
+                                 "of the n attempts drawn, or leave the exercise out (it then counts as n failed "
+                                 "attempts)", line, "attempts"))
     for i, text in enumerate(rec.attempts):
         size = len(text.encode("utf-8"))
         if size > MAX_ATTEMPT_BYTES:

@@ -96,7 +96,7 @@ def test_every_problem_is_reported_with_line_and_field(handler, release):
 def test_wrong_release_and_non_utf8(handler, release):
     with pytest.raises(InputError) as exc:
         validate(handler, jsonl([header(release="taobench-150-9.9.9"),
-                                 {"fqn": release.fqns()[0], "formulation": "tao", "attempts": ["x"]}]))
+                                 {"fqn": release.fqns()[0], "formulation": "tao", "attempts": ["x", "x"]}]))
     (p,) = exc.value.problems
     assert (p.line, p.field) == (1, "header.release") and "taobench-150-1.1.0" in p.reason
     bad = jsonl([header()]) + b'{"fqn": "\xff", "formulation": "tao", "attempts": ["x"]}\n'
@@ -129,7 +129,9 @@ def _submission(release, n=2):
 
     fqns[0]: both formulations, honest attempts (pass); fqns[1]: tao honest + one with sorry (rejected),
     mathlib one unbalanced bracket (fails) and one honest (passes); fqns[2]: tao statement changed
-    (rejected) only; everything else: no record.
+    (rejected) only; everything else: no record. Every record carries exactly n attempts: the ones named are
+    followed by the official statement closed with `sorry` (rejected, so a failure), which leaves pass@k as if
+    the missing attempts had not been sent.
     """
     f = release.fqns()
     recs = [
@@ -143,6 +145,8 @@ def _submission(release, n=2):
             honest(release, f[2], "tao").replace(release.item(f[2], "tao").statement,
                                                  release.item(f[2], "tao").statement + " ∧ True", 1)]},
     ]
+    for rec in recs:
+        rec["attempts"] += [honest(release, rec["fqn"], rec["formulation"], ":= by\n  sorry")] * (n - len(rec["attempts"]))
     return header(n=n), recs
 
 
@@ -156,9 +160,9 @@ def test_offline_scoring_keeps_passing_attempts_pending(handler, release):
     result = handler.score(validated, received_at=RECEIVED, oracles=OracleConfig())
     assert result.status == "pending_oracle" and result.main.value is None and result.main.total == 150
     att = result.metrics["attempts"]
-    assert (att["rejected"], att["pending"], att["passed"], att["failed"]) == (2, 6, 0, 0)
-    assert att["submitted"] == 8 and att["not_submitted"] == 2 * 150 * 2 - 8
-    assert result.metrics["violations"] == {"sorry": 1, "statement_changed": 1}
+    assert (att["rejected"], att["pending"], att["passed"], att["failed"]) == (4, 6, 0, 0)
+    assert att["submitted"] == 10 and att["not_submitted"] == 2 * 150 * 2 - 10
+    assert result.metrics["violations"] == {"sorry": 3, "statement_changed": 1}
     tao1 = result.metrics["tao"]["pass@1"]
     assert tao1["value"] == 0.0 and tao1["pending_items"] == 2
     assert tao1["upper_if_pending_pass"] == pytest.approx((1 + 0.5) / 150)
@@ -180,7 +184,7 @@ def test_scoring_with_a_protocol_server(handler, release, tmp_path):
     assert again.result_id == result.result_id
     assert result.status == "complete" and result.pending == 0
     att = result.metrics["attempts"]
-    assert (att["passed"], att["failed"], att["rejected"], att["pending"]) == (5, 1, 2, 0)
+    assert (att["passed"], att["failed"], att["rejected"], att["pending"]) == (5, 1, 4, 0)
     f = release.fqns()
     # per-exercise pass@k from (n, c): tao f0 (2, 2), f1 (2, 1), f2 (2, 0); mathlib f0 (2, 1), f1 (2, 1)
     for k in (1, 2):
@@ -439,3 +443,15 @@ def test_the_header_must_say_whether_attempts_were_filtered(handler):
     with pytest.raises(InputError) as err:
         validate(handler, jsonl([old]))
     assert any(p.field and p.field.endswith("filtered_attempts") and p.line == 1 for p in err.value.problems)
+
+
+def test_a_record_with_fewer_than_n_attempts_is_refused(handler, release):
+    """Sampling 8 and sending the 2 that pass, declared as n = 2, would quadruple pass@1: every record carries
+    exactly n attempts (an exercise left out counts as n failures)."""
+    fqn = release.fqns()[0]
+    data = jsonl([header(n=2, formulations=["tao"]),
+                  {"fqn": fqn, "formulation": "tao", "attempts": ["theorem x : True := trivial"]}])
+    with pytest.raises(InputError) as err:
+        validate(handler, data)
+    [p] = [p for p in err.value.problems if p.field == "attempts"]
+    assert p.line == 2 and "n = 2" in p.reason
