@@ -27,11 +27,13 @@ BROKEN_JSON = b'{"query_id": "q", "ranking": [ \n'
 def served_releases():
     from lemmata.benchmarks.mathatlas.builder import MaAlignBuilder, MathAtlasBuilder
     from lemmata.benchmarks.mathnet.builder import MathNetRetrieveBuilder
+    from lemmata.benchmarks.mathnet.solve_builder import MathNetSolveBuilder
     from lemmata.benchmarks.mirb.builder import MirbBuilder
     from lemmata.core.paths import releases_dir
 
     hub = ROOT / "tests" / "fixtures" / "hub"
     for cls, src, rid in ((MathNetRetrieveBuilder, hub / "MathNet-Retrieve", "mathnet-retrieve-1.0.0"),
+                          (MathNetSolveBuilder, hub / "MathNet", "mathnet-solve-1.0.0"),
                           (MirbBuilder, hub / "mirb", "mirb-1.0.0"),
                           (MathAtlasBuilder, hub / "MathAtlas", "mathatlas-1.0.0"),
                           (MaAlignBuilder, hub / "MathAtlas", "ma-align-1.0.0")):
