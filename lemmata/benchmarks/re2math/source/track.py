@@ -70,6 +70,7 @@ class SourceRetrievalHandler(RankingTrack):
     benchmark = SOURCE_BENCHMARK
     tracks = ("raw", "assisted")
     header_model = SourceRunHeader
+    selecting = ("release", "split", "track", "corpus")  # the world selects the collection too
     measures = RUN_MEASURES
     main_metric = RUN_MAIN_METRIC
     schema = (f"{SOURCE_BENCHMARK}-run.schema.json",
