@@ -97,18 +97,24 @@ def register(sub) -> None:
     x = sp.add_parser("export-beir", help="write the re2math-source-retrieval track (world records as corpus, "
                                           "proof states as queries, cited sources as qrels) as BEIR files",
                       description="Write the Re2Math source-retrieval track as BEIR files that load_dataset reads: "
-                      "every record of re2math-scholar-offline-2.0.0 as the corpus (title and authors), the rendered "
-                      "proof states of every split as queries, the cited source's record as qrels, and a card stub "
-                      "naming the world and every file's sha256.")
+                      "every record of an offline world (the current re2math-scholar-offline-2.1.0 unless --version "
+                      "names 2.0.0) as the corpus (title and authors), the rendered proof states of every split as "
+                      "queries, the cited source's record as qrels, and a card stub naming the world and every "
+                      "file's sha256.")
     x.add_argument("--out", metavar="DIR", required=True, help="folder to write corpus.jsonl, queries/, qrels/ and "
                                                                "README.md into")
+    x.add_argument("--version", choices=("2.0.0", "2.1.0"), default="2.1.0",
+                   help="the world whose records are the corpus: 2.1.0, the current world (default), or 2.0.0 for "
+                        "its results' group")
     x.set_defaults(handler=run_export_beir)
 
 
 def run_export_beir(args) -> int:
+    from lemmata.benchmarks.re2math.scholar.worlds import world_id
     from lemmata.benchmarks.re2math.source.retrieval import default_source_track, write_beir
 
-    track = default_source_track()
+    warn_if_superseded(world_id(args.version))
+    track = default_source_track(world_id=world_id(args.version))
     for name in write_beir(track, args.out):
         print(f"{args.out}/{name}")
     return 0

@@ -32,10 +32,10 @@ def register(sub) -> None:
     _common(t)
     t.set_defaults(handler=run_theorem)
 
-    sr = rs.add_parser("source-retrieval", help="Re2Math proof state -> the cited source among the 346k records of "
-                                                "re2math-scholar-offline-2.0.0 (not part of `all`)",
-                       description="For each rendered Re2Math proof state, rank every record of the offline world "
-                       "re2math-scholar-offline-2.0.0 (distractors included) to find the cited source. About ten "
+    sr = rs.add_parser("source-retrieval", help="Re2Math proof state -> the cited source among the 354k records of "
+                                                "re2math-scholar-offline-2.1.0 (not part of `all`)",
+                       description="For each rendered Re2Math proof state, rank every record of the current offline "
+                       "world re2math-scholar-offline-2.1.0 (distractors included) to find the cited source. About ten "
                        "minutes for all six runs on two cores, so `all` leaves it out.")
     sr.add_argument("--retriever", choices=("bm25", "static", "hybrid", ALL), default=ALL,
                     help="bm25, static embeddings, their hybrid, or all (default all)")

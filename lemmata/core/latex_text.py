@@ -48,6 +48,19 @@ _COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\u
 _AMS_BYSAME = re.compile(r"\\leavevmode\s*\\vrule\s+height\s*[\d.]+pt\s+depth\s*-?[\d.]+pt\s+width\s*[\d.]+(?:pt|em)")
 #: markers the title parser keys on (private-use characters: never in the data, not whitespace to ``re``)
 BLOCK, FONT = "\ue000", "\ue001"
+#: characters some rule of :func:`latex_to_text` acts on (with ``''``, ``://`` and ``www.``); text without any of
+#: them only has its spacing normalised, so it takes a fast path with the same result
+_MARKUP = re.compile(r"[\\~`{}$]")
+_OG = re.compile(r"\\og\b\s*")
+_FG = re.compile(r"\s*\\fg\b")
+_URL = re.compile(r"(?:\\(?:url|href|burlalt|path)\s*)?(?:https?://|www\.)\S+?(?=\s|$|(?<=\d)[A-Z][a-z]{2})")
+_LIGATURE = re.compile(r"\\(oe|OE|ae|AE|ss|aa|AA|o|O|l|L|i|j)(?![A-Za-z])\s*")
+_INITIAL_DASH = re.compile(r"(?<=\.)[\s~]+-(?=[A-Z])")
+_ESCAPED = re.compile(r"\\[&%$#_]")
+_SPACING = re.compile(r"\\[,;:! ]|~|\\\\")
+_COMMAND = re.compile(r"\\[A-Za-z]+\*?")
+_SPACE_PUNCT = re.compile(r"\s+([,.;:)])")
+_SPACES = re.compile(r"\s+")
 
 
 def _accent(m: re.Match) -> str:
@@ -65,15 +78,18 @@ def latex_to_text(raw: str, *, keep_markers: bool = False) -> str:
     'A. Björner and Špela Špenko, On p-invariant sets, Ann. Math. 354'
     """
     s = raw or ""
+    if not _MARKUP.search(s) and "''" not in s and "://" not in s and "www." not in s:
+        # nothing any rule below acts on but the last three: skip the rest (same result, the common case)
+        return _SPACES.sub(" ", _SPACE_PUNCT.sub(r"\1", _INITIAL_DASH.sub("-", s))).strip()
     s = _AMS_BYSAME.sub(r"\\bysame ", s)
     s = s.replace("``", "\u201c").replace("''", "\u201d")
-    s = re.sub(r"\\og\b\s*", "\u201c", s)
-    s = re.sub(r"\s*\\fg\b", "\u201d", s)
+    s = _OG.sub("\u201c", s)
+    s = _FG.sub("\u201d", s)
     # a URL ends at whitespace, or where a glued title starts after a digit ("…08.003Partitioning")
-    s = re.sub(r"(?:\\(?:url|href|burlalt|path)\s*)?(?:https?://|www\.)\S+?(?=\s|$|(?<=\d)[A-Z][a-z]{2})", " ", s)
+    s = _URL.sub(" ", s)
     s = _ACCENT_SYMBOL.sub(_accent, s)
     s = _ACCENT_LETTER.sub(_accent, s)
-    s = re.sub(r"\\(oe|OE|ae|AE|ss|aa|AA|o|O|l|L|i|j)(?![A-Za-z])\s*", lambda m: _LIGATURES[m.group(1)], s)
+    s = _LIGATURE.sub(lambda m: _LIGATURES[m.group(1)], s)
 
     def glued(m: re.Match) -> str:
         name = m.group(1) or m.group(2)
@@ -86,14 +102,14 @@ def latex_to_text(raw: str, *, keep_markers: bool = False) -> str:
         return " "
 
     s = _GLUED.sub(glued, s)
-    s = re.sub(r"(?<=\.)[\s~]+-(?=[A-Z])", "-", s)  # "J.~-P." → "J.-P."
-    s = re.sub(r"\\[&%$#_]", lambda m: m.group(0)[1], s)
-    s = re.sub(r"\\[,;:! ]|~|\\\\", " ", s)
+    s = _INITIAL_DASH.sub("-", s)  # "J.~-P." → "J.-P."
+    s = _ESCAPED.sub(lambda m: m.group(0)[1], s)
+    s = _SPACING.sub(" ", s)
     s = _GREEK_COMMAND.sub(lambda m: m.group(1).lower().removeprefix("var"), s)
-    s = re.sub(r"\\[A-Za-z]+\*?", " ", s)
+    s = _COMMAND.sub(" ", s)
     s = s.replace("{", "").replace("}", "").replace("$", "").replace("\\", " ")
-    s = re.sub(r"\s+([,.;:)])", r"\1", s)
-    return re.sub(r"\s+", " ", s).strip()
+    s = _SPACE_PUNCT.sub(r"\1", s)
+    return _SPACES.sub(" ", s).strip()
 
 
 def fold(text: str) -> str:

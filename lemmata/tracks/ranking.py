@@ -38,7 +38,7 @@ from lemmata.formats.schema import SchemaFile, dumps, line_schema
 from lemmata.metrics.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from lemmata.metrics.retrieval import RetrievalEvaluation, evaluate_run
 from lemmata.tracks.base import AuditView, OracleConfig, TrackHandler, Validated
-from lemmata.tracks.headers import check_header, records_skipped
+from lemmata.tracks.headers import SELECTING, check_header, records_skipped
 
 SCORER_VERSION = "1"
 
@@ -257,6 +257,8 @@ class RankingTrack(TrackHandler):
     main_metric: ClassVar[str]
     #: (file name, title, description) of the exported JSON Schema of one submission line
     schema: ClassVar[tuple[str, str, str] | None] = None
+    #: the header fields that select the collection records are checked against (all must be valid to check them)
+    selecting: ClassVar[tuple[str, ...]] = SELECTING
 
     # -- what a subclass provides -------------------------------------------------------------------------------
     @abstractmethod
@@ -288,7 +290,7 @@ class RankingTrack(TrackHandler):
         name = envelope.filename
         problems: list[Problem] = list(envelope.problems)
         check = check_header(envelope, self.header_model, problems,
-                             served_release=lambda h: self.meta(h).release_id)
+                             served_release=lambda h: self.meta(h).release_id, selecting=self.selecting)
         if not envelope.records and not envelope.problems:  # a broken record line is no missing one
             problems.append(Problem(name, "no rankings after the header"))
         runs = self.checked_runs(envelope, check.context, problems)

@@ -42,7 +42,7 @@ def source_retrieval_run(retriever: str, variant: str, out_dir: str | Path, *, s
 
 
 def source_jobs() -> list[tuple[str, Callable[[Path], Path]]]:
-    """The source-retrieval baseline runs (not in :func:`jobs`: they need the 2.0.0 world, see the CLI)."""
+    """The source-retrieval baseline runs (not in :func:`jobs`: they need the current world, see the CLI)."""
     return [(f"source retrieval, {variant}, {r}", lambda folder, r=r, v=variant: source_retrieval_run(r, v, folder))
             for variant in ("raw", "assisted") for r in RETRIEVERS]
 

@@ -68,11 +68,16 @@ class Postings:
         return rows.T @ np.ones(len(term_ids), dtype=dtype)
 
 
-def top_rounded(scores: np.ndarray, n: int, end: int | None = None) -> list[tuple[int, float]]:
+def top_rounded(scores: np.ndarray, n: int, end: int | None = None,
+                tie_rank: np.ndarray | None = None) -> list[tuple[int, float]]:
     """Best ``n`` positive scores of ``scores[:end]`` as ``(position, score rounded to SCORE_DECIMALS)``.
 
     Order: rounded score descending, position ascending — positions are in id
-    order, so ties break by id.
+    order, so ties break by id. Where positions are not in id order, ``tie_rank``
+    (one integer per position, e.g. the id's rank) breaks ties instead.
+
+    >>> top_rounded(np.array([1.0, 2.0, 1.0]), 3, tie_rank=np.array([9, 0, 4]))
+    [(1, 2.0), (2, 1.0), (0, 1.0)]
 
     >>> top_rounded(np.array([0.5, 2.0000001, 0.0, 2.0, 0.1]), 3)
     [(1, 2.0), (3, 2.0), (0, 0.5)]
@@ -89,7 +94,7 @@ def top_rounded(scores: np.ndarray, n: int, end: int | None = None) -> list[tupl
         keep = vals >= kth - 10 ** -SCORE_DECIMALS  # anything that may round to the n-th score
         hits, vals = hits[keep], vals[keep]
     rounded = np.round(vals, SCORE_DECIMALS)
-    order = np.lexsort((hits, -rounded))[:n]
+    order = np.lexsort((hits if tie_rank is None else tie_rank[hits], -rounded))[:n]
     return [(int(hits[i]), float(rounded[i])) for i in order]
 
 

@@ -124,11 +124,16 @@ def test_nothing_a_system_reads_in_world_21_contains_a_reference_statement(world
 
     statements = sorted({" ".join(r["y"]["reference_tool_latex"].split()) for r in rows})
     assert len(statements) > 800
+    # the block-wise reading gives exactly what open() and a hit show: checked on a sample and on every gold record
+    sample = set(range(0, len(world), 997)) | {world.position(a.record_id) for a in world.attributions()}
     texts = []
-    for rec in world.iter_opened():
+    for pos, rec in enumerate(world.iter_opened()):  # every record as it opens; a hit shows its title and authors
         texts.append(rec.text)
-        hit = world._hit(world.position(rec.id), 1, 1.0)
-        texts.append(f"{hit.title} {' '.join(hit.authors)}")
+        texts.append(f"{rec.title} {' '.join(rec.authors)}")
+        if pos in sample:
+            hit = world._hit(pos, 1, 1.0)
+            assert rec == world._opened(pos) and (hit.title, hit.authors) == (rec.title, rec.authors)
+    assert len(texts) == 2 * len(world)
     assert [s[:80] for s in _statements_in(texts, statements)] == []
     stored = b"".join(p.read_bytes() for p in world.root.glob("*.jsonl"))
     assert not [s for s in statements if s.encode() in stored]
@@ -168,6 +173,41 @@ def test_tampered_world_21_is_refused(scholar_world_21, tmp_path):
     with pytest.raises(InputError) as err:
         open_world_21(copy)
     assert "records.parquet" in str(err.value)
+
+
+def test_every_world_21_manifest_field_is_bound(scholar_world_21, tmp_path):
+    """Editing the 2.1 MANIFEST.json's name, version, builder, builder version or any input's name, url or sha256
+    (the two input releases and the math_bib table) is refused on open, naming MANIFEST.json and the field."""
+    import json
+
+    from lemmata.benchmarks.re2math.scholar.world21 import open_world_21
+
+    copy = tmp_path / scholar_world_21.name
+    shutil.copytree(scholar_world_21, copy)
+    path = copy / "MANIFEST.json"
+    original = path.read_text("utf-8")
+    assert len(json.loads(original)["sources"]) == 3
+    edits = ["name", "version", "builder", "builder_version"]
+    edits += [f"sources.{i}.{f}" for i in range(3) for f in ("name", "url", "sha256")]
+    for dotted in edits:
+        doc = json.loads(original)
+        *parents, last = dotted.split(".")
+        node = doc["sources"][int(parents[1])] if parents else doc
+        value = node[last]
+        node[last] = value[:10] + ("0" if value[10] != "0" else "1") + value[11:] if last == "sha256" else value + "x"
+        path.write_text(json.dumps(doc), "utf-8")
+        with pytest.raises(InputError) as err:
+            open_world_21(copy)
+        field = f"sources[{parents[1]}].{last}" if parents else last
+        assert any(p.field == field and p.file.endswith("MANIFEST.json") for p in err.value.problems), (dotted, err.value)
+    doc = json.loads(original)
+    doc["sources"].pop()  # a world without its math_bib input
+    path.write_text(json.dumps(doc), "utf-8")
+    with pytest.raises(InputError) as err:
+        open_world_21(copy)
+    assert any(p.field == "sources" for p in err.value.problems)
+    path.write_text(original, "utf-8")
+    assert open_world_21(copy).info.id == copy.name
 
 
 def test_cli_uses_the_current_world_by_default_and_warns_on_a_superseded_one(scholar_world_21, scholar_artifacts,

@@ -128,6 +128,7 @@ def _split_names(segment: str) -> list[str]:
     return names
 
 
+@lru_cache(maxsize=1 << 18)  # a pure function of one name; world builds ask for the same names again and again
 def surname(name: str) -> str | None:
     """Folded last word of a person's surname, or None.
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 #: authors shown per record
 MAX_AUTHORS = 4
@@ -39,6 +40,10 @@ _TRANSLIT = str.maketrans({
 })
 _DASHES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2212": "-", "\u00ad": ""})
 _QUOTES = "\"'“”‘’«»`"
+_PART_START = re.compile(r"(^|[\s\-'])([a-z])")
+_NOT_NAME = re.compile(r"[^A-Za-z'\- ]")
+_SPACED_HYPHEN = re.compile(r"(?<=\w)\s*-{1,3}\s+(?=\w)|(?<=\w)\s+-{1,3}\s*(?=\w)")
+_DOUBLE_HYPHEN = re.compile(r"(?<=\w)-{2,3}(?=\w)")
 
 
 def transliterate(text: str) -> str:
@@ -57,9 +62,10 @@ def _capitalise(name: str) -> str:
     >>> _capitalise("o'CONNELL"), _capitalise("van den bergh"), _capitalise("ALLEN-cahn")
     ("O'Connell", 'Van Den Bergh', 'Allen-Cahn')
     """
-    return re.sub(r"(^|[\s\-'])([a-z])", lambda m: m.group(1) + m.group(2).upper(), name.lower())
+    return _PART_START.sub(lambda m: m.group(1) + m.group(2).upper(), name.lower())
 
 
+@lru_cache(maxsize=1 << 18)  # a pure function of one name, and surnames repeat: a build renders each once
 def display_author(surname: str | None) -> str | None:
     """One shown surname (None when nothing name-like is left).
 
@@ -69,7 +75,7 @@ def display_author(surname: str | None) -> str | None:
     if not surname:
         return None
     s = " ".join(transliterate(surname).split())
-    s = re.sub(r"[^A-Za-z'\- ]", "", s).strip(" -'")
+    s = _NOT_NAME.sub("", s).strip(" -'")
     return _capitalise(s) if len(s) > 1 else None
 
 
@@ -94,8 +100,7 @@ def repair_hyphens(text: str) -> str:
     ('Landau-de Gennes', 'Navier-Stokes', 'quasi-periodic')
     """
     s = text.translate(_DASHES)
-    s = re.sub(r"(?<=\w)\s*-{1,3}\s+(?=\w)|(?<=\w)\s+-{1,3}\s*(?=\w)", "-", s)
-    return re.sub(r"(?<=\w)-{2,3}(?=\w)", "-", s)
+    return _DOUBLE_HYPHEN.sub("-", _SPACED_HYPHEN.sub("-", s))
 
 
 def sentence_case(text: str) -> str:

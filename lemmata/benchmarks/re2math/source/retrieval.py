@@ -5,9 +5,12 @@ theorem-retrieval track ranks statements, and this track ranks the works
 themselves, in plain IR form, so any retriever can be scored on the step
 "which paper holds the tool?" without running an agent:
 
-- **corpus** — every record of the offline world ``re2math-scholar-offline-2.0.0``
-  (346,409 records: the ``math-arxiv-meta`` haystack, every cited source and
-  every citing paper, one work one record), as the world's own BEIR export:
+- **corpus** — every record of one offline world: the current
+  ``re2math-scholar-offline-2.1.0`` for new results (353,842 records: the
+  ``math-arxiv-meta`` haystack, the ``math_bib`` journal and book records,
+  every cited source and every citing paper, one work one record), or
+  ``re2math-scholar-offline-2.0.0`` (346,409 records), whose results keep
+  their own frozen tuple. As the world's own BEIR export:
   ``_id`` (the record id), ``title`` (the shown title) and ``text`` (the shown
   author surnames). Exactly what a search hit shows, minus the year and the
   snippet: the year is left out because records dated before 1991 are all
@@ -19,7 +22,11 @@ themselves, in plain IR form, so any retriever can be scored on the step
   Eval-200 (``eval200/test``), ``train`` / ``dev`` from ``pool``.
 - **qrels** — each query's single relevant record is its cited source's record
   (:meth:`ScholarWorld.attribution`); one work is one record, so there is
-  exactly one.
+  exactly one. In 2.1.0 a cited work's same-work arXiv twin (same normalised
+  title of five or more words, years at most three apart: match rule
+  ``title_year``) *is* that record, so a ranking that finds the arXiv version
+  of a cited journal paper finds the relevant record; in 2.0.0 such twins
+  stood apart as non-relevant records (its qrels are unchanged).
 
 This is a plain IR track: **no year cutoff applies** (the agent track's
 "nothing published after the citing paper" rule is a property of the search
@@ -98,16 +105,17 @@ class SourceTrack:
 
 
 def make_source_track(world, release) -> SourceTrack:
-    """The track from an opened world (:class:`ScholarWorld`) and the opened release it was built from."""
+    """The track from an opened world (2.0.0 or 2.1.0) and the opened release it was built from."""
     from lemmata.release.manifest import MANIFEST
 
     info = world.info
+    rebuild = f"rebuild it with `lemmata artifact build --version {info.version}`"
     if info.release_id != release.release_id:
         raise LemmataError(f"world {info.id} was built from {info.release_id}, not from {release.release_id}; "
-                           "rebuild it with `lemmata artifact build --version 2.0.0`")
+                           + rebuild)
     if sha256_file(Path(release.root) / MANIFEST) != info.release_manifest_sha256:
         raise LemmataError(f"world {info.id} was built from other bytes of {release.release_id} (release "
-                           f"MANIFEST.json sha256 differs); rebuild it with `lemmata artifact build --version 2.0.0`")
+                           f"MANIFEST.json sha256 differs); " + rebuild)
     ids, titles, authors = [], [], []
     for doc in world.beir_corpus():
         ids.append(doc["_id"])
@@ -132,21 +140,25 @@ def make_source_track(world, release) -> SourceTrack:
 _TRACKS: dict[tuple[str, str], SourceTrack] = {}
 
 
-def default_source_track(release_id: str | None = None, *, build: bool = True) -> SourceTrack:
-    """The track over the served Re²Math release and the default 2.0.0 world (both built when missing).
+def default_source_track(release_id: str | None = None, *, build: bool = True,
+                         world_id: str | None = None) -> SourceTrack:
+    """The track over the served Re²Math release and a world: ``world_id`` (a 2.x world id), or the current world
+    for new results (both built when missing).
 
     Kept once per process per (release, world) pair: both are immutable and
     verified against their manifests when opened here.
     """
     from lemmata.benchmarks.re2math.meta import RE2MATH
-    from lemmata.benchmarks.re2math.scholar.world import default_world
+    from lemmata.benchmarks.re2math.scholar.worlds import CURRENT, current_world, version_of
     from lemmata.catalog import load_release
 
+    version = CURRENT if world_id is None else version_of(world_id)
+    if version is None or version == "1.0.0":
+        raise LemmataError(f"the source-retrieval track ranks the records of a 2.x offline world, not {world_id!r}")
     release = load_release(RE2MATH, release_id)
-    world = default_world(build=build, quiet=True)
-    key = (release.release_id, world.artifact_id)
+    key = (release.release_id, f"{version}")
     if key not in _TRACKS:
-        _TRACKS[key] = make_source_track(world, release)
+        _TRACKS[key] = make_source_track(current_world(build=build, quiet=True, version=version), release)
     return _TRACKS[key]
 
 
@@ -196,6 +208,8 @@ def card(track: SourceTrack, hashes: Mapping[str, str]) -> str:
             + files("queries", [(s, f"queries/{s}.jsonl") for s in SPLITS])
             + files("qrels", [(s, f"qrels/{s}.jsonl") for s in SPLITS]) + "---\n")
     counts = ", ".join(f"{s} {len(track.queries[s])}" for s in SPLITS)
+    twins = ("" if track.world_id.endswith("-2.0.0") else " A cited work's same-work arXiv twin\n  (same "
+             "normalised title of five or more words, years at most three apart) is that record.")
     sums = "\n".join(f"| `{name}` | `{digest}` |" for name, digest in hashes.items())
     return f"""{yaml}
 # {SOURCE_BENCHMARK} (BEIR export)
@@ -209,7 +223,7 @@ Written by `lemmata artifact export-beir`; rebuild it with the same command.
 - **queries** (`queries/<split>.jsonl`): one per Re²Math instance, `text_raw` / `text_assisted` = the Raw and
   Assisted renderings with window m = {WINDOW}; `test` = Eval-200, `train` / `dev` from `pool` ({counts}).
 - **qrels** (`qrels/<split>.tsv` for BEIR tools, the same rows as `qrels/<split>.jsonl` for `load_dataset`): each
-  query's one relevant record is its cited source's record.
+  query's one relevant record is its cited source's record.{twins}
 
 No year cutoff applies (plain IR over a fixed corpus). Submissions go through `lemmata score` with header
 `benchmark: {SOURCE_BENCHMARK}` (see `submissions/baselines/README.md`).

@@ -4,12 +4,15 @@ A run is a submission in the shared envelope — a header line, then one ranking
 per query, the records of every BEIR-style track::
 
     {"format": "lemmata-submission/1", "benchmark": "re2math-source-retrieval", "release": "re2math-1.0.0",
-     "corpus": "re2math-scholar-offline-2.0.0", "split": "eval200/test", "track": "raw",
+     "corpus": "re2math-scholar-offline-2.1.0", "split": "eval200/test", "track": "raw",
      "model": {"name": "BM25 (bm25s)"}, "flags": {"tuned_on_track_data": false, "used_external_data": false}}
-    {"query_id": "1903.08525_gap_0", "ranking": [{"doc_id": "rec-300246", "score": 12.5}, …]}
+    {"query_id": "1903.08525_gap_0", "ranking": [{"doc_id": "r0123456", "score": 12.5}, …]}
 
-The header names the world (``corpus``) because record ids are positions in
-one world: the same id is another work in another world version. Scores are
+The header names the world (``corpus``) because record ids belong to one
+world: the same id is another work in another world version. New runs rank the
+current world (2.1.0); runs on 2.0.0 still validate and score against 2.0.0's
+qrels, in their own group (the world id is the frozen tuple's retrieval
+artifact). Scores are
 Recall@1/5/10, nDCG@10 (headline) and MRR@100 with bootstrap-over-queries
 intervals; a query without a record scores 0. The frozen tuple names the
 release, the query split, the world as retrieval artifact and the qrels with
@@ -32,35 +35,33 @@ from lemmata.tracks.ranking import (
     RUN_MAIN_METRIC, RUN_MEASURES, RankingTrack, RunHeader, received_date, run_notes, scoring_artifact,
 )
 
-#: the world a run ranks (record ids are positions in it)
-WORLD = "re2math-scholar-offline-2.0.0"
+#: the worlds a run may rank, oldest first (record ids belong to one world); new runs rank the last, the current one
+WORLDS = ("re2math-scholar-offline-2.0.0", "re2math-scholar-offline-2.1.0")
+WORLD = WORLDS[-1]
 
 
 class SourceRunHeader(RunHeader):
     benchmark: Literal["re2math-source-retrieval"]
     release: str = Field(pattern=r"^re2math-\d+\.\d+\.\d+$")
-    corpus: Literal["re2math-scholar-offline-2.0.0"] = Field(
-        description="the offline world whose record ids the rankings use")
+    corpus: Literal["re2math-scholar-offline-2.0.0", "re2math-scholar-offline-2.1.0"] = Field(
+        description="the offline world whose record ids the rankings use (2.1.0, the current world, for new runs)")
     split: Literal["eval200/test", "pool/dev"]
     track: Literal["raw", "assisted"] = Field(description="which rendering of the proof state is the query")
 
 
 @lru_cache(maxsize=8)
-def source_collection(release_id: str, split: str, variant: str) -> Collection:
-    """The source-retrieval collection of one query split and variant (world and release built when missing)."""
-    track = default_source_track(release_id)
-    if track.world_id != WORLD:
-        from lemmata.core.errors import LemmataError
-
-        raise LemmataError(f"the default world is {track.world_id}; this track ranks {WORLD}")
+def source_collection(release_id: str, corpus: str, split: str, variant: str) -> Collection:
+    """The source-retrieval collection of one world, query split and variant (world and release built when
+    missing)."""
+    track = default_source_track(release_id, world_id=corpus)
     name = query_split(split)
     return Collection(corpus={i: Doc(i, "") for i in track.doc_ids}, queries=track.query_texts(name, variant),
                       qrels=track.qrels_of(name))
 
 
 @lru_cache(maxsize=2)
-def record_positions(release_id: str) -> dict[str, int]:
-    return {d: i for i, d in enumerate(default_source_track(release_id).doc_ids)}
+def record_positions(release_id: str, corpus: str) -> dict[str, int]:
+    return {d: i for i, d in enumerate(default_source_track(release_id, world_id=corpus).doc_ids)}
 
 
 class SourceRetrievalHandler(RankingTrack):
@@ -69,24 +70,26 @@ class SourceRetrievalHandler(RankingTrack):
     benchmark = SOURCE_BENCHMARK
     tracks = ("raw", "assisted")
     header_model = SourceRunHeader
+    selecting = ("release", "split", "track", "corpus")  # the world selects the collection too
     measures = RUN_MEASURES
     main_metric = RUN_MAIN_METRIC
     schema = (f"{SOURCE_BENCHMARK}-run.schema.json",
               f"{SOURCE_BENCHMARK} run, format lemmata-submission/1 (one JSONL line)",
               f"A {SOURCE_BENCHMARK} run is a UTF-8 JSONL file: line 1 is the header (SourceRunHeader), every "
-              "further line one query's ranking (RankingRecord) over the records of re2math-scholar-offline-2.0.0. "
+              "further line one query's ranking (RankingRecord) over the records of the world named in corpus "
+              "(re2math-scholar-offline-2.1.0 for new runs). "
               "See submissions/baselines/README.md.")
 
     def meta(self, header: SourceRunHeader):
         return RE2MATH
 
     def collection(self, header: SourceRunHeader) -> Collection:
-        return source_collection(header.release, header.split, header.track)
+        return source_collection(header.release, header.corpus, header.split, header.track)
 
     def document_texts(self, header: SourceRunHeader, doc_ids: list[str]) -> dict[str, str]:
         """The listed records' title and author line, from the world (the scorer's collection holds ids only)."""
-        track = default_source_track(header.release)
-        position = record_positions(header.release)
+        track = default_source_track(header.release, world_id=header.corpus)
+        position = record_positions(header.release, header.corpus)
         return {d: f"{track.titles[position[d]]} — {track.authors[position[d]]}".strip(" —")
                 for d in doc_ids if d in position}
 

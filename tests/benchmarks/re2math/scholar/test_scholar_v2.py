@@ -231,13 +231,23 @@ def test_every_record_is_shown_in_one_shape(world, records):
 
 
 def _statements_in(texts: list[str], statements: list[str]) -> list[str]:
-    """The statements (whitespace-normalised) that occur in any of ``texts``."""
-    haystack = "\x00".join(" ".join(t.split()) for t in texts)
-    # a statement inside a text brings all its inner words (every word but the first and last, which may be
-    # glued to neighbours) into that text as whole words: only statements passing that check are searched for
-    present = set(haystack.split())
-    suspects = [s for s in statements if all(w in present for w in s.split()[1:-1])]
-    return [s for s in suspects if s in haystack]
+    """The statements (whitespace-normalised) that occur in any of ``texts``, in the order given.
+
+    A statement inside a text brings each of its inner words (every word but the first and last, which may be
+    glued to neighbours) into that text as a whole word. So one pass over the texts lists, for one inner word of
+    each statement (its longest), the texts holding it; a statement is then searched for, as a substring, only in
+    those texts (in every text when it has no inner word). Every statement is checked against every text that
+    could hold it.
+    """
+    texts = [" ".join(t.split()) for t in texts]
+    key = {s: max(words, key=len) for s in statements if (words := s.split()[1:-1])}
+    wanted = set(key.values())
+    holding: dict[str, list[int]] = {}
+    for i, text in enumerate(texts):
+        for w in wanted.intersection(text.split()):
+            holding.setdefault(w, []).append(i)
+    every = range(len(texts))
+    return [s for s in statements if any(s in texts[i] for i in (holding.get(key[s], ()) if s in key else every))]
 
 
 def test_nothing_a_system_reads_contains_a_reference_statement(world, rows, re2math_release, tmp_path):

@@ -1,7 +1,8 @@
 """The Re²Math source-retrieval track: world records as the corpus, proof states as queries, cited sources as qrels.
 
-Built from the real release and the real 2.0.0 world (the world is built into
-the test home on first use, about half a minute).
+Built from the real release and the real worlds: 2.0.0 (built into the test home on first use, about half a
+minute), whose runs keep validating and scoring in their own group, and the current 2.1.0 (the session's
+``scholar_world_21``, linked into the test home), which new runs rank.
 """
 
 from __future__ import annotations
@@ -25,10 +26,23 @@ from lemmata.tracks.runner import score_file
 from lemmata.store import Store
 
 WORLD = "re2math-scholar-offline-2.0.0"
+WORLD_21 = "re2math-scholar-offline-2.1.0"
 
 
 @pytest.fixture(scope="module")
 def track():
+    return default_source_track(world_id=WORLD)
+
+
+@pytest.fixture(scope="module")
+def track_21(scholar_world_21):
+    """The track over the current world: the session's 2.1 world, linked into the test home when not built there."""
+    from lemmata.core.paths import artifacts_dir
+
+    home = artifacts_dir() / WORLD_21
+    if not home.exists():
+        home.parent.mkdir(parents=True, exist_ok=True)
+        home.symlink_to(scholar_world_21, target_is_directory=True)
     return default_source_track()
 
 
@@ -109,6 +123,24 @@ def test_a_world_built_from_other_release_bytes_is_refused(world, release, tmp_p
         make_source_track(world, types.SimpleNamespace(release_id="re2math-9.9.9", root=tmp_path, rows=None))
 
 
+def test_the_current_world_is_the_default_and_its_qrels_count_same_work_twins(track_21, release):
+    from lemmata.benchmarks.re2math.scholar.worlds import current_world
+
+    world = current_world(build=False)
+    assert track_21.world_id == WORLD_21 and len(track_21.doc_ids) == len(world) == 353_842
+    assert {s: len(track_21.queries[s]) for s in SPLITS} == {"test": 200, "train": 466, "dev": 135}
+    twins = 0
+    for split in SPLITS:
+        for qid, rel in track_21.qrels_of(split).items():
+            ((rid, grade),) = rel.items()  # one work, one record: a same-work twin is that record
+            assert grade == 1 and world.is_cited_source(qid, rid)
+            if world.attribution(qid).rule == "title_year":  # the cited journal paper's arXiv twin
+                assert world.identity(rid).distractor is not None
+                twins += 1
+    assert twins >= 3  # among them the three Eval-200 instances whose cited works stood apart in 2.0.0
+    assert track_21.queries["test"] == default_source_track(world_id=WORLD).queries["test"]
+
+
 # -- runs: validation, scoring, schema ----------------------------------------------------------------------------
 
 def test_a_tiny_run_validates_and_scores(track, tmp_path):
@@ -134,6 +166,25 @@ def test_a_tiny_run_validates_and_scores(track, tmp_path):
         assert not list(validator.iter_errors(json.loads(line)))
     assert list(validator.iter_errors(_header(corpus="re2math-scholar-offline-1.0.0")))
     assert list(validator.iter_errors(_header(split="pool/train")))
+
+
+def test_runs_on_each_world_score_in_their_own_group(track, track_21, tmp_path):
+    """A run names its world; 2.0.0 and 2.1.0 runs score against their own qrels under their own frozen tuple."""
+    results = {}
+    for world, tr in ((WORLD, track), (WORLD_21, track_21)):
+        gold = {q["query-id"]: q["corpus-id"] for q in tr.qrels["test"]}
+        records = [{"query_id": q, "ranking": [{"doc_id": g, "score": 1.0}]} for q, g in gold.items()]
+        path = tmp_path / f"{world}.jsonl"
+        path.write_bytes(_bytes(_header(corpus=world), records))
+        results[world] = score_file(path, Store(tmp_path / "store"))
+        assert results[world].metrics["recall@1"]["mean"] == 1.0
+        assert results[world].frozen.retrieval_artifact == world
+        assert results[world].frozen.scoring_artifact.startswith(f"qrels:{world}/attributions/eval200/test; ")
+    assert results[WORLD].frozen != results[WORLD_21].frozen
+    # record ids belong to one world: 2.1.0 ids are unknown documents of 2.0.0 and the reverse
+    crossed = [{"query_id": track.queries["test"][0]["_id"], "ranking": [{"doc_id": track_21.doc_ids[0], "score": 1.0}]}]
+    with pytest.raises(InputError, match="unknown document"):
+        validate_upload(_bytes(_header(), crossed), "run.jsonl")
 
 
 def test_a_broken_run_is_refused_with_line_and_field(track):
@@ -180,7 +231,7 @@ def test_hybrid_on_score_arrays_equals_list_fusion():
 
 # -- baselines and the CLI ----------------------------------------------------------------------------------------
 
-def test_bm25_baseline_through_the_cli_scores_well_above_chance(track, tmp_path, capsys):
+def test_bm25_baseline_through_the_cli_scores_well_above_chance(track_21, tmp_path, capsys):
     from lemmata.cli import main
 
     store = tmp_path / "store"
@@ -190,10 +241,11 @@ def test_bm25_baseline_through_the_cli_scores_well_above_chance(track, tmp_path,
     (row,) = Store(store).result_rows()
     result = Store(store).get_result(row["result_id"])
     assert result.frozen.split == "pool/dev" and result.metrics["judged_queries"] == 135
-    assert result.metrics["recall@10"]["mean"] > 100 * 10 / len(track.doc_ids)  # chance is 10 / 346,409
+    assert result.metrics["recall@10"]["mean"] > 100 * 10 / len(track_21.doc_ids)  # chance is 10 / 353,842
+    assert result.frozen.retrieval_artifact == WORLD_21  # new runs rank the current world
     header = json.loads((tmp_path / "runs" / f"{SOURCE_BENCHMARK}.dev.assisted.bm25.jsonl").read_text("utf-8")
                         .splitlines()[0])
-    assert header["corpus"] == WORLD and header["system"]["retriever"] == "bm25"
+    assert header["corpus"] == WORLD_21 and header["system"]["retriever"] == "bm25"
 
 
 def test_cli_export_beir_loads_with_datasets_and_hashes_match(track, tmp_path, capsys):
@@ -202,7 +254,7 @@ def test_cli_export_beir_loads_with_datasets_and_hashes_match(track, tmp_path, c
     from lemmata.cli import main
 
     out = tmp_path / "beir"
-    assert main(["artifact", "export-beir", "--out", str(out)]) == 0
+    assert main(["artifact", "export-beir", "--out", str(out), "--version", "2.0.0"]) == 0
     printed = capsys.readouterr().out.splitlines()
     assert f"{out}/corpus.jsonl" in printed and f"{out}/qrels/test.tsv" in printed
     card = (out / "README.md").read_text("utf-8")

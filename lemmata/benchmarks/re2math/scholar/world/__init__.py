@@ -52,7 +52,12 @@ corpus. ``ARTIFACT.json`` and ``MANIFEST.json`` are verified on every open.
 
 The package is split by job: ``info`` (id, files, ``ARTIFACT.json``), ``view``
 (what a system sees), ``scorer`` (what the scorer sees), ``build`` (building),
-``search`` (the opened world: search, open, the default world).
+``search`` (the opened world: search, open, the default world). World 2.1
+(:mod:`lemmata.benchmarks.re2math.scholar.world21`) has the same jobs beside
+them — ``info21``, ``view21``, ``build21``, ``search21`` and the 2.1 records of
+``scorer`` — and shares 2.0.0's code where the job is the same (reading the
+inputs, matching, the scorer's view, the records table, the index, manifest
+verification, top-k).
 """
 
 from lemmata.benchmarks.re2math.scholar.world.build import (

@@ -111,45 +111,46 @@ def _match_cluster(refs: Sequence[SourceRef], tokens: Sequence[str], table, by_a
     return (best[2], "title_author") if best else (None, "none")
 
 
-def build_world(release: str | Path, distractors: str | Path, out_root: str | Path | None = None, *,
-                quiet: bool = True) -> Path:
-    """Build ``<out_root>/re2math-scholar-offline-2.0.0/`` from a Re²Math release and the distractor release."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from lemmata.core.paths import artifacts_dir
-    from lemmata.core.progress import Steps
-    from lemmata.core.atomic import atomic_dir
+def open_inputs(release: str | Path, distractors: str | Path):
+    """The opened Re²Math release and distractor release (each checked to be what a world is built from), the
+    release's rows and the distractor table's shard."""
     from lemmata.catalog import open_release_folder as open_release
-    from lemmata.release.manifest import MANIFEST, write_manifest
 
-    steps = Steps(7, quiet=quiet)
-    steps.step(f"reading releases {release} and {distractors}")
     rel, dis = open_release(release), open_release(distractors)
     if not rel.release_id.startswith("re2math-"):
         raise InputError.one(str(release), f"not a Re2Math release ({rel.release_id})", field="release_id")
     if dis.release_id != DISTRACTOR_RELEASE:
         raise InputError.one(str(distractors), f"expected the distractor release {DISTRACTOR_RELEASE}, found "
                                                f"{dis.release_id}", field="release_id")
-    rows = rel.rows(RELEASE_CONFIG, RELEASE_SPLIT)
     (shard,) = dis._data_files("default").values()
-    table = pq.read_table(dis.root / shard, columns=["arxiv_id", "title", "authors", "year", "doi"]).to_pydict()
-    n_dis = len(table["arxiv_id"])
+    return rel, dis, rel.rows(RELEASE_CONFIG, RELEASE_SPLIT), shard
 
-    steps.step(f"tokenizing {n_dis} distractor records")
-    titles = [display_title(t) for t in table["title"]]
-    authors = [display_authors(surname(a) for a in al) for al in table["authors"]]
-    title_tokens = [tokenize_scholar_words(t) for t in titles]
-    n_tokens = np.fromiter((len(set(t)) for t in title_tokens), dtype=np.int64, count=n_dis)
+
+def citing_paper_counts(identities: Sequence[Identity]) -> dict[str, int]:
+    """The composition counts of citing-paper records (in ARTIFACT.json order)."""
+    return {"citing_paper_records": sum(1 for i in identities if i.citing_papers),
+            "citing_papers_in_distractors": sum(1 for i in identities if i.citing_papers and i.distractor),
+            "citing_papers_also_cited": sum(1 for i in identities if i.citing_papers and i.citations)}
+
+
+def distractor_lookups(table: Mapping[str, list]) -> tuple[dict[str, int], dict[str, int]]:
+    """Distractor rows by arXiv id and by normalised DOI (the first row of a DOI)."""
     by_arxiv = {a: i for i, a in enumerate(table["arxiv_id"])}
     by_doi: dict[str, int] = {}
     for i, d in enumerate(table["doi"]):
         nd = normalize_doi(d)
         if nd and nd not in by_doi:
             by_doi[nd] = i
+    return by_arxiv, by_doi
 
-    steps.step(f"matching the cited sources of {len(rows)} instances to the distractors")
+
+def match_works(rows, table, by_arxiv, by_doi, title_tokens, n_tokens, twin=None):
+    """One work per cited source and citing paper: each cluster of citations matched to a distractor row (first
+    decisive rule wins; ``twin(group, parsed)`` -> ``(row, rule)`` is asked when no rule decides), works keyed
+    ``arxiv:<id>`` or ``cite:<cluster>``, and each citing paper joined to its work.
+
+    Returns ``(by_citation, citations, parsed, groups, works, work_of_citation, papers)``.
+    """
     by_citation, citations, parsed, groups = cited_sources(rows)
     postings = _title_postings(title_tokens)
     works: dict[str, _Work] = {}
@@ -159,6 +160,8 @@ def build_world(release: str | Path, distractors: str | Path, out_root: str | Pa
                           arxiv_id=parsed[i].arxiv_id, text=parsed[i].text) for i in group]
         tokens = [t for i in group for t in tokenize_scholar_words(display_title(parsed[i].title or ""))]
         row, rule = _match_cluster(refs, tokens, table, by_arxiv, by_doi, postings, n_tokens)
+        if row is None and twin is not None:
+            row, rule = twin(group, parsed)
         arxiv = most_common_value(p.arxiv_id for p in (parsed[i] for i in group))
         key = f"arxiv:{table['arxiv_id'][row]}" if row is not None else (f"arxiv:{arxiv}" if arxiv else f"cite:{g}")
         work = works.setdefault(key, _Work(key=key, distractor=row, rule=rule, clusters=[], citing=[]))
@@ -176,6 +179,88 @@ def build_world(release: str | Path, distractors: str | Path, out_root: str | Pa
         if work.distractor is None and pkey in by_arxiv:
             work.distractor = by_arxiv[pkey]
         work.citing.append(pkey)
+    return by_citation, citations, parsed, groups, works, work_of_citation, papers
+
+
+def scorer_view(works: Mapping[str, _Work], record_id: Mapping[str, str], payloads: Sequence[Mapping[str, Any]],
+                rows: Sequence[Mapping[str, Any]], table: Mapping[str, list], citations, groups, work_of_citation, *,
+                identity: type[Identity] = Identity, attribution: type[WorldAttribution] = WorldAttribution):
+    """What the scorer sees: one identity per non-distractor record (in id order) and one attribution per instance
+    (in instance order), each cited after its cutoff when its record's year is later."""
+    identities = []
+    for key, w in sorted(works.items(), key=lambda kv: record_id[kv[0]]):
+        identities.append(identity(
+            record_id=record_id[key], distractor=table["arxiv_id"][w.distractor] if w.distractor is not None else None,
+            rule=w.rule, citations=sorted(citations[i][0] for g in w.clusters for i in groups[g]),
+            citing_papers=sorted(w.citing)))
+    year_of = {p["id"]: p["year"] for p in payloads}
+    rule_of = {record_id[k]: w.rule for k, w in works.items()}
+    attributions = []
+    for row in rows:
+        z = row["z"]
+        rid = record_id[work_of_citation[(z["citation_content"], z.get("doi") or "", z.get("arxiv_id") or "")]]
+        key = row.get("paper_key") or normalize_paper_key(row["paper"]["paper_id"])
+        cutoff, year = row.get("publication_year"), year_of[rid]
+        attributions.append(attribution(
+            instance_id=row["instance_id"], paper_key=key, citing_record_id=record_id[f"arxiv:{key}"],
+            year_cutoff=cutoff, record_id=rid, rule=rule_of[rid],
+            cited_after_cutoff=cutoff is not None and year is not None and year > cutoff))
+    attributions.sort(key=lambda a: a.instance_id)
+    return identities, attributions
+
+
+def records_table(payloads: Sequence[Mapping[str, Any]], shard: Path, *, venue: bool = False):
+    """``records.parquet`` of the records in storage order (a distractor row's abstract taken from ``shard``), and
+    its abstract column."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    abstracts = pq.read_table(shard, columns=["abstract"])["abstract"]
+    rows_taken = pa.array([p["row"] if p["row"] is not None else 0 for p in payloads], type=pa.int64())
+    has_row = pa.array([p["row"] is not None for p in payloads])
+    abstract_col = pc.if_else(has_row, pc.take(abstracts, rows_taken), pa.scalar(None, pa.string()))
+    columns = {
+        "id": pa.array([p["id"] for p in payloads], pa.string()),
+        "title": pa.array([p["title"] for p in payloads], pa.string()),
+        "authors": pa.array([p["authors"] for p in payloads], pa.list_(pa.string())),
+        "year": pa.array([p["year"] for p in payloads], pa.int16()),
+    }
+    if venue:
+        columns["venue"] = pa.array([p["venue"] for p in payloads], pa.string())
+    columns["arxiv_id"] = pa.array([p["arxiv_id"] for p in payloads], pa.string())
+    columns["doi"] = pa.array([p["doi"] for p in payloads], pa.string())
+    columns["abstract"] = abstract_col.cast(pa.string())
+    return pa.table(columns), abstract_col
+
+
+def build_world(release: str | Path, distractors: str | Path, out_root: str | Path | None = None, *,
+                quiet: bool = True) -> Path:
+    """Build ``<out_root>/re2math-scholar-offline-2.0.0/`` from a Re²Math release and the distractor release."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from lemmata.core.paths import artifacts_dir
+    from lemmata.core.progress import Steps
+    from lemmata.core.atomic import atomic_dir
+    from lemmata.release.manifest import MANIFEST, write_manifest
+
+    steps = Steps(7, quiet=quiet)
+    steps.step(f"reading releases {release} and {distractors}")
+    rel, dis, rows, shard = open_inputs(release, distractors)
+    table = pq.read_table(dis.root / shard, columns=["arxiv_id", "title", "authors", "year", "doi"]).to_pydict()
+    n_dis = len(table["arxiv_id"])
+
+    steps.step(f"tokenizing {n_dis} distractor records")
+    titles = [display_title(t) for t in table["title"]]
+    authors = [display_authors(surname(a) for a in al) for al in table["authors"]]
+    title_tokens = [tokenize_scholar_words(t) for t in titles]
+    n_tokens = np.fromiter((len(set(t)) for t in title_tokens), dtype=np.int64, count=n_dis)
+    by_arxiv, by_doi = distractor_lookups(table)
+
+    steps.step(f"matching the cited sources of {len(rows)} instances to the distractors")
+    by_citation, citations, parsed, groups, works, work_of_citation, papers = match_works(
+        rows, table, by_arxiv, by_doi, title_tokens, n_tokens)
 
     steps.step("assembling records in (year, title) order")
     # every record: (sort key, payload); distractor rows not claimed by a work are records of their own
@@ -220,42 +305,12 @@ def build_world(release: str | Path, distractors: str | Path, out_root: str | Pa
         if payload["work"] is not None:
             record_id[payload["work"]] = payload["id"]
 
-    identities = []
-    for key, w in sorted(works.items(), key=lambda kv: record_id[kv[0]]):
-        identities.append(Identity(
-            record_id=record_id[key], distractor=table["arxiv_id"][w.distractor] if w.distractor is not None else None,
-            rule=w.rule, citations=sorted(citations[i][0] for g in w.clusters for i in groups[g]),
-            citing_papers=sorted(w.citing)))
-    year_of = {p["id"]: p["year"] for _, p in entries}
-    rule_of = {record_id[k]: w.rule for k, w in works.items()}
-    attributions = []
-    for row in rows:
-        z = row["z"]
-        rid = record_id[work_of_citation[(z["citation_content"], z.get("doi") or "", z.get("arxiv_id") or "")]]
-        key = row.get("paper_key") or normalize_paper_key(row["paper"]["paper_id"])
-        cutoff, year = row.get("publication_year"), year_of[rid]
-        attributions.append(WorldAttribution(
-            instance_id=row["instance_id"], paper_key=key, citing_record_id=record_id[f"arxiv:{key}"],
-            year_cutoff=cutoff, record_id=rid, rule=rule_of[rid],
-            cited_after_cutoff=cutoff is not None and year is not None and year > cutoff))
-    attributions.sort(key=lambda a: a.instance_id)
+    payloads = [p for _, p in entries]
+    identities, attributions = scorer_view(works, record_id, payloads, rows, table, citations, groups,
+                                           work_of_citation)
 
     steps.step(f"indexing {len(entries)} records")
-    abstracts = pq.read_table(dis.root / shard, columns=["abstract"])["abstract"]
-    rows_taken = pa.array([p["row"] if p["row"] is not None else 0 for _, p in entries], type=pa.int64())
-    has_row = pa.array([p["row"] is not None for _, p in entries])
-    import pyarrow.compute as pc
-
-    abstract_col = pc.if_else(has_row, pc.take(abstracts, rows_taken), pa.scalar(None, pa.string()))
-    records = pa.table({
-        "id": pa.array([p["id"] for _, p in entries], pa.string()),
-        "title": pa.array([p["title"] for _, p in entries], pa.string()),
-        "authors": pa.array([p["authors"] for _, p in entries], pa.list_(pa.string())),
-        "year": pa.array([p["year"] for _, p in entries], pa.int16()),
-        "arxiv_id": pa.array([p["arxiv_id"] for _, p in entries], pa.string()),
-        "doi": pa.array([p["doi"] for _, p in entries], pa.string()),
-        "abstract": abstract_col.cast(pa.string()),
-    })
+    records, abstract_col = records_table(payloads, dis.root / shard)
     docs = []
     for _, p in entries:
         toks = title_tokens[p["row"]] if p["work"] is None else tokenize_scholar_words(p["title"])
@@ -294,9 +349,7 @@ def build_world(release: str | Path, distractors: str | Path, out_root: str | Pa
                 "cited_sources_matched_by_doi": rules["doi"],
                 "cited_sources_matched_by_title_author": rules["title_author"],
                 "cited_sources_from_citations_only": rules["none"],
-                "citing_paper_records": sum(1 for i in identities if i.citing_papers),
-                "citing_papers_in_distractors": sum(1 for i in identities if i.citing_papers and i.distractor),
-                "citing_papers_also_cited": sum(1 for i in identities if i.citing_papers and i.citations),
+                **citing_paper_counts(identities),
                 "bibliography_strings": len(citations),
                 "instances": len(attributions),
                 "records_with_abstract": len(entries) - abstract_col.null_count,
@@ -321,13 +374,19 @@ def _write_jsonl(path: Path, models: Iterable[BaseModel]) -> None:
             fh.write(json.dumps(m.model_dump(mode="json"), ensure_ascii=False, sort_keys=True) + "\n")
 
 
-def _write_index(docs: list[list[str]], folder: Path) -> dict[str, Any]:
+def write_world_index(docs: list[list[str]], folder: Path, *, ties: str, year_filter: str) -> dict[str, Any]:
+    """Index ``docs`` with the one BM25 engine and return the ``backend`` block of ``ARTIFACT.json``."""
     index = write_index(docs, folder)
     return {"name": BACKEND, "library": "bm25s", "library_version": index["library_version"], "k1": K1, "b": B,
             "method": METHOD, "documents": index["documents"], "vocabulary": index["vocabulary"],
-            "score_decimals": SCORE_DECIMALS, "ties": "record id ascending", "default_n": DEFAULT_N,
-            "year_filter": "records stored in year order; a cutoff scores the prefix of records dated <= cutoff"}
+            "score_decimals": SCORE_DECIMALS, "ties": ties, "default_n": DEFAULT_N, "year_filter": year_filter}
 
 
-#: the steps world 2.1's builder (:mod:`lemmata.benchmarks.re2math.scholar.world21`) reuses unchanged
-Work, match_cluster, title_postings, write_jsonl = _Work, _match_cluster, _title_postings, _write_jsonl
+def _write_index(docs: list[list[str]], folder: Path) -> dict[str, Any]:
+    return write_world_index(docs, folder, ties="record id ascending",
+                             year_filter="records stored in year order; a cutoff scores the prefix of records "
+                                         "dated <= cutoff")
+
+
+#: the step world 2.1's builder (:mod:`~lemmata.benchmarks.re2math.scholar.world.build21`) reuses under its own name
+write_jsonl = _write_jsonl

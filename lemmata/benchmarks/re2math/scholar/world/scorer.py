@@ -38,3 +38,20 @@ class WorldAttribution(_Model):
     record_id: str
     rule: MatchRule
     cited_after_cutoff: bool
+
+
+# -- world 2.1: one more match rule, for same-work arXiv twins
+
+MatchRule21 = Literal["arxiv", "doi", "title_author", "title_year", "none"]
+
+
+class Identity21(Identity):
+    """2.0.0's identity record, with the same-work twin rule ``title_year``."""
+
+    rule: MatchRule21 = Field(description="how the cited source was matched to the distractor ('none': not matched)")
+
+
+class WorldAttribution21(WorldAttribution):
+    """2.0.0's attribution record, with the same-work twin rule ``title_year``."""
+
+    rule: MatchRule21

@@ -10,7 +10,7 @@ float64), rounded to six decimals, ties broken by record id ascending.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -137,20 +137,34 @@ class ScholarWorld:
                                            instance_id=instance_id, at=now_utc()))
         return rec
 
+    #: the columns an opening adds to a hit's (read once, on the first opening)
+    _OPEN_COLUMNS: tuple[str, ...] = ("arxiv_id", "doi", "abstract")
+    #: records converted per block when every record is opened
+    _OPEN_BLOCK = 1 << 15
+
     def _opened(self, pos: int) -> OpenedRecord:
         full = self._full
-        authors = self._authors[pos].as_py()
+        return self._record(pos, self._titles[pos].as_py(), self._authors[pos].as_py(),
+                            {c: full[c][pos].as_py() for c in self._OPEN_COLUMNS})
+
+    def _record(self, pos: int, title: str, authors: list[str], extra: dict[str, Any]) -> OpenedRecord:
+        """The opened record at ``pos`` from its title, authors and :attr:`_OPEN_COLUMNS` values."""
         year = int(self._year[pos]) if self._year[pos] >= 0 else None
-        title = self._titles[pos].as_py()
-        arxiv, doi, abstract = (full[c][pos].as_py() for c in ("arxiv_id", "doi", "abstract"))
+        arxiv, doi, abstract = extra["arxiv_id"], extra["doi"], extra["abstract"]
         return OpenedRecord(artifact_id=self.artifact_id, id=self._ids[pos], title=title, authors=authors, year=year,
                             arxiv_id=arxiv, doi=doi, abstract=abstract,
                             text=render_opened(title, authors, year, arxiv, doi, abstract, self._ids[pos]))
 
     def iter_opened(self) -> Iterator[OpenedRecord]:
-        """Every record as it opens, in id order, without logging (audits and exports)."""
-        for pos in range(len(self._ids)):
-            yield self._opened(pos)
+        """Every record as it opens, in storage order, without logging (audits and exports): the same records
+        :meth:`open` gives, read a block of columns at a time rather than one value at a time."""
+        full, step = self._full, self._OPEN_BLOCK
+        for start in range(0, len(self._ids), step):
+            titles = self._titles.slice(start, step).to_pylist()
+            authors = self._authors.slice(start, step).to_pylist()
+            cols = {c: full[c].slice(start, step).to_pylist() for c in self._OPEN_COLUMNS}
+            for k, (title, auth) in enumerate(zip(titles, authors)):
+                yield self._record(start + k, title, auth, {c: v[k] for c, v in cols.items()})
 
     # -- scorer's view -----------------------------------------------------
     @cached_property
@@ -217,49 +231,74 @@ def is_world(path: str | Path) -> bool:
         return False
 
 
-def open_world(path: str | Path, *, verify: bool = True) -> ScholarWorld:
-    """Open a world folder; with ``verify`` (default) every file's sha256 is checked against MANIFEST.json first,
-    and every MANIFEST.json field against what the (hashed) ``ARTIFACT.json`` and this builder say it must be:
-    id, name, version, builder and builder version, and each input release's manifest name, url and sha256."""
-    from lemmata.release.manifest import MANIFEST, ManifestExpectation, field_problems, read_manifest, verify_manifest
+def check_world_manifest(root: Path, manifest, info, *, version: str, builder_version: str, verify: bool = True,
+                         more_sources: dict[str, tuple[str, str | None]] | None = None) -> None:
+    """Refuse a world whose MANIFEST.json disagrees with its (hashed) ``ARTIFACT.json`` or with this builder.
+
+    Always: the ids agree. With ``verify``: name, version, builder and builder
+    version, and each input's name, url and sha256 — the two input releases
+    plus ``more_sources`` (name -> (url, sha256)), and no other input; and
+    ``ARTIFACT.json`` names this builder's world and version.
+    """
+    from lemmata.release.manifest import MANIFEST, ManifestExpectation, field_problems
+
+    info_path = root / INFO_FILE
+    if manifest.release_id != info.id:
+        raise InputError.one(str(info_path), f"ARTIFACT.json describes {info.id}, MANIFEST.json {manifest.release_id}",
+                             field="id")
+    if not verify:
+        return
+    sources = {f"{info.release_id}/{MANIFEST}": (f"lemmata-release:{info.release_id}", info.release_manifest_sha256),
+               f"{info.distractor_release_id}/{MANIFEST}": (f"lemmata-release:{info.distractor_release_id}",
+                                                            info.distractor_manifest_sha256)}
+    sources.update({k: (url, sha or "") for k, (url, sha) in (more_sources or {}).items()})
+    expect = ManifestExpectation(release_id=info.id, name=ARTIFACT_NAME, version=version, builder=info.builder,
+                                 builder_version=builder_version, sources=sources)
+    problems = field_problems(manifest, root / MANIFEST, expect)
+    if len(manifest.sources) != len(sources):
+        inputs = "two input releases" if len(sources) == 2 else f"{len(sources)} inputs"
+        problems.append(Problem(str(root / MANIFEST), f"a world names exactly its {inputs}", field="sources"))
+    if info.name != ARTIFACT_NAME or info.version != version or info.builder_version != builder_version:
+        problems.append(Problem(str(info_path), f"describes {info.name} {info.version} (builder "
+                                                f"{info.builder_version}); this Lemmata builds {ARTIFACT_NAME} "
+                                                f"{version} (builder {builder_version})", field="name"))
+    if problems:
+        raise InputError(problems)
+
+
+def read_world(path: str | Path, model: type[WorldInfo], *, version: str, builder_version: str, verify: bool = True,
+               more_sources: Callable[[Any], dict[str, tuple[str, str | None]]] | None = None
+               ) -> tuple[Path, WorldInfo]:
+    """A world folder's root and verified ``ARTIFACT.json`` (as ``model``): every file's sha256 against MANIFEST.json
+    (with ``verify``), every MANIFEST.json field by :func:`check_world_manifest` (``more_sources``: the inputs beside
+    the two releases, from the description) and the tokenizer against this Lemmata's."""
+    from lemmata.release.manifest import read_manifest, verify_manifest
 
     root = Path(path)
     if not root.is_dir():
         raise InputError.one(str(root), "retrieval artifact folder does not exist; build it with "
-                                        "`lemmata artifact build --version 2.0.0`")
+                                        f"`lemmata artifact build --version {version}`")
     manifest = verify_manifest(root) if verify else read_manifest(root)
     info_path = root / INFO_FILE
     try:
-        info = WorldInfo.model_validate(json.loads(info_path.read_text("utf-8")))
+        info = model.model_validate(json.loads(info_path.read_text("utf-8")))
     except (OSError, ValueError) as exc:
         raise InputError.one(str(info_path), f"unreadable artifact description: {exc}") from None
-    if manifest.release_id != info.id:
-        raise InputError.one(str(info_path), f"ARTIFACT.json describes {info.id}, MANIFEST.json {manifest.release_id}",
-                             field="id")
-    if verify:
-        expect = ManifestExpectation(
-            release_id=info.id, name=ARTIFACT_NAME, version=VERSION, builder=info.builder,
-            builder_version=BUILDER_VERSION,
-            sources={f"{info.release_id}/{MANIFEST}": (f"lemmata-release:{info.release_id}",
-                                                       info.release_manifest_sha256),
-                     f"{info.distractor_release_id}/{MANIFEST}": (f"lemmata-release:{info.distractor_release_id}",
-                                                                  info.distractor_manifest_sha256)})
-        problems = field_problems(manifest, root / MANIFEST, expect)
-        if len(manifest.sources) != 2:
-            problems.append(Problem(str(root / MANIFEST), "a world names exactly its two input releases",
-                                    field="sources"))
-        if info.name != ARTIFACT_NAME or info.version != VERSION or info.builder_version != BUILDER_VERSION:
-            problems.append(Problem(str(info_path), f"describes {info.name} {info.version} (builder "
-                                                    f"{info.builder_version}); this Lemmata builds {ARTIFACT_NAME} "
-                                                    f"{VERSION} (builder {BUILDER_VERSION})", field="name"))
-        if problems:
-            raise InputError(problems)
+    check_world_manifest(root, manifest, info, version=version, builder_version=builder_version, verify=verify,
+                         more_sources=more_sources(info) if more_sources else None)
     if info.tokenizer != SCHOLAR_WORDS_TOKENIZER:
         raise InputError.one(str(info_path), f"artifact was built with tokenizer {info.tokenizer.get('name')} "
                                              f"v{info.tokenizer.get('version')}; this Lemmata ranks with "
                                              f"v{SCHOLAR_WORDS_TOKENIZER['version']}: rebuild the artifact",
                              field="tokenizer")
-    return ScholarWorld(root, info)
+    return root, info
+
+
+def open_world(path: str | Path, *, verify: bool = True) -> ScholarWorld:
+    """Open a world folder; with ``verify`` (default) every file's sha256 is checked against MANIFEST.json first,
+    and every MANIFEST.json field against what the (hashed) ``ARTIFACT.json`` and this builder say it must be:
+    id, name, version, builder and builder version, and each input release's manifest name, url and sha256."""
+    return ScholarWorld(*read_world(path, WorldInfo, version=VERSION, builder_version=BUILDER_VERSION, verify=verify))
 
 
 def default_world_path() -> Path:

@@ -22,12 +22,17 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class ScholarHit(_Model):
-    """One search hit, the same fields for every record whatever its origin."""
+class RankedHit(_Model):
+    """What every world's hit starts with: the record id, its rank and its score."""
 
     id: str
     rank: int = Field(ge=1)
     score: float
+
+
+class ScholarHit(RankedHit):
+    """One search hit, the same fields for every record whatever its origin."""
+
     title: str
     authors: list[str] = Field(description=f"capitalised surnames, at most {MAX_AUTHORS}")
     year: int | None

@@ -1,0 +1,111 @@
+"""An opened 2.1 world: 2.0.0's year-prefix search and scorer's view, with the uniform hit, ties broken by opaque
+id, and the bibliographic opening; every file and every MANIFEST.json field verified on open."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from lemmata.core.errors import InputError
+from lemmata.core.jsonl import iter_jsonl
+from lemmata.retrievers.bm25 import tokenize_scholar_words as tokenize, top_rounded
+from lemmata.benchmarks.re2math.scholar.layout import INFO_FILE
+from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
+from lemmata.benchmarks.re2math.scholar.world.info import ATTRIBUTIONS_FILE, BACKEND, IDENTITY_FILE, RECORDS_FILE
+from lemmata.benchmarks.re2math.scholar.world.info21 import BUILDER_VERSION, SCHEMA, VERSION, WorldInfo21
+from lemmata.benchmarks.re2math.scholar.world.scorer import Identity21, WorldAttribution21
+from lemmata.benchmarks.re2math.scholar.world.search import ScholarWorld, read_world
+from lemmata.benchmarks.re2math.scholar.world.view21 import BibliographicRecord, UniformHit, UniformSearch, render_entry
+
+
+class UniformWorld(ScholarWorld):
+    """An opened 2.1 world: 2.0.0's search and scorer's view, with the uniform hit and the bibliographic opening."""
+
+    def __init__(self, root: Path, info: WorldInfo21) -> None:
+        import numpy as np
+
+        super().__init__(root, info)  # type: ignore[arg-type]
+        self._id_rank = np.fromiter((int(r[1:]) for r in self._ids), dtype=np.int64, count=len(self._ids))
+
+    def _hit(self, pos: int, rank: int, score: float) -> UniformHit:  # type: ignore[override]
+        return UniformHit(id=self._ids[pos], rank=rank, score=score, title=self._titles[pos].as_py(),
+                          authors=self._authors[pos].as_py())
+
+    def search(self, query: str, cutoff: int | None, n: int = DEFAULT_N) -> UniformSearch:  # type: ignore[override]
+        """The ``n`` best records for ``query`` among those dated no later than ``cutoff`` or undated."""
+        if n < 1:
+            raise InputError.one("n", f"n must be at least 1, got {n}", field="n")
+        index = self._index
+        ids = index.term_ids(tokenize(query))
+        # storage order is year order, so ties break by the opaque id's rank, not by position
+        top = top_rounded(index.scores(ids), n, self._prefix(cutoff), tie_rank=self._id_rank) if ids else []
+        return UniformSearch(artifact_id=self.artifact_id, query=query, cutoff=cutoff, n=n,
+                             hits=[self._hit(p, r, s) for r, (p, s) in enumerate(top, 1)])
+
+    def search_result(self, query: str, year_cutoff: int | None, n: int = DEFAULT_N, *,
+                      instance_id: str | None = None) -> SearchResult:
+        res = self.search(query, year_cutoff, n)
+        cands = [Candidate(id=h.id, rank=h.rank, score=h.score, kind="scholar_result", title=h.title,
+                           text=", ".join(h.authors), authors=list(h.authors), year=None) for h in res.hits]
+        return SearchResult(artifact_id=self.artifact_id, query=query, timestamp=now_utc(), candidates=cands,
+                            settings=QuerySettings(backend=BACKEND, n=n, year_cutoff=year_cutoff),
+                            instance_id=instance_id)
+
+    @property
+    def _full(self):  # type: ignore[override]
+        if not hasattr(self, "_full_table"):
+            import pyarrow.parquet as pq
+
+            self._full_table = pq.read_table(self.root / RECORDS_FILE, columns=["venue", "arxiv_id", "doi",
+                                                                                 "abstract"])
+        return self._full_table
+
+    _OPEN_COLUMNS = ("venue", "arxiv_id", "doi", "abstract")
+
+    def _record(self, pos: int, title: str, authors: list[str],  # type: ignore[override]
+                extra: dict[str, Any]) -> BibliographicRecord:
+        year = int(self._year[pos]) if self._year[pos] >= 0 else None
+        venue, arxiv, doi, abstract = (extra[c] for c in self._OPEN_COLUMNS)
+        return BibliographicRecord(
+            artifact_id=self.artifact_id, id=self._ids[pos], title=title, authors=authors, year=year, venue=venue,
+            arxiv_id=arxiv, doi=doi, abstract=abstract,
+            text=render_entry(self._ids[pos], title, authors, year, venue, arxiv, doi, abstract))
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "bibliography": self.info.bibliography}  # type: ignore[attr-defined]
+
+    @cached_property
+    def _identities(self) -> dict[str, Identity21]:  # type: ignore[override]
+        return {i.record_id: i for i in (Identity21.model_validate(o)
+                                         for _, o in iter_jsonl(self.root / IDENTITY_FILE))}
+
+    @cached_property
+    def _attributions(self) -> dict[str, WorldAttribution21]:  # type: ignore[override]
+        return {a.instance_id: a for a in (WorldAttribution21.model_validate(o)
+                                            for _, o in iter_jsonl(self.root / ATTRIBUTIONS_FILE))}
+
+
+def is_world_21(path: str | Path) -> bool:
+    """Does this folder hold a 2.1 world?"""
+    import json
+
+    try:
+        return json.loads((Path(path) / INFO_FILE).read_text("utf-8")).get("schema_version") == SCHEMA
+    except (OSError, ValueError):
+        return False
+
+
+def _bibliography_source(info: WorldInfo21) -> dict[str, tuple[str, str | None]]:
+    """The input a 2.1 world has beside its two releases, as its MANIFEST.json must name it."""
+    return {f"math_bib/{info.bibliography.get('file')}": ("lemmata-mirror:math_bib", info.bibliography.get("sha256"))}
+
+
+def open_world_21(path: str | Path, *, verify: bool = True) -> UniformWorld:
+    """Open a 2.1 world folder; with ``verify`` (default) every file's sha256 is checked against MANIFEST.json first,
+    and every MANIFEST.json field against what the (hashed) ``ARTIFACT.json`` and this builder say it must be:
+    id, name, version, builder and builder version, and each input's name, url and sha256 (the two input releases
+    and the math_bib table)."""
+    root, info = read_world(path, WorldInfo21, version=VERSION, builder_version=BUILDER_VERSION, verify=verify,
+                            more_sources=_bibliography_source)
+    return UniformWorld(root, info)  # type: ignore[arg-type]
