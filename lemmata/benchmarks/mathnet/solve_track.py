@@ -53,6 +53,13 @@ class RetrievalSpec(_Strict):
     pool: str = Field(pattern=r"^[0-9a-f]{16}$", description="id of the pool and its exclusion rule")
 
 
+class SolverInfo(ModelInfo):
+    """The solver's identity; what it read of a figure is part of what was measured, so it must be declared."""
+
+    modality: Literal["text", "text+image"] = Field(
+        description="what the model read of a figure: 'text' (its description) or 'text+image' (image parts)")
+
+
 class Header(_Strict):
     format: Literal["lemmata-submission/1"]
     benchmark: Literal["mathnet-solve"]
@@ -60,7 +67,7 @@ class Header(_Strict):
     track: Literal["zero-shot", "expert-rag", "retriever-rag"] = Field(description="the MathRAG condition")
     subset: Literal["lemmata_strat_70", "lemmata_strat_5500", "full"] = Field(
         description="the problems split the run answers (Lemmata's stratified subsets, or every problem)")
-    model: ModelInfo
+    model: SolverInfo
     retrieval: RetrievalSpec | None = None
     expert_pairs_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     notes: str = Field(default="", max_length=4000)
@@ -140,9 +147,6 @@ class MathNetSolveHandler(TrackHandler):
         if header.track == "expert-rag" and header.expert_pairs_sha256 is None:
             problems.append(Problem(name, "expert-rag needs the sha256 of the expert pairs file it used", line,
                                     "header.expert_pairs_sha256"))
-        if header.model.modality is None:
-            problems.append(Problem(name, "declare what the model read: 'text' (figures as descriptions) or "
-                                          "'text+image' (figures as image parts)", line, "header.model.modality"))
 
     def _check_records(self, header: Header, envelope: Envelope, problems: list[Problem]) -> list[SolveRecord]:
         name = envelope.filename

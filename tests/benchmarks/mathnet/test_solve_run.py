@@ -272,7 +272,7 @@ def test_bad_submissions_name_line_and_field(solve_release):
     with pytest.raises(InputError) as err:
         validate_upload(data, "bad.jsonl")
     where = {(p.line, p.field): p.reason for p in err.value.problems}
-    assert "declare what the model read" in where[1, "header.model.modality"]
+    assert "required" in where[1, "header.model.modality"]  # the schema says what it means (text or text+image)
     assert where[2, "context_ids"] == "zero-shot shows no context"
     assert "is not a problem id" in where[3, "problem_id"]
     assert "first on line 2" in where[4, "problem_id"]
