@@ -273,6 +273,11 @@ def test_bad_submissions_name_line_and_field(solve_release):
         validate_upload(data, "bad.jsonl")
     where = {(p.line, p.field): p.reason for p in err.value.problems}
     assert "required" in where[1, "header.model.modality"]  # the schema says what it means (text or text+image)
+    header["model"]["modality"] = "text"  # with a valid header, the records' problems against the condition too
+    data = "".join(json.dumps(x) + "\n" for x in [header, *recs]).encode()
+    with pytest.raises(InputError) as err:
+        validate_upload(data, "bad.jsonl")
+    where = {(p.line, p.field): p.reason for p in err.value.problems}
     assert where[2, "context_ids"] == "zero-shot shows no context"
     assert "is not a problem id" in where[3, "problem_id"]
     assert "first on line 2" in where[4, "problem_id"]
