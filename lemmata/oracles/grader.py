@@ -9,17 +9,15 @@ as 0 with the reply kept in the reason.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from lemmata.oracles.judge import MAX_REASON_CHARS, Judge, Rubric
+from lemmata.oracles.judge import MAX_REASON_CHARS, Judge, Rubric, parse_reply
 
-_FENCE = re.compile(r"^```(?:json)?\s*\n(?P<body>.*)\n```$", re.DOTALL)
 #: the top of the IMO scale: only this grade counts as a correct solution
 FULL_MARKS = 7
 
@@ -52,14 +50,7 @@ def parse_grade(reply: str) -> Grade | None:
     >>> parse_grade('Score: 7') is None
     True
     """
-    text = reply.strip()
-    m = _FENCE.match(text)
-    if m:
-        text = m.group("body").strip()
-    try:
-        return Grade.model_validate_json(text)
-    except ValidationError:
-        return None
+    return parse_reply(reply, Grade)
 
 
 def ungradable(raw: str) -> Grade:

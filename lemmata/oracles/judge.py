@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -36,6 +36,7 @@ MAX_REASON_CHARS = 4000
 _PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
 _SECTION = re.compile(r"^<!-- (system|user) -->$", re.MULTILINE)
 _FENCE = re.compile(r"^```(?:json)?\s*\n(?P<body>.*)\n```$", re.DOTALL)
+_Reply = TypeVar("_Reply", bound=BaseModel)
 
 
 class OracleUnavailable(LemmataError):
@@ -122,12 +123,21 @@ def parse_verdict(reply: str) -> JudgeVerdict | None:
     >>> parse_verdict('{"verdict": "Yes", "reason": "r"}') is None
     True
     """
+    return parse_reply(reply, JudgeVerdict)
+
+
+def parse_reply(reply: str, model: type[_Reply]) -> _Reply | None:
+    """``reply`` as one JSON object of ``model`` (a bare object or one fenced json block), else None.
+
+    Anything around the object, or any field out of its model, makes it unparsable: a judge or grader
+    reply is read strictly, so prose never turns into a verdict.
+    """
     text = reply.strip()
     m = _FENCE.match(text)
     if m:
         text = m.group("body").strip()
     try:
-        return JudgeVerdict.model_validate_json(text)
+        return model.model_validate_json(text)
     except ValidationError:
         return None
 
