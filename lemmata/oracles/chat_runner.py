@@ -223,7 +223,9 @@ class Endpoint(BaseModel):
     @classmethod
     def from_env(cls, model: str, environ: Mapping[str, str] | None = None, **override: Any) -> "Endpoint":
         """``LEMMATA_LLM_*`` first, then ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``; keyword overrides win."""
-        env = os.environ if environ is None else environ
+        from lemmata.core.settings import environment
+
+        env = environment(environ)
         fields: dict[str, Any] = {
             "base_url": setting("LEMMATA_LLM_BASE_URL", env) or setting("OPENAI_BASE_URL", env) or DEFAULT_BASE_URL,
             "api_key": setting("LEMMATA_LLM_API_KEY", env) or setting("OPENAI_API_KEY", env) or "",

@@ -253,7 +253,9 @@ def persistent_home(environ=None) -> str | None:
     """On a hosted Space with persistent storage (``/data``) and no ``LEMMATA_HOME``, keep everything there."""
     import os
 
-    env = os.environ if environ is None else environ
+    from lemmata.core.settings import environment
+
+    env = environment(environ)
     if env.get("SPACE_ID") and not setting("LEMMATA_HOME", env) and os.path.isdir("/data") \
             and os.access("/data", os.W_OK):
         return "/data/lemmata"

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from pathlib import Path
 from typing import Literal
 
@@ -47,7 +46,9 @@ def hub_offline(environ=None) -> bool:
     >>> hub_offline({"HF_HUB_OFFLINE": "1"}), hub_offline({"HF_HUB_OFFLINE": "0"}), hub_offline({})
     (True, False, False)
     """
-    env = os.environ if environ is None else environ
+    from lemmata.core.settings import environment
+
+    env = environment(environ)
     return (env.get("HF_HUB_OFFLINE") or "").strip().lower() in ("1", "true", "yes", "on")
 
 

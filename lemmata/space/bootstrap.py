@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TextIO
 
+from lemmata.core.errors import Error
 from lemmata.space.safety import esc
 
 StepStatus = Literal["waiting", "running", "done", "skipped", "failed"]
 
 
-class Skip(Exception):
+class Skip(Error):
     """Raised by a step that has nothing to do; the message says why."""
 
 

@@ -9,7 +9,6 @@ login instead of a token.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -121,7 +120,9 @@ class SpaceConfig(BaseModel):
         from lemmata.core.paths import lemmata_home, releases_dir
         from lemmata.formats.envelope import DEFAULT_MAX_BYTES
 
-        env = os.environ if env is None else env
+        from lemmata.core.settings import environment
+
+        env = environment(env)
         problems: list[tuple[str, str]] = []
 
         def get(name: str) -> str | None:
