@@ -72,7 +72,7 @@ def test_run_re2math_scores_pending_then_judge_completes_a_new_version(world_hom
         resent = len(server.requests) - sent
     lines = [json.loads(x) for x in first_bytes.decode("utf-8").splitlines()]
     header, records = lines[0], lines[1:]
-    assert header["retrieval_artifact"] == "re2math-scholar-offline-2.0.0" and header["window"] == 3
+    assert header["retrieval_artifact"] == "re2math-scholar-offline-2.1.0" and header["window"] == 3
     assert (header["max_queries"], header["max_opens"]) == (1, 1)
     assert header["model"]["endpoint_model"] == "agent-x-0125"
     assert header["model"]["prompt_version"] == "re2math-e3.v1+e4.v1"
