@@ -358,13 +358,14 @@ class RankingTrack(TrackHandler):
                 scores = run.scores
         shown = [d for d, _ in ordered(scores)[:AUDIT_TOP]]
         shown += [d for d, g in collection.qrels.get(query_id, {}).items() if g > 0 and d not in shown][:50]
-        texts = self.document_texts(submission.header, shown)
+        texts = self.document_texts(submission.header, shown, collection)
         return AuditView(item_id=item_id, sections=ranking_sections(query_id, collection, scores, item, texts=texts))
 
-    def document_texts(self, header: Any, doc_ids: list[str]) -> dict[str, str]:
-        """What the audit shows of each listed document (title and text). The scorer's collection may hold ids only
-        (it needs no text); a track whose collection is id-only overrides this to read the text from its release."""
-        collection = self.collection(header)
+    def document_texts(self, header: Any, doc_ids: list[str], collection: Collection | None = None) -> dict[str, str]:
+        """What the audit shows of each listed document (title and text), from ``collection`` (the audited query's;
+        default the header's). The scorer's collection may hold ids only (it needs no text); a track whose collection
+        is id-only overrides this to read the text from its release."""
+        collection = collection if collection is not None else self.collection(header)
         out = {}
         for d in doc_ids:
             doc = collection.corpus.get(d)

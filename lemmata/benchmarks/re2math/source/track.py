@@ -23,7 +23,7 @@ the scorer version. No year cutoff applies (see
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -86,7 +86,7 @@ class SourceRetrievalHandler(RankingTrack):
     def collection(self, header: SourceRunHeader) -> Collection:
         return source_collection(header.release, header.corpus, header.split, header.track)
 
-    def document_texts(self, header: SourceRunHeader, doc_ids: list[str]) -> dict[str, str]:
+    def document_texts(self, header: SourceRunHeader, doc_ids: list[str], collection: Any = None) -> dict[str, str]:
         """The listed records' title and author line, from the world (the scorer's collection holds ids only)."""
         track = default_source_track(header.release, world_id=header.corpus)
         position = record_positions(header.release, header.corpus)

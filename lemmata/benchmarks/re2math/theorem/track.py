@@ -17,7 +17,7 @@ qrels with the scorer version.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -76,7 +76,7 @@ class TheoremRetrievalHandler(RunTrack):
     def collection(self, header: TheoremRunHeader) -> Collection:
         return theorem_collection(header.release, header.split.split("/", 1)[1], header.track)
 
-    def document_texts(self, header: TheoremRunHeader, doc_ids: list[str]) -> dict[str, str]:
+    def document_texts(self, header: TheoremRunHeader, doc_ids: list[str], collection: Any = None) -> dict[str, str]:
         """The listed statements' text, from the release's corpus (the scorer's collection holds ids only)."""
         texts = statement_texts(header.release)
         return {d: texts[d] for d in doc_ids if d in texts}
