@@ -12,7 +12,7 @@ import hmac
 import html
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from lemmata.formats.names import clean_name
 
@@ -121,6 +121,30 @@ def safe_markdown(markdown: str) -> str:
     <b>code</b>
     ```
     """
+    return outside_fences(markdown, _safe_line)
+
+
+def _safe_line(line: str) -> str:
+    quote = re.match(r"^(\s{0,3}(?:>\s?)+)", line)
+    prefix = quote.group(1) if quote else ""
+    body = _escape_html_outside_code(line[len(prefix):])
+    body = _UNSAFE_LINK.sub("](#unsafe-link)", body)
+    body = _BARE_UNSAFE.sub(lambda mm: mm.group(1) + "&#58;", body)
+    return prefix + body
+
+
+def outside_fences(markdown: str, rewrite: Callable[[str], str]) -> str:
+    r"""``markdown`` with ``rewrite`` applied to every line outside a fenced code block (fenced lines stay as written).
+
+    A fence closes on a line of the same character at least as long as the opening one, as CommonMark says.
+
+    >>> print(outside_fences("a\n```\na\n```\na", str.upper))
+    A
+    ```
+    a
+    ```
+    A
+    """
     out: list[str] = []
     fence: str | None = None
     for line in markdown.split("\n"):
@@ -134,12 +158,7 @@ def safe_markdown(markdown: str) -> str:
             fence = m.group(2)
             out.append(line)
             continue
-        quote = re.match(r"^(\s{0,3}(?:>\s?)+)", line)
-        prefix = quote.group(1) if quote else ""
-        body = _escape_html_outside_code(line[len(prefix):])
-        body = _UNSAFE_LINK.sub("](#unsafe-link)", body)
-        body = _BARE_UNSAFE.sub(lambda mm: mm.group(1) + "&#58;", body)
-        out.append(prefix + body)
+        out.append(rewrite(line))
     return "\n".join(out)
 
 

@@ -16,10 +16,10 @@ import re
 from collections.abc import Mapping
 
 from lemmata.space.katex_words import KATEX_WORDS
+from lemmata.space.safety import outside_fences
 
 _SPAN = re.compile(r"\$\$(?P<display>.+?)\$\$|\$(?P<inline>[^$\n]+?)\$", re.S)
 _WORD = re.compile(r"\\([A-Za-z]+)")
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _CODE = re.compile(r"(`+)(?:.+?)\1")
 MAX_EXPANSIONS = 4
 
@@ -66,24 +66,14 @@ def katex_or_source(markdown: str, macros: Mapping[str, str] | None = None) -> s
     Let $\mathcal{M}$ be $\mathcal{N}$, and `$\tM \subset X$`; `$\tM$` stays.
     """
     macros = macros or {}
-    out: list[str] = []
-    fence: str | None = None
-    for line in markdown.split("\n"):
-        m = _FENCE.match(line)
-        if fence is not None:
-            out.append(line)
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = None
-            continue
-        if m:
-            fence = m.group(1)
-            out.append(line)
-            continue
+
+    def line_math(line: str) -> str:
         pieces, last = [], 0
         for code in _CODE.finditer(line):  # inline code is shown literally: its dollars are not math
             pieces.append(_SPAN.sub(lambda s: _span(s, macros), line[last:code.start()]))
             pieces.append(code.group(0))
             last = code.end()
         pieces.append(_SPAN.sub(lambda s: _span(s, macros), line[last:]))
-        out.append("".join(pieces))
-    return "\n".join(out)
+        return "".join(pieces)
+
+    return outside_fences(markdown, line_math)
