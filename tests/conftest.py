@@ -8,6 +8,7 @@ pinned upstream files, so the suite also runs on a networked machine.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -30,39 +31,80 @@ os.environ.setdefault("HF_HOME", os.path.join(_HOME, "hf"))
 import pytest  # noqa: E402
 
 
+def _shared_root(tmp_path_factory) -> Path | None:
+    """The run's temp folder shared by every worker process, or None when the suite runs in one process."""
+    return tmp_path_factory.getbasetemp().parent if os.environ.get("PYTEST_XDIST_WORKER") else None
+
+
+def built_once(tmp_path_factory, key: str, build, folder: Path | None = None) -> Path:
+    """``build(folder)`` run once for the whole test run, its result path returned.
+
+    The suite runs in parallel worker processes (pytest-xdist, ``-n`` in ``pyproject.toml``), each with its own
+    session: a session fixture alone would build the same release or offline world once per worker. So the first
+    worker that needs it builds it under a file lock in the run's shared temp folder and records what it built;
+    the others wait on the lock and reuse it. In one process (``-n 0``) it is a plain session build. ``folder``
+    (default: a fresh folder named after ``key``) is where the build writes. Whatever is built this way is
+    read-only to tests: a test that tampers copies it first.
+    """
+    shared = _shared_root(tmp_path_factory)
+    if shared is None:
+        return Path(build(folder or tmp_path_factory.mktemp(key)))
+    from filelock import FileLock
+
+    record = shared / f"built-{key}.path"
+    with FileLock(str(shared / f"built-{key}.lock")):
+        if record.is_file():
+            return Path(record.read_text(encoding="utf-8"))
+        if folder is None:  # a worker that died mid-build left no record: start again from an empty folder
+            folder = shared / f"built-{key}"
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+        out = Path(build(folder))
+        record.write_text(str(out), encoding="utf-8")
+        return out
+
+
 @pytest.fixture(scope="session")
 def releases_root(tmp_path_factory) -> Path:
-    """A session-wide folder of built releases (each built at most once per session)."""
-    return tmp_path_factory.mktemp("releases")
+    """A run-wide folder of built releases (each built at most once per run, shared by the worker processes)."""
+    shared = _shared_root(tmp_path_factory)
+    if shared is None:
+        return tmp_path_factory.mktemp("releases")
+    (shared / "releases").mkdir(exist_ok=True)
+    return shared / "releases"
 
 
 @pytest.fixture(scope="session")
-def re2math_release(releases_root) -> Path:
+def re2math_release(tmp_path_factory, releases_root) -> Path:
     """The real Re2Math release built from the pinned snapshot."""
     from lemmata.benchmarks.re2math.builder import Re2MathBuilder
 
-    return Re2MathBuilder().build(releases_root, quiet=True)
+    return built_once(tmp_path_factory, "re2math-release", lambda d: Re2MathBuilder().build(d, quiet=True),
+                      releases_root)
 
 
 @pytest.fixture(scope="session")
-def distractor_release(releases_root) -> Path:
-    """The math-arxiv-meta distractor release (the 2.0.0 world's haystack), built once per session."""
+def distractor_release(tmp_path_factory, releases_root) -> Path:
+    """The math-arxiv-meta distractor release (the 2.0.0 world's haystack), built once per run."""
     from lemmata.benchmarks.math_arxiv_meta.builder import MathArxivMetaBuilder
 
-    return MathArxivMetaBuilder().build(releases_root, quiet=True)
+    return built_once(tmp_path_factory, "distractor-release", lambda d: MathArxivMetaBuilder().build(d, quiet=True),
+                      releases_root)
 
 
 @pytest.fixture(scope="session")
 def scholar_artifacts(tmp_path_factory, re2math_release, distractor_release) -> Path:
-    """Both offline Re2Math artifacts, built once per session: the 2.0.0 world (what submissions use) and 1.0.0
+    """Both offline Re2Math artifacts, built once per run: the 2.0.0 world (what submissions use) and 1.0.0
     (superseded, still audits). Read-only: a test that tampers copies the folder first."""
     from lemmata.benchmarks.re2math.scholar.artifact import build_artifact
     from lemmata.benchmarks.re2math.scholar.world import build_world
 
-    root = tmp_path_factory.mktemp("scholar-artifacts")
-    build_artifact(re2math_release, root)
-    build_world(re2math_release, distractor_release, root)
-    return root
+    def build(root: Path) -> Path:
+        build_artifact(re2math_release, root)
+        build_world(re2math_release, distractor_release, root)
+        return root
+
+    return built_once(tmp_path_factory, "scholar-artifacts", build)
 
 
 @pytest.fixture(scope="session")
@@ -105,7 +147,8 @@ def scholar_world_21(tmp_path_factory, re2math_release, distractor_release) -> P
     display, opaque ids), built once per session from the mirror. Read-only: a test that tampers copies it first."""
     from lemmata.benchmarks.re2math.scholar.world21 import build_world_21
 
-    return build_world_21(re2math_release, distractor_release, tmp_path_factory.mktemp("scholar-world-21"))
+    return built_once(tmp_path_factory, "scholar-world-21",
+                      lambda d: build_world_21(re2math_release, distractor_release, d))
 
 
 # -- MathNet-Solve and MathNet-Retrieve fixture releases (upstream layout, images included) ---------------------

@@ -39,11 +39,12 @@ NAMES = ("mathnet-retrieve", "mirb", "mathatlas", "ma-align")
 
 
 @pytest.fixture(scope="session")
-def hub_releases(releases_root) -> dict[str, Path]:
+def hub_releases(tmp_path_factory) -> dict[str, Path]:
+    hub_root = tmp_path_factory.mktemp("hub-releases")
     out = {}
     for name in NAMES:
         cls, src = _builder(name)
-        out[name] = cls(source_dir=src).build(releases_root / "hub", quiet=True)
+        out[name] = cls(source_dir=src).build(hub_root, quiet=True)
     return out
 
 

@@ -35,9 +35,19 @@ FIRST_START_SECONDS = 900  # releases, artifact, reported rows and baselines, on
 TABS = (("Benchmarks", "overview"), ("Leaderboard", "board"), ("Across benchmarks", "matrix"), ("Submit", "submit"),
         ("Status", "status"), ("Audit", "audit"),
         ("About & cite", "about"), ("Admin", "admin"))
+README_PORT = 7860  # "serves on http://127.0.0.1:7860"
 SERVER_FAILURES = ("Traceback (most recent call last)", "InvalidPathError", "Cannot move")
 
 pytestmark = pytest.mark.browser
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
 
 
 def _free_port() -> int:
@@ -79,9 +89,15 @@ def server():
     assert not str(home.resolve()).startswith(str(Path(tempfile.gettempdir()).resolve()))
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("LEMMATA_", "GRADIO_")) and k != "XDG_DATA_HOME"}
-    port = _free_port()  # the README's 7860 may be taken by another space on this machine
-    env.update(HOME=str(home), PYTHONPATH=str(ROOT), GRADIO_ANALYTICS_ENABLED="False", GRADIO_SERVER_PORT=str(port),
+    env.update(HOME=str(home), PYTHONPATH=str(ROOT), GRADIO_ANALYTICS_ENABLED="False",
                HF_HUB_OFFLINE=os.environ.get("HF_HUB_OFFLINE", "1"))
+    assert f"http://127.0.0.1:{README_PORT}" in (ROOT / "README.md").read_text(encoding="utf-8")
+    if _port_free(README_PORT):  # the README's own port, chosen by the command itself
+        port = README_PORT
+    else:  # another server holds 7860 on this machine: the one variable the README's command would need
+        port = _free_port()
+        env["GRADIO_SERVER_PORT"] = str(port)
+        print(f"port {README_PORT} is taken on this machine; the README-literal server runs on {port}")
     log_path = OUT / "readme-literal-server.log"
     log = log_path.open("w", encoding="utf-8")
     # The working folder is Gradio's other default served folder, so it must not hold the home either (a
