@@ -47,6 +47,8 @@ class SealLedger:
         self._stamp: tuple[int, int] | None = None
         self._seals: dict[str, str | None] = {}
         self._tip = GENESIS
+        #: why the ledger cannot be trusted although it is absent (results carry seals): every read is refused
+        self.missing: str | None = None
 
     def exists(self) -> bool:
         return self.path.exists()
@@ -100,6 +102,8 @@ class SealLedger:
     def listed(self, result_id: str) -> tuple[bool, str | None]:
         """``(listed, seal)`` of one result."""
         with self._lock:
+            if self.missing is not None and not self.path.exists():
+                raise LedgerError(self.missing)
             self._load()
             return result_id in self._seals, self._seals.get(result_id)
 
@@ -107,6 +111,8 @@ class SealLedger:
         """Record results and their seals (None only when starting the ledger over legacy results); a result
         already listed with the same seal is not written again. Call under the store's write lock."""
         with self._lock:
+            if self.missing is not None and not self.path.exists():
+                raise LedgerError(self.missing)
             self._load()
             lines = []
             seq, tip = len(self._seals), self._tip  # one line per listed result

@@ -20,7 +20,7 @@ from lemmata.store.faults import EMPTY, MISSING, check_index, move_aside
 from lemmata.store.files import has_durable_files
 from lemmata.store.index import RowSummary
 from lemmata.store.integrity import VerifiedFiles
-from lemmata.store.ledger import SealLedger
+from lemmata.store.ledger import LEDGER_FILE, SealLedger
 from lemmata.store.moderation import Moderation
 from lemmata.store.queue import Queue
 from lemmata.store.results import Results
@@ -55,7 +55,16 @@ class Store(Queue, Results, Moderation):
         moved = move_aside(self.db_path) if rebuild else None
         missing = self._create_schema()
         if not self.ledger.exists():  # a new store, or one whose results predate the ledger (their seals as found)
-            self.ledger.start(_found_seals(self.results_dir))
+            found = _found_seals(self.results_dir)
+            sealed = sum(seal is not None for _, seal in found)
+            if sealed:  # the store writes a seal only beside its ledger line: the ledger was removed
+                self.ledger.missing = (
+                    f"the seal ledger ({LEDGER_FILE}) is missing although {sealed} stored result(s) carry a seal: "
+                    "it was removed, and it is not started again over them (that would make a result whose seal "
+                    "was stripped look legacy); restore it from a backup or the Hub mirror")
+                log.error(self.ledger.missing)
+            else:
+                self.ledger.start(found)
         for row in missing:  # rows indexed by an older summary, or by a store opened without one: fill them in once
             with self._write() as conn:
                 conn.execute("UPDATE results SET summary_json = ? WHERE result_id = ?",

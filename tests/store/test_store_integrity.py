@@ -238,6 +238,26 @@ def test_a_deleted_seal_does_not_make_a_result_legacy(store_with_two):
     assert any("'sealed_sha256' was removed" in p.reason for p in rebuilt.reindex_problems)
 
 
+def test_a_deleted_ledger_is_not_started_again_over_sealed_results(store_with_two):
+    """Delete the ledger and strip one result's seal: the store must not start a new ledger that lists the
+    stripped result as legacy; every result read is refused with the reason until the ledger is restored."""
+    store, good, bad = store_with_two
+    ledger = store.ledger.path.read_bytes()
+    store.ledger.path.unlink()
+    _drop_seal_and_date(store.results_dir / "b" / f"{bad.result_id}.json")
+    store.db_path.unlink()
+    reopened = Store(store.root)
+    assert not reopened.ledger.path.exists()
+    assert reopened.result_rows() == []
+    assert {p.reason for p in reopened.reindex_problems} and all(
+        "seal ledger" in p.reason and "missing" in p.reason for p in reopened.reindex_problems)
+    store.ledger.path.write_bytes(ledger)  # restored: the good result reads again, the stripped one is refused
+    restored = Store(store.root)
+    restored.reindex()
+    assert {r["result_id"] for r in restored.result_rows()} == {good.result_id}
+    assert any("'sealed_sha256' was removed" in p.reason for p in restored.reindex_problems)
+
+
 def test_legacy_results_are_those_the_ledger_started_with(tmp_path):
     """A store from before the ledger: its unsealed results are listed as legacy once and read; a result file
     without a seal that turns up later is not listed, so it is refused, never legacy."""
