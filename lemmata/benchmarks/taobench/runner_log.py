@@ -40,7 +40,7 @@ from lemmata.core.errors import InputError, Problem
 from lemmata.core.hashing import sha256_bytes
 from lemmata.formats.envelope import cap_problems
 from lemmata.formats.runner_log import LogEntry, read_log
-from lemmata.oracles.chat_runner import Sampling
+from lemmata.oracles.chat_runner import Sampling, request_key
 
 CHECK_VERSION = "runner-log.v1"
 #: missing answers named one by one before the rest are counted
@@ -95,7 +95,7 @@ def check_runner_log(release: TaoRelease, header: Header, records: list[Record],
         problems.append(Problem(filename, f"not a sampling the runner sends: {str(exc).splitlines()[0]}", 1,
                                 "sampling"))
         sampling = None
-    if problems or sampling is None:
+    if log_header.prompt_version not in PROMPTS or sampling is None:  # nothing below can be recomputed
         raise InputError(problems)
 
     specs = []
@@ -143,9 +143,9 @@ def check_runner_log(release: TaoRelease, header: Header, records: list[Record],
         if entry.seed != seed:
             problems.append(Problem(filename, f"seed {entry.seed}; sample {entry.sample} is sent seed {seed}", line,
                                     "seed"))
-        if entry.key != job.cache_key(model):
-            problems.append(Problem(filename, "the request key is not the one the runner computes from model, "
-                                              "messages, sampling and sample index", line, "key"))
+        if entry.key != request_key(model, entry.messages_sha256, sampling, entry.sample):
+            problems.append(Problem(filename, "the request key is not the one the runner computes from this "
+                                              "entry's model, messages hash, sampling and sample index", line, "key"))
     reported = {e.answer.endpoint_model for _, e in entries}
     if header.model.endpoint_model is not None and header.model.endpoint_model not in reported:
         problems.append(Problem(submission_name, f"model.endpoint_model {header.model.endpoint_model!r} is reported "
