@@ -213,8 +213,14 @@ def test_the_space_stores_the_log_beside_the_upload_and_scores_it_consistent(run
     (result,) = store.results(benchmark="taobench")
     assert result.flags["runner_log"] == "consistent"
     assert store.verify_files() == []
+    from lemmata.space.audit import SubmissionCache, item_ids, render_audit
+
+    item = item_ids(result)[0]
+    assert ":= by\n  simp" in render_audit(store, SubmissionCache(store), result.result_id, item)
     # a stored log edited afterwards is an integrity error wherever it is read
     store.runner_log_path(log_sha).write_bytes(edited)
     with pytest.raises(SubmissionIntegrityError):
         store.runner_log_for(data)
     assert [p.field for p in store.verify_files()] == ["sha256"]
+    shown = render_audit(store, SubmissionCache(store), result.result_id, item)
+    assert "Integrity error" in shown and ":= by\n  simp" not in shown
