@@ -138,13 +138,17 @@ class Submissions(RateLimits):
                     created = self._insert_submission(conn, meta, status)
                     files = [(self.submission_path(sha), data),
                              (self.submission_meta_path(sha), meta.model_dump_json(indent=2).encode())]
-                    if runner_log is not None:  # first: an upload is never stored naming a log that is not
-                        files.insert(0, (self.runner_log_path(sha256_bytes(runner_log)), runner_log))
+                    log_sha = sha256_bytes(runner_log) if runner_log is not None else None
+                    if runner_log is not None and log_sha is not None:  # first: never an upload naming a missing log
+                        files.insert(0, (self.runner_log_path(log_sha), runner_log))
                     for path, body in files:
                         if not path.exists():
                             atomic_write(path, body)
                             written.append(path)
                         elif path == self.submission_meta_path(sha):
+                            atomic_write(path, body)
+                        elif log_sha is not None and path == self.runner_log_path(log_sha) and \
+                                sha256_bytes(path.read_bytes()) != log_sha:  # a damaged copy another upload stored
                             atomic_write(path, body)
                     if rate_limit is not None:
                         self._count_rate(conn, rate_keys)

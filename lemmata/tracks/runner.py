@@ -39,14 +39,14 @@ def score_file(path: str | Path, store: Store, *, submitter: str = SUBMITTER,
 
     path = Path(path)
     data = path.read_bytes()
-    log = Path(runner_log).read_bytes() if runner_log is not None else None
-    validated = validate_upload(data, path.name, runner_log=log,
+    log_data = Path(runner_log).read_bytes() if runner_log is not None else None
+    validated = validate_upload(data, path.name, runner_log=log_data,
                                 runner_log_name=Path(runner_log).name if runner_log is not None else "runner-log.jsonl")
     record, _ = store.add_submission(
         data, filename=path.name, benchmark=validated.benchmark, track=validated.track,
         model_name=validated.model.name, submitter=submitter, header=validated.header.model_dump(mode="json"),
         status="scoring",  # scored right here; a running space worker must not claim it too
-        runner_log=log,
+        runner_log=log_data,
     )
     try:
         result = score_stored(store, record, oracles or OracleConfig())
@@ -97,8 +97,8 @@ def score_stored(store: Store, record: SubmissionRecord, oracles: OracleConfig) 
     from lemmata.families import handler_for, validate_upload
 
     data = store.submission_bytes(record.sha256)
-    log = store.runner_log_for(data)  # verified against the sha256 the verified upload declares
-    validated = validate_upload(data, record.filename, max_bytes=max(len(data), 1), runner_log=log)
+    log_data = store.runner_log_for(data)  # verified against the sha256 the verified upload declares
+    validated = validate_upload(data, record.filename, max_bytes=max(len(data), 1), runner_log=log_data)
     result = handler_for(validated.benchmark).score(validated, received_at=record.received_at, oracles=oracles)
     if result.submission_sha256 != record.sha256:
         raise ValueError("the handler returned a result for a different submission")
