@@ -21,6 +21,12 @@ is unbiased for every k ≤ N. ``lemmata run taobench`` then scores the
 submission as the leaderboard does: the offline integrity check on every
 attempt, then the Kimina-protocol verifier when one is configured, else the
 attempts that pass the check stay *pending*.
+
+**Request log**: every answer the run used is written, in job order, to a
+request log (:mod:`lemmata.formats.runner_log`) whose sha256 the header records
+(``runner``); the scorer checks the submission against it and the release
+(:mod:`lemmata.benchmarks.taobench.runner_log`) through :func:`attempt_from`,
+the same function that turned each answer into an attempt here.
 """
 
 from __future__ import annotations
