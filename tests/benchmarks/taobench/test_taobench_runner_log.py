@@ -178,9 +178,10 @@ def test_duplicate_keys_in_a_log_are_refused(runs):
     text[2] = text[2][:-1] + ', "answer": {"text": "```lean\\nby simp\\n```"}}'
     log = ("\n".join(text) + "\n").encode("utf-8")
     sub = lines_of(sub_path.read_bytes())
-    (problem,) = refused(rebound(sub, log), log)
+    problem, *rest = refused(rebound(sub, log), log)
     assert (problem.file, problem.line, problem.field) == ("run.runner-log.jsonl", 3, "answer")
     assert "duplicate key 'answer'" in problem.reason
+    assert [(p.field, p.reason.split(":")[0]) for p in rest] == [("entries", f"no answer to sample 1 of {sub[1]['fqn']}@tao")]
 
 
 def test_the_space_stores_the_log_beside_the_upload_and_scores_it_consistent(runs, releases_root, tmp_path,
@@ -224,3 +225,18 @@ def test_the_space_stores_the_log_beside_the_upload_and_scores_it_consistent(run
     assert [p.field for p in store.verify_files()] == ["sha256"]
     shown = render_audit(store, SubmissionCache(store), result.result_id, item)
     assert "Integrity error" in shown and ":= by\n  simp" not in shown
+
+
+def test_a_hostile_log_costs_what_was_read_not_its_size(runs):
+    from lemmata.formats.runner_log import STOP_AFTER, read_log
+
+    sub_path, log_path = runs[2]
+    entries = lines_of(log_path.read_bytes())
+    junk = [entries[0]] + [dict(entries[1], item=f"X.y{i}@tao") for i in range(5 * STOP_AFTER)]
+    log = dumps(junk)
+    with pytest.raises(InputError) as exc:
+        validate_upload(rebound(lines_of(sub_path.read_bytes()), log), "sub.jsonl", runner_log=log)
+    assert len(exc.value.problems) <= STOP_AFTER + 1 and exc.value.problems[0].field == "item"
+    assert "were not checked" in exc.value.skipped[0].reason
+    with pytest.raises(InputError, match="the limit is 100"):
+        read_log(log, "log.jsonl", max_bytes=100)
