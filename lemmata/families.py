@@ -149,7 +149,7 @@ def attach_runner_log(validated: "Validated", log: bytes | None, log_name: str) 
     if log is None:
         raise InputError.one(validated.filename, f"the header records a runner request log (sha256 {declared[:12]}…) "
                                                  "but none was given: upload the log written beside the submission "
-                                                 "(*.runner-log.jsonl), or remove the header's runner field (the "
+                                                 "(*.runner-log.jsonl; `lemmata score --runner-log FILE`), or remove the header's runner field (the "
                                                  "entry is then self-reported)", field="runner.log_sha256")
     if declared is None:
         raise InputError.one(log_name, "a runner request log was given, but the submission header records none "

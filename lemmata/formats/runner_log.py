@@ -22,16 +22,17 @@ and field.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lemmata.core.errors import InputError, Problem
+from lemmata.formats.envelope import stopped
 from lemmata.formats.strict_json import MAX_DEPTH, parse_line
 
 __all__ = ["LOG_FORMAT", "MAX_LOG_BYTES", "RUNNER_LOG_SUFFIX", "LogEntry", "LogHeader", "LoggedAnswer", "LoggedSampling", "RunnerInfo",
-           "declared_log_sha256", "log_bytes", "read_log"]
+           "declared_log_sha256", "iter_log", "log_bytes", "read_log"]
 
 LOG_FORMAT = "lemmata-runner-log/1"
 #: the log's file name beside the submission: ``<submission stem>.runner-log.jsonl``
@@ -142,8 +143,75 @@ def _problems(exc: ValidationError, filename: str, line: int) -> list[Problem]:
     return out
 
 
+def _lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """``(line number, bytes)`` without splitting the whole file at once (no second copy of a large log)."""
+    pos, lineno, size = 0, 0, len(data)
+    while pos < size:
+        end = data.find(b"\n", pos)
+        end = size if end < 0 else end
+        lineno += 1
+        yield lineno, data[pos:end]
+        pos = end + 1
+
+
+def iter_log(data: bytes, filename: str, *, max_bytes: int = MAX_LOG_BYTES,
+             ) -> Iterator[tuple[int, LogHeader | LogEntry | None, list[Problem]]]:
+    """``(line, header or entry, problems)`` line by line: the header first (or the problems that stop the read).
+
+    A consumer may stop early (after enough problems), so a hostile log costs what was read, not its size; the
+    size and line caps are checked before the first line.
+    """
+    if len(data) > max_bytes:
+        yield 0, None, [Problem(filename, f"log is {len(data):,} bytes; the limit is {max_bytes:,}")]
+        return
+    if data.count(b"\n") > MAX_LOG_LINES:
+        yield 0, None, [Problem(filename, f"log has more than {MAX_LOG_LINES:,} lines")]
+        return
+    budget = 50 * MAX_LOG_LINES  # arrays and objects in the whole file (an entry holds three)
+    header_seen = False
+    for lineno, raw in _lines(data):
+        if not raw.strip():
+            continue
+        if len(raw) > MAX_LOG_LINE_BYTES:
+            yield lineno, None, [Problem(filename, f"line is {len(raw):,} bytes; the limit is {MAX_LOG_LINE_BYTES:,}",
+                                         lineno)]
+            if not header_seen:
+                return
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield lineno, None, [Problem(filename, f"not valid UTF-8 (byte {exc.start + 1} of the line)", lineno)]
+            if not header_seen:
+                return
+            continue
+        obj, bad, containers = parse_line(text, max_depth=MAX_DEPTH, max_containers=budget)
+        budget -= containers
+        if bad is not None or not isinstance(obj, dict):
+            reason = (bad.reason + (f" at column {bad.column}" if bad.column is not None else "") if bad is not None
+                      else f"expected a JSON object, got {type(obj).__name__}")
+            yield lineno, None, [Problem(filename, reason, lineno, bad.field if bad is not None else None)]
+            if not header_seen:
+                return
+            continue
+        model: type[BaseModel] = LogEntry if header_seen else LogHeader
+        try:
+            parsed = model.model_validate(obj)
+        except ValidationError as exc:
+            yield lineno, None, _problems(exc, filename, lineno)
+            if not header_seen:
+                return  # without the header the entries say nothing checkable
+            continue
+        header_seen = True
+        yield lineno, parsed, []  # type: ignore[misc]
+    if not header_seen:
+        yield 0, None, [Problem(filename, f"the log is empty; line 1 must be its header (\"format\": "
+                                          f"\"{LOG_FORMAT}\")")]
+
+
 def read_log(data: bytes, filename: str, *, max_bytes: int = MAX_LOG_BYTES) -> tuple[LogHeader, list[tuple[int, LogEntry]]]:
-    """The header and ``(line, entry)`` pairs, or one InputError naming every problem's line and field.
+    """The header and ``(line, entry)`` pairs, or one InputError naming every problem's line and field (reading
+    stops after :data:`STOP_AFTER` problems).
 
     >>> h = LogHeader(format=LOG_FORMAT, runner="lemmata", version="1", benchmark="b", release="r",
     ...               prompt_version="p.v1", model="m", sampling=LoggedSampling(temperature=0.0), n=1)
@@ -155,56 +223,18 @@ def read_log(data: bytes, filename: str, *, max_bytes: int = MAX_LOG_BYTES) -> t
     ...     print(exc.problems[0])
     log.jsonl, line 1, field 'format': duplicate key 'format': every key may appear once per object
     """
-    if len(data) > max_bytes:
-        raise InputError.one(filename, f"log is {len(data):,} bytes; the limit is {max_bytes:,}")
-    if data.count(b"\n") > MAX_LOG_LINES:
-        raise InputError.one(filename, f"log has more than {MAX_LOG_LINES:,} lines")
     problems: list[Problem] = []
     header: LogHeader | None = None
     entries: list[tuple[int, LogEntry]] = []
-    budget = 50 * MAX_LOG_LINES  # arrays and objects in the whole file (an entry holds three)
-    for lineno, raw in enumerate(data.split(b"\n"), start=1):
-        if not raw.strip():
-            continue
-        if len(problems) >= STOP_AFTER:
-            problems.append(Problem(filename, f"lines from here on were not checked: {len(problems)} problems were "
-                                              "found before", lineno, "checks"))
-            break
-        if len(raw) > MAX_LOG_LINE_BYTES:
-            problems.append(Problem(filename, f"line is {len(raw):,} bytes; the limit is {MAX_LOG_LINE_BYTES:,}",
-                                    lineno))
-            continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            problems.append(Problem(filename, f"not valid UTF-8 (byte {exc.start + 1} of the line)", lineno))
-            continue
-        obj, bad, containers = parse_line(text, max_depth=MAX_DEPTH, max_containers=budget)
-        budget -= containers
-        if bad is not None:
-            where = f" at column {bad.column}" if bad.column is not None else ""
-            problems.append(Problem(filename, bad.reason + where, lineno, bad.field))
-            if header is None and not entries and lineno == 1:
-                break
-            continue
-        if not isinstance(obj, dict):
-            problems.append(Problem(filename, f"expected a JSON object, got {type(obj).__name__}", lineno))
-            continue
-        model: type[BaseModel] = LogHeader if header is None and not entries and not problems else LogEntry
-        try:
-            parsed = model.model_validate(obj)
-        except ValidationError as exc:
-            problems += _problems(exc, filename, lineno)
-            if model is LogHeader:
-                break  # without the header the entries say nothing checkable
-            continue
+    for line, parsed, found in iter_log(data, filename, max_bytes=max_bytes):
+        problems += found
         if isinstance(parsed, LogHeader):
             header = parsed
-        else:
-            entries.append((lineno, parsed))  # type: ignore[arg-type]
-    if header is None and not problems:
-        problems.append(Problem(filename, f"the log is empty; line 1 must be its header (\"format\": "
-                                          f"\"{LOG_FORMAT}\")"))
-    if problems:
+        elif parsed is not None:
+            entries.append((line, parsed))
+        if len(problems) >= STOP_AFTER:
+            problems.append(stopped(filename, line + 1, len(problems)))
+            break
+    if problems or header is None:
         raise InputError(problems)
-    return header, entries  # type: ignore[return-value]
+    return header, entries

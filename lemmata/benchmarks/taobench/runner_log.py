@@ -38,8 +38,8 @@ from lemmata.benchmarks.taobench.sampler import PROMPTS, TaskSpec, attempt_from,
 from lemmata.benchmarks.taobench.submission import BENCHMARK, Header, Record
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.hashing import sha256_bytes
-from lemmata.formats.envelope import cap_problems
-from lemmata.formats.runner_log import LogEntry, read_log
+from lemmata.formats.envelope import cap_problems, stopped
+from lemmata.formats.runner_log import STOP_AFTER, LogEntry, LogHeader, iter_log
 from lemmata.oracles.chat_runner import Sampling, request_key
 
 CHECK_VERSION = "runner-log.v1"
@@ -64,12 +64,14 @@ class RunnerLogCheck:
 def check_runner_log(release: TaoRelease, header: Header, records: list[Record], lines: tuple[int, ...],
                      data: bytes, filename: str, submission_name: str) -> RunnerLogCheck:
     """The check's outcome, or one InputError naming file, line and field of every mismatch."""
-    log_header, entries = read_log(data, filename)
-    problems: list[Problem] = []
+    stream = iter_log(data, filename)
+    hline, log_header, problems = next(stream)
+    if not isinstance(log_header, LogHeader):
+        raise InputError(problems)
 
     def head(field: str, theirs: Any, ours: Any, what: str) -> None:
         if theirs != ours:
-            problems.append(Problem(filename, f"the log's {field} is {theirs!r}; {what} {ours!r}", 1, field))
+            problems.append(Problem(filename, f"the log's {field} is {theirs!r}; {what} {ours!r}", hline, field))
 
     head("benchmark", log_header.benchmark, BENCHMARK, "this submission is for")
     head("release", log_header.release, header.release, "the submission header names")
@@ -85,14 +87,19 @@ def check_runner_log(release: TaoRelease, header: Header, records: list[Record],
     if header.model.prompt_version is not None:
         head("prompt_version", log_header.prompt_version, header.model.prompt_version,
              "the submission header's model.prompt_version is")
+    if header.flags.filtered_attempts:  # a consistent log holds exactly the n answers drawn: nothing was filtered
+        problems.append(Problem(submission_name, "flags.filtered_attempts is true, but a runner log holds exactly the "
+                                                 "n answers drawn per exercise: either the attempts were filtered "
+                                                 "(then they cannot match the log) or the flag is wrong", None,
+                                "header.flags.filtered_attempts"))
     if log_header.prompt_version not in PROMPTS:
         problems.append(Problem(filename, f"unknown prompt version {log_header.prompt_version!r}: the scorer "
-                                          f"recomputes the prompts of {', '.join(sorted(PROMPTS))} only", 1,
+                                          f"recomputes the prompts of {', '.join(sorted(PROMPTS))} only", hline,
                                 "prompt_version"))
     try:
         sampling = Sampling(**log_header.sampling.model_dump())
     except ValueError as exc:
-        problems.append(Problem(filename, f"not a sampling the runner sends: {str(exc).splitlines()[0]}", 1,
+        problems.append(Problem(filename, f"not a sampling the runner sends: {str(exc).splitlines()[0]}", hline,
                                 "sampling"))
         sampling = None
     if log_header.prompt_version not in PROMPTS or sampling is None:  # nothing below can be recomputed
@@ -111,7 +118,17 @@ def check_runner_log(release: TaoRelease, header: Header, records: list[Record],
     model = log_header.model
     found: dict[str, tuple[int, LogEntry]] = {}
     items = {f"{r.fqn}@{r.formulation}" for r in records}
-    for line, entry in entries:
+    reported: set[str | None] = set()
+    count = 0
+    for line, entry, trouble in stream:  # one entry at a time, stopping after STOP_AFTER problems: bounded by bytes read
+        problems += trouble
+        if len(problems) >= STOP_AFTER:
+            problems.append(stopped(filename, line, len(problems)))
+            raise InputError(cap_problems(problems, filename))  # what was not read cannot be called missing
+        if not isinstance(entry, LogEntry):
+            continue
+        count += 1
+        reported.add(entry.answer.endpoint_model)
         job_id = f"{entry.item}#{entry.sample}"
         job = jobs.get(job_id)
         if job is None:
@@ -146,7 +163,6 @@ def check_runner_log(release: TaoRelease, header: Header, records: list[Record],
         if entry.key != request_key(model, entry.messages_sha256, sampling, entry.sample):
             problems.append(Problem(filename, "the request key is not the one the runner computes from this "
                                               "entry's model, messages hash, sampling and sample index", line, "key"))
-    reported = {e.answer.endpoint_model for _, e in entries}
     if header.model.endpoint_model is not None and header.model.endpoint_model not in reported:
         problems.append(Problem(submission_name, f"model.endpoint_model {header.model.endpoint_model!r} is reported "
                                                  "by no answer in the runner log", None, "header.model.endpoint_model"))
@@ -177,5 +193,5 @@ def check_runner_log(release: TaoRelease, header: Header, records: list[Record],
                                         f"attempts.{i}"))
     if problems:
         raise InputError(cap_problems(problems, filename))
-    return RunnerLogCheck(sha256=sha256_bytes(data), entries=len(entries),
+    return RunnerLogCheck(sha256=sha256_bytes(data), entries=count,
                           prompt_version=log_header.prompt_version, runner_version=log_header.version)

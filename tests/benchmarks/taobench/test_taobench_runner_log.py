@@ -94,6 +94,8 @@ def test_run_writes_the_log_and_the_score_says_consistent(runs):
     plain = dict(header)
     del plain["runner"]
     assert refused(dumps([plain, *sub[1:]]), log)[0].field == "runner"
+    flagged = dict(header, flags={**header["flags"], "filtered_attempts": True})
+    assert [p.field for p in refused(dumps([flagged, *sub[1:]]), log)] == ["header.flags.filtered_attempts"]
     # ... while that header alone is a self-reported entry, scored with no runner_log flag
     assert validate_upload(dumps([plain, *sub[1:]]), "sub.jsonl").runner_log is None
 
