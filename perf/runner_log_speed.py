@@ -3,7 +3,8 @@
 Cases, each in a fresh process so peak memory is its own:
 
 - ``honest``: a full run of taobench-150-1.1.0, both formulations, n = 8 (2,400 answers of ~2 KB), validated with
-  its submission through :func:`lemmata.families.validate_upload` (read, recompute prompts, keys, extractions);
+  its submission through :func:`lemmata.families.validate_upload` (read, recompute prompts and keys), then every
+  attempt re-extracted as scoring does (reported apart: scoring runs in the worker);
 - ``tiny-entries``: a log at the 64 MiB cap made of the smallest valid-looking entries (the line cap stops it);
 - ``many-answers``: 99,000 well-formed answers (under the line cap), none for a submitted exercise;
 - ``one-line``: one 16 MiB line;
@@ -107,6 +108,14 @@ def case(name: str, releases: str) -> None:
     print(f"{name:15s} {len(log) / 1_048_576:6.1f} MiB  {took:5.2f} s  peak {peak:5.0f} MB (inputs held: "
           f"{before:4.0f} MB)  "
           f"{'ok' if ok else 'OVER'}  {outcome}", flush=True)
+    if name == "honest":  # what scoring adds: every attempt re-extracted from its answer (lexes Lean, as integrity does)
+        from lemmata.benchmarks.taobench.release import open_taobench
+        from lemmata.benchmarks.taobench.runner_log import check_attempts
+
+        start = time.perf_counter()
+        check_attempts(open_taobench("taobench-150-1.1.0", releases), v.records, v.lines, v.runner_log, "sub.jsonl")
+        print(f"{'  at scoring':15s} {len(v.records) * 8:,} attempts re-extracted and compared in "
+              f"{time.perf_counter() - start:.2f} s (scoring time, no target)", flush=True)
 
 
 def main() -> int:

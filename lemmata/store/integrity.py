@@ -257,6 +257,7 @@ class Integrity(Index):
         with self._conn() as conn:
             rows = [(r["sha256"], r["header_json"]) for r in
                     conn.execute("SELECT sha256, header_json FROM submissions ORDER BY sha256")]
+        logs: set[str] = set()
         for sha, header_json in rows:  # every stored upload against the sha256 recorded at upload (cheap when unchanged)
             reason = self.submission_integrity(sha)
             if reason is not None:
@@ -265,7 +266,8 @@ class Integrity(Index):
                 log_sha = declared_log_sha256(json.loads(header_json))
             except ValueError:
                 log_sha = None
-            if log_sha is not None:  # and the runner request log it declares, against its own sha256
+            if log_sha is not None and log_sha not in logs:  # and the runner request log it declares, once
+                logs.add(log_sha)
                 reason = self.file_integrity(f"submissions/{log_sha}{RUNNER_LOG_SUFFIX}", log_sha)
                 if reason is not None:
                     problems.append(Problem(f"submissions/{log_sha}{RUNNER_LOG_SUFFIX}", reason, field="sha256"))

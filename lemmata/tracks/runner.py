@@ -98,7 +98,8 @@ def score_stored(store: Store, record: SubmissionRecord, oracles: OracleConfig) 
 
     data = store.submission_bytes(record.sha256)
     log_data = store.runner_log_for(data)  # verified against the sha256 the verified upload declares
-    validated = validate_upload(data, record.filename, max_bytes=max(len(data), 1), runner_log=log_data)
+    validated = validate_upload(data, record.filename, max_bytes=max(len(data), 1), runner_log=log_data,
+                                runner_log_name=f"{Path(record.filename).stem}.runner-log.jsonl")
     result = handler_for(validated.benchmark).score(validated, received_at=record.received_at, oracles=oracles)
     if result.submission_sha256 != record.sha256:
         raise ValueError("the handler returned a result for a different submission")

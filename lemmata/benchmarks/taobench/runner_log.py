@@ -22,6 +22,12 @@ it:
   the one function both use): a dropped attempt replaced by a passing one, or
   attempts reordered, fail.
 
+The first four are hashes and keys, checked when the upload arrives
+(:func:`check_runner_log`, bounded by the bytes read); re-extracting the
+attempts lexes Lean as the integrity checks do, so it runs when the entry is
+scored (:func:`check_attempts`), and a mismatch fails the scoring with the
+submission's line and field.
+
 What it cannot recompute is the completions: a submitter could write a log
 whose answers no model gave. A consistent log therefore earns the condition
 ``runner_log: consistent`` ("attempts match a Lemmata runner request log,
@@ -30,7 +36,7 @@ prompts recomputed from the release"), never "verified".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from lemmata.benchmarks.taobench.release import TaoRelease
@@ -39,7 +45,7 @@ from lemmata.benchmarks.taobench.submission import BENCHMARK, Header, Record
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.hashing import sha256_bytes
 from lemmata.formats.envelope import cap_problems, stopped
-from lemmata.formats.runner_log import STOP_AFTER, LogEntry, LogHeader, iter_log
+from lemmata.formats.runner_log import STOP_AFTER, LogEntry, LoggedAnswer, LogHeader, iter_log
 from lemmata.oracles.chat_runner import Sampling, request_key
 
 CHECK_VERSION = "runner-log.v1"
@@ -49,12 +55,16 @@ MAX_MISSING_NAMED = 20
 
 @dataclass(frozen=True)
 class RunnerLogCheck:
-    """A log that passed: what the result records of it."""
+    """A log whose structure passed (:func:`check_runner_log`): what the result records of it, and the answers the
+    scorer re-extracts the attempts from (:func:`check_attempts`)."""
 
     sha256: str
     entries: int
     prompt_version: str
     runner_version: str
+    filename: str = "runner-log.jsonl"
+    #: job id (``FQN@formulation#i``) → (log line, answer)
+    answers: dict[str, tuple[int, LoggedAnswer]] = field(default_factory=dict, repr=False, compare=False)
 
     def provenance(self) -> dict[str, Any]:
         return {"check": CHECK_VERSION, "log_sha256": self.sha256, "answers": self.entries,
@@ -63,7 +73,11 @@ class RunnerLogCheck:
 
 def check_runner_log(release: TaoRelease, header: Header, records: list[Record], lines: tuple[int, ...],
                      data: bytes, filename: str, submission_name: str) -> RunnerLogCheck:
-    """The check's outcome, or one InputError naming file, line and field of every mismatch."""
+    """The structural check's outcome, or one InputError naming file, line and field of every mismatch.
+
+    Everything but the attempts themselves: cheap (hashes and keys), so the space runs it when the upload
+    arrives. Re-extracting every attempt lexes Lean, as the integrity checks do, so it runs when the entry is
+    scored (:func:`check_attempts`)."""
     stream = iter_log(data, filename)
     hline, log_header, problems = next(stream)
     if not isinstance(log_header, LogHeader):
@@ -175,6 +189,19 @@ def check_runner_log(release: TaoRelease, header: Header, records: list[Record],
         problems.append(Problem(filename, f"… and {len(missing) - MAX_MISSING_NAMED:,} more answers are missing",
                                 None, "entries"))
 
+    if problems:
+        raise InputError(cap_problems(problems, filename))
+    return RunnerLogCheck(sha256=sha256_bytes(data), entries=count, prompt_version=log_header.prompt_version,
+                          runner_version=log_header.version, filename=filename,
+                          answers={job_id: (line, entry.answer) for job_id, (line, entry) in found.items()})
+
+
+def check_attempts(release: TaoRelease, records: list[Record], lines: tuple[int, ...], check: RunnerLogCheck,
+                   submission_name: str) -> None:
+    """Every submitted attempt is, in order, the Lean file the sampler extracts from its logged answer
+    (:func:`~lemmata.benchmarks.taobench.sampler.attempt_from`); else one InputError naming the submission's line
+    and ``attempts.i`` of every mismatch, and the log's line of the answer."""
+    problems: list[Problem] = []
     for pos, rec in enumerate(records):
         item = f"{rec.fqn}@{rec.formulation}"
         if not release.item(rec.fqn, rec.formulation).scoreable:
@@ -182,16 +209,16 @@ def check_runner_log(release: TaoRelease, header: Header, records: list[Record],
         exercise = release.exercise(*split_item(item))
         line = lines[pos] if pos < len(lines) else None
         for i, text in enumerate(rec.attempts):
-            hit = found.get(f"{item}#{i}")
+            hit = check.answers.get(f"{item}#{i}")
             if hit is None:
                 continue
-            expected, _ = attempt_from(hit[1].answer, exercise)
+            expected, _ = attempt_from(hit[1], exercise)
             if text != expected:
                 problems.append(Problem(submission_name, f"attempt {i} of {item} is not the Lean file the runner "
-                                                         f"extracts from the log's answer on line {hit[0]}: attempts "
-                                                         "must be submitted as extracted, in order", line,
-                                        f"attempts.{i}"))
+                                                         f"extracts from the answer on line {hit[0]} of "
+                                                         f"{check.filename}: attempts must be submitted as "
+                                                         "extracted, in order", line, f"attempts.{i}"))
+                if len(problems) >= STOP_AFTER:
+                    raise InputError(cap_problems(problems, submission_name))
     if problems:
-        raise InputError(cap_problems(problems, filename))
-    return RunnerLogCheck(sha256=sha256_bytes(data), entries=count,
-                          prompt_version=log_header.prompt_version, runner_version=log_header.version)
+        raise InputError(cap_problems(problems, submission_name))

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from lemmata.benchmarks.taobench.release import TaoRelease
-from lemmata.benchmarks.taobench.submission import BENCHMARK, TRACK
+from lemmata.benchmarks.taobench.submission import BENCHMARK, MAX_ATTEMPT_BYTES, TRACK
 from lemmata.core.hashing import sha256_bytes
 from lemmata.formats.envelope import SUBMISSION_FORMAT
 from lemmata.formats.runner_log import LOG_FORMAT, RUNNER_NAME, LoggedSampling, LogHeader, log_bytes
@@ -86,6 +86,8 @@ def extract_proof(text: str, exercise: Any) -> tuple[str | None, str | None]:
         return None, "no Lean code block in the reply"
     if not block.strip():
         return None, "empty Lean code block"
+    if len(block) > MAX_ATTEMPT_BYTES:  # characters ≤ bytes: no attempt this long could be submitted anyway
+        return None, f"the code block is longer than the {MAX_ATTEMPT_BYTES:,}-byte attempt limit"
     if _IMPORT.search(block):
         return block, None
     stripped = block.strip()
@@ -124,13 +126,17 @@ def tasks(release: TaoRelease, formulations: Sequence[str], limit: int | None = 
 
 def jobs_for(release: TaoRelease, specs: Sequence[TaskSpec], n: int, sampling: Sampling,
              prompt_id: str = PROMPT_ID) -> list[ChatJob]:
-    """The requests of a run, in order: sample ``i`` of item ``FQN@formulation`` has id ``FQN@formulation#i``."""
+    """The requests of a run, in order: sample ``i`` of item ``FQN@formulation`` has id ``FQN@formulation#i``.
+
+    The prompt reads the release's columns (official file, declaration name, statement), which the builder wrote
+    from the parsed file: the same text the parsed exercise gives, without parsing Lean again (a scorer
+    recomputes every request of a run when it checks its log)."""
     template = prompt(prompt_id)
     out = []
     for spec in specs:
-        ex = release.exercise(spec.fqn, spec.formulation)
-        messages = tuple(template.render({"decl_name": ex.decl_name, "lean_file": ex.file.source.rstrip("\n"),
-                                          "statement": ex.statement}))
+        item = release.item(spec.fqn, spec.formulation)
+        messages = tuple(template.render({"decl_name": item.decl, "lean_file": item.lean.rstrip("\n"),
+                                          "statement": item.statement}))
         out += [ChatJob(id=f"{spec.fqn}@{spec.formulation}#{i}", messages=messages, sampling=sampling, sample=i)
                 for i in range(n)]
     return out

@@ -83,6 +83,11 @@ class TaoBenchProofsHandler(TrackHandler):
 
     def score(self, submission: Validated, *, received_at: str, oracles: OracleConfig) -> Result:
         header = submission.header
+        if submission.runner_log is not None:  # the log's structure was checked on upload; now every attempt
+            from lemmata.benchmarks.taobench.runner_log import check_attempts
+
+            check_attempts(self.release(header.release), submission.records, submission.lines, submission.runner_log,
+                           submission.filename)
         verification = verification_for(oracles, allow_double=bool(oracles.extra.get("allow_double")))
         return score_submission(self.release(header.release), header, submission.records,
                                 submission_sha256=submission.sha256, received_at=received_at,

@@ -73,6 +73,17 @@ def refused(sub: bytes, log: bytes | None) -> list:
     return exc.value.problems
 
 
+def not_scored(sub: bytes, log: bytes) -> list:
+    """The problems scoring finds: the upload's structure passes, its attempts are re-extracted when scored."""
+    from lemmata.families import handler_for
+    from lemmata.tracks.base import OracleConfig
+
+    validated = validate_upload(sub, "sub.jsonl", runner_log=log, runner_log_name="run.runner-log.jsonl")
+    with pytest.raises(InputError) as exc:
+        handler_for("taobench").score(validated, received_at="2026-11-25", oracles=OracleConfig())
+    return exc.value.problems
+
+
 def test_run_writes_the_log_and_the_score_says_consistent(runs):
     sub_path, log_path = runs[2]
     sub, log = lines_of(sub_path.read_bytes()), log_path.read_bytes()
@@ -110,7 +121,7 @@ def test_a_dropped_attempt_replaced_by_a_passing_one_is_refused(runs):
     sub, log = lines_of(sub_path.read_bytes()), log_path.read_bytes()
     forged = [sub[0]] + [dict(r, attempts=[r["attempts"][0], r["attempts"][0]]) for r in sub[1:]]
     validate_upload(dumps([{k: v for k, v in forged[0].items() if k != "runner"}, *forged[1:]]), "f.jsonl")
-    problems = refused(dumps(forged), log)
+    problems = not_scored(dumps(forged), log)
     assert {(p.file, p.line, p.field) for p in problems} == {("sub.jsonl", 2, "attempts.1"),
                                                              ("sub.jsonl", 3, "attempts.1")}
     assert "not the Lean file the runner extracts" in problems[0].reason
@@ -120,7 +131,7 @@ def test_reordered_attempts_are_refused(runs):
     sub_path, log_path = runs[2]
     sub, log = lines_of(sub_path.read_bytes()), log_path.read_bytes()
     forged = [sub[0], dict(sub[1], attempts=sub[1]["attempts"][::-1]), *sub[2:]]
-    assert {(p.line, p.field) for p in refused(dumps(forged), log)} == {(2, "attempts.0"), (2, "attempts.1")}
+    assert {(p.line, p.field) for p in not_scored(dumps(forged), log)} == {(2, "attempts.0"), (2, "attempts.1")}
 
 
 def test_a_log_edited_after_hashing_is_refused(runs):
@@ -216,6 +227,15 @@ def test_the_space_stores_the_log_beside_the_upload_and_scores_it_consistent(run
     (result,) = store.results(benchmark="taobench")
     assert result.flags["runner_log"] == "consistent"
     assert store.verify_files() == []
+    # attempts that do not match the log pass the upload's structural check and fail when scored, with the line
+    lines = lines_of(data)
+    swapped = dumps([lines[0], dict(lines[1], attempts=lines[1]["attempts"][::-1]), *lines[2:]])
+    created = submit_upload(store, config, swapped, "swapped.jsonl", form, runner_log=log,
+                            runner_log_name=log_path.name)
+    assert created.kind == "created"
+    assert ScoringWorker(store).run_once() is True
+    failed = store.get_submission(created.record.sha256)
+    assert failed.status == "failed" and "swapped.jsonl, line 2, field 'attempts.0'" in failed.status_reason
     from lemmata.space.audit import SubmissionCache, item_ids, render_audit
 
     item = item_ids(result)[0]
