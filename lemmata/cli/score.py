@@ -87,9 +87,6 @@ def run(args) -> int:
                                 runner_log_name=log.name if log is not None else "runner-log.jsonl")
     if not args.quiet:
         print(f"valid: {validated.summary}", file=sys.stderr)
-        if validated.runner_log is not None:
-            print("runner request log: the attempts match it (prompts recomputed from the release); the completions "
-                  "are as submitted", file=sys.stderr)
     judge = lean = None
     if not args.no_live_judge:
         from lemmata.oracles.chat import judge_from_env
@@ -110,5 +107,8 @@ def run(args) -> int:
 
         Store(args.store).add_result(result)
     if not args.quiet:
+        if validated.runner_log is not None:
+            print("runner request log: the attempts match it (prompts recomputed from the release); the completions "
+                  "are as submitted", file=sys.stderr)
         _print_summary(result, getattr(handler, "last_judge_stats", {}), sys.stderr)
     return 0

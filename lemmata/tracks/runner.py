@@ -82,7 +82,7 @@ def chain_version(store: Store, result: Result) -> Result:
 
 def failure_reason(exc: BaseException) -> str:
     if isinstance(exc, InputError):
-        text = "the stored file no longer validates: " + "; ".join(str(p) for p in exc.problems[:10])
+        text = "the stored file was refused when scored: " + "; ".join(str(p) for p in exc.problems[:10])
     else:
         text = f"{type(exc).__name__}: {exc}"
     return text[:MAX_REASON]

@@ -84,7 +84,7 @@ def not_scored(sub: bytes, log: bytes) -> list:
     return exc.value.problems
 
 
-def test_run_writes_the_log_and_the_score_says_consistent(runs):
+def test_run_writes_the_log_and_the_score_says_consistent(runs, tmp_path):
     sub_path, log_path = runs[2]
     sub, log = lines_of(sub_path.read_bytes()), log_path.read_bytes()
     header = sub[0]
@@ -99,6 +99,10 @@ def test_run_writes_the_log_and_the_score_says_consistent(runs):
     result = json.loads(sub_path.with_suffix(".result.json").read_text("utf-8"))
     assert result["flags"]["runner_log"] == "consistent"
     assert result["provenance"]["runner_log"]["log_sha256"] == header["runner"]["log_sha256"]
+    # `lemmata score --runner-log` gives the same result id
+    assert main(["score", str(sub_path), "--runner-log", str(log_path), "--out", str(tmp_path / "r.json"),
+                 "--no-live-judge", "--quiet"]) == 0
+    assert json.loads((tmp_path / "r.json").read_text("utf-8"))["result_id"] == result["result_id"]
 
     # the same file without its log is refused, and a log beside a header that names none too
     assert refused(sub_path.read_bytes(), None)[0].field == "runner.log_sha256"
