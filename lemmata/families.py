@@ -27,8 +27,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "FAMILIES", "UnknownNameError", "baseline_jobs", "builder_classes", "families", "get_benchmark", "handler_for",
-    "known_benchmarks", "list_benchmarks", "refresh", "registry", "reported_importers", "schema_files",
-    "validate_upload",
+    "attach_runner_log", "known_benchmarks", "list_benchmarks", "refresh", "registry", "reported_importers",
+    "schema_files", "validate_upload",
 ]
 
 #: benchmark families (the ``family`` of their releases) and their packages under ``lemmata.benchmarks``, in the
@@ -123,13 +123,48 @@ def known_benchmarks() -> list[str]:
     return sorted(handlers())
 
 
-def validate_upload(data: bytes, filename: str, *, max_bytes: int | None = None) -> "Validated":
+def validate_upload(data: bytes, filename: str, *, max_bytes: int | None = None, runner_log: bytes | None = None,
+                    runner_log_name: str = "runner-log.jsonl") -> "Validated":
     """Parse the envelope, dispatch on ``benchmark`` and validate completely.
 
     Line problems of the envelope, header problems and record problems come back
     together in one InputError; a file that is one JSON document is offered to
-    the families' recognisers, which may say what it is instead.
+    the families' recognisers, which may say what it is instead. A header that
+    declares a runner request log (``runner.log_sha256``) needs ``runner_log``,
+    and a given log needs such a header (:func:`attach_runner_log`).
     """
+    validated = _validate(data, filename, max_bytes)
+    return attach_runner_log(validated, runner_log, runner_log_name)
+
+
+def attach_runner_log(validated: "Validated", log: bytes | None, log_name: str) -> "Validated":
+    """``validated`` with its runner request log checked, or unchanged when neither the header nor the caller
+    names a log; InputError when one names a log the other lacks, when the log does not hash to the header's
+    ``runner.log_sha256``, or when the benchmark's check finds a mismatch with the release."""
+    import dataclasses
+
+    declared = validated.declared_runner_log
+    if log is None and declared is None:
+        return validated
+    if log is None:
+        raise InputError.one(validated.filename, f"the header records a runner request log (sha256 {declared[:12]}…) "
+                                                 "but none was given: upload the log written beside the submission "
+                                                 "(*.runner-log.jsonl; `lemmata score --runner-log FILE`), or remove the header's runner field (the "
+                                                 "entry is then self-reported)", field="runner.log_sha256")
+    if declared is None:
+        raise InputError.one(log_name, "a runner request log was given, but the submission header records none "
+                                       "(runner.log_sha256): only a submission written by `lemmata run` names its log",
+                             field="runner")
+    actual = sha256_bytes(log)
+    if actual != declared:
+        raise InputError.one(log_name, f"the log hashes to {actual[:12]}…, but the submission header records "
+                                       f"runner.log_sha256 {declared[:12]}…: it was edited after the run hashed it, or "
+                                       "it is another run's log", field="runner.log_sha256")
+    outcome = handler_for(validated.benchmark).check_runner_log(validated, log, log_name)
+    return dataclasses.replace(validated, runner_log=outcome)
+
+
+def _validate(data: bytes, filename: str, max_bytes: int | None) -> "Validated":
     from lemmata.formats.envelope import NotJsonl, cap_problems, parse_envelope, skipped
 
     try:

@@ -102,8 +102,8 @@ def time_taobench(releases: Path, cache_dir: Path, latency: float) -> dict[str, 
             endpoint = Endpoint(base_url=server.base_url, model="perf-prover", concurrency=16)
             t, cpu = time.perf_counter(), time.process_time()
             with ChatRunner(endpoint, RequestCache(cache_dir / "taobench.jsonl")) as runner:
-                lines, meta = sample_submission(release, runner, n=8, sampling=Sampling(temperature=1.0, seed=0),
-                                                quiet=True)
+                lines, meta, _ = sample_submission(release, runner, n=8, sampling=Sampling(temperature=1.0, seed=0),
+                                                   quiet=True)
                 write_lines(cache_dir / "taobench.jsonl.sub", lines)
             out[label] = time.perf_counter() - t
             print(f"taobench {label}: {meta['samples']} samples of {meta['pairs']} pairs, "

@@ -67,7 +67,9 @@ def register(sub) -> None:
     t = rsub.add_parser("taobench", help="sample N whole Lean proofs per exercise and formulation",
                         description="TaoBench: N proofs per exercise in both formulations (Tao's framework and the "
                         "Mathlib twin), prompt taobench-prove.v1; every sample is submitted (an unusable one as the "
-                        "official file, which fails), so pass@k is unbiased for k ≤ N. Lean verdicts come from a "
+                        "official file, which fails), so pass@k is unbiased for k ≤ N. The run's request log is written beside the "
+                        "submission (*.runner-log.jsonl) and its sha256 in the header: upload both, and the scorer "
+                        "checks every attempt against the log and the release. Lean verdicts come from a "
                         "Kimina server when LEMMATA_LEAN_URL and LEMMATA_MATHLIB_VERSION are set, else the attempts "
                         "that pass the integrity checks are pending.")
     _endpoint_args(t)
@@ -119,9 +121,10 @@ def _runner(args):
     return ChatRunner(endpoint, cache)
 
 
-def score_written(path, *, store: str | None = None, quiet: bool = False):
+def score_written(path, *, store: str | None = None, quiet: bool = False, runner_log=None):
     """Score a written submission exactly as ``lemmata score`` does (live oracles when configured); with ``store``
-    the submission and its result are stored there, as an upload's are."""
+    the submission and its result are stored there, as an upload's are. ``runner_log``: the run's request log,
+    checked against the submission and the release."""
     import datetime as dt
     from pathlib import Path
 
@@ -136,8 +139,10 @@ def score_written(path, *, store: str | None = None, quiet: bool = False):
         from lemmata.store import Store
         from lemmata.tracks.runner import score_file
 
-        return score_file(path, Store(store), submitter="lemmata-run", oracles=oracles)
-    validated = validate_upload(path.read_bytes(), path.name)
+        return score_file(path, Store(store), submitter="lemmata-run", oracles=oracles, runner_log=runner_log)
+    validated = validate_upload(path.read_bytes(), path.name,
+                                runner_log=Path(runner_log).read_bytes() if runner_log is not None else None,
+                                runner_log_name=Path(runner_log).name if runner_log is not None else "runner-log.jsonl")
     handler = handler_for(validated.benchmark)
     if hasattr(handler, "quiet"):
         handler.quiet = quiet
@@ -145,7 +150,7 @@ def score_written(path, *, store: str | None = None, quiet: bool = False):
     return handler.score(validated, received_at=received, oracles=oracles)
 
 
-def _finish(args, submission, meta: dict, runner) -> int:
+def _finish(args, submission, meta: dict, runner, runner_log=None) -> int:
     import json
     from pathlib import Path
 
@@ -163,7 +168,7 @@ def _finish(args, submission, meta: dict, runner) -> int:
               + (f"; abstentions {dict(stats.abstentions)}" if stats.abstentions else ""), file=sys.stderr)
     if args.no_score:
         return 0
-    result = score_written(submission, store=args.store, quiet=args.quiet)
+    result = score_written(submission, store=args.store, quiet=args.quiet, runner_log=runner_log)
     out = Path(submission).with_suffix(".result.json")
     out.write_text(result.to_json(), encoding="utf-8")
     main = result.main
@@ -199,6 +204,8 @@ def run_taobench(args) -> int:
     from lemmata.core.errors import InputError
     from lemmata.oracles.chat_runner import Sampling
     from lemmata.oracles.judge import slug
+    from lemmata.formats.runner_log import RUNNER_LOG_SUFFIX
+    from lemmata.store.files import atomic_write
 
     if not 1 <= args.n <= 256:
         raise InputError.one("lemmata run taobench", "--n must be between 1 and 256", field="n")
@@ -207,10 +214,14 @@ def run_taobench(args) -> int:
     release = open_taobench(args.release, args.releases)
     formulations = ("tao", "mathlib") if args.formulation == "both" else (args.formulation,)
     with _runner(args) as runner:
-        lines, meta = sample_submission(release, runner, n=args.n, sampling=sampling, formulations=formulations,
-                                        limit=args.limit, quiet=args.quiet)
-        path = write_lines(Path(args.out) / f"taobench.{args.release}.{slug(args.model)}.n{args.n}.jsonl", lines)
-        return _finish(args, path, meta, runner)
+        lines, meta, log = sample_submission(release, runner, n=args.n, sampling=sampling,
+                                             formulations=formulations, limit=args.limit, quiet=args.quiet)
+        stem = Path(args.out) / f"taobench.{args.release}.{slug(args.model)}.n{args.n}"
+        log_path = stem.with_name(stem.name + RUNNER_LOG_SUFFIX)
+        atomic_write(log_path, log)  # first: a submission never names a log that is not written
+        path = write_lines(stem.with_name(stem.name + ".jsonl"), lines)
+        print(f"runner request log: {log_path}")
+        return _finish(args, path, meta, runner, runner_log=log_path)
 
 
 @_interruptible

@@ -32,6 +32,8 @@ def register(sub) -> None:
                    help="Lean verifier artifact folder (default: $LEMMATA_LEAN_ARTIFACT, else the live verifier's)")
     p.add_argument("--no-live-judge", action="store_true",
                    help="use cached verdicts only, even when a live judge or Lean server is configured")
+    p.add_argument("--runner-log", metavar="FILE", help="the runner request log a `lemmata run` submission's header "
+                   "declares (*.runner-log.jsonl beside it): checked against the submission and the release")
     p.add_argument("--store", metavar="DIR", help="also add the result to this leaderboard store")
     p.add_argument("--max-bytes", type=int, default=None, help="upload size limit (default: the space's limit)")
     p.add_argument("--reported", action="store_true",
@@ -77,7 +79,12 @@ def run(args) -> int:
         raise InputError.one(str(path), "no such file")
     data = path.read_bytes()
     received = args.received_at or dt.datetime.now(dt.timezone.utc).date().isoformat()
-    validated = validate_upload(data, path.name, max_bytes=args.max_bytes)
+    log = Path(args.runner_log) if args.runner_log else None
+    if log is not None and not log.is_file():
+        raise InputError.one(str(log), "no such file", field="runner_log")
+    validated = validate_upload(data, path.name, max_bytes=args.max_bytes,
+                                runner_log=log.read_bytes() if log is not None else None,
+                                runner_log_name=log.name if log is not None else "runner-log.jsonl")
     if not args.quiet:
         print(f"valid: {validated.summary}", file=sys.stderr)
     judge = lean = None
@@ -100,5 +107,8 @@ def run(args) -> int:
 
         Store(args.store).add_result(result)
     if not args.quiet:
+        if validated.runner_log is not None:
+            print("runner request log: the attempts match it (prompts recomputed from the release); the completions "
+                  "are as submitted", file=sys.stderr)
         _print_summary(result, getattr(handler, "last_judge_stats", {}), sys.stderr)
     return 0

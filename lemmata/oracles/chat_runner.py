@@ -53,10 +53,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_json
 from lemmata.core.settings import read as setting
+from lemmata.formats.runner_log import LogEntry, LoggedAnswer, LoggedSampling
 from lemmata.oracles.http import OracleAuthError, Retryable, retry_after
 
 __all__ = ["ChatJob", "ChatRunner", "Completion", "Endpoint", "RequestCache", "RunInterrupted", "RunStats",
-           "Sampling", "parse_completion"]
+           "Sampling", "parse_completion", "request_key"]
 
 USER_AGENT = "lemmata-runner/1"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -105,11 +106,31 @@ class ChatJob:
     sampling: Sampling = Sampling()
     sample: int = 0
 
+    def messages_sha256(self) -> str:
+        """sha256 of the messages (role and content, canonical JSON): what a request log records of the prompt."""
+        return sha256_json([{"role": m["role"], "content": m["content"]} for m in self.messages])
+
     def cache_key(self, model: str) -> str:
         """sha256 over (model, prompt hash, sampling parameters, seed, sample index)."""
-        prompt = sha256_json([{"role": m["role"], "content": m["content"]} for m in self.messages])
-        return sha256_json({"model": model, "prompt": prompt, "sampling": self.sampling.model_dump(mode="json"),
-                            "sample": self.sample, "sent": self.sampling.request_fields(self.sample)})
+        return request_key(model, self.messages_sha256(), self.sampling, self.sample)
+
+    def logged(self, model: str, completion: "Completion", item: str) -> LogEntry:
+        """This request and the answer a run used, as one request-log entry (:mod:`lemmata.formats.runner_log`)."""
+        return LogEntry(key=self.cache_key(model), item=item, sample=self.sample, model=model,
+                        messages_sha256=self.messages_sha256(),
+                        sampling=LoggedSampling(**self.sampling.model_dump(mode="json")),
+                        seed=self.sampling.request_fields(self.sample).get("seed"),
+                        answer=LoggedAnswer(**completion.model_dump(mode="json")))
+
+
+def request_key(model: str, messages_sha256: str, sampling: Sampling, sample: int) -> str:
+    """The request cache's key: a scorer recomputes it from a request log's fields.
+
+    >>> request_key("m", "0" * 64, Sampling(), 0)[:12]
+    '49029641ab75'
+    """
+    return sha256_json({"model": model, "prompt": messages_sha256, "sampling": sampling.model_dump(mode="json"),
+                        "sample": sample, "sent": sampling.request_fields(sample)})
 
 
 class Completion(BaseModel):

@@ -83,6 +83,12 @@ feedback while proving, a different context window) also split the group: such r
 themselves. Disclosures that leave the task unchanged (tuned on the pool or on track data, the attempt
 budget) are badges only.
 
+**Runner log.** A TaoBench entry with the *runner log* badge was uploaded with the request log `lemmata run`
+wrote: its attempts match a Lemmata runner request log, with every prompt recomputed from the release and every
+attempt re-extracted from its logged answer, n answers per exercise. The answers themselves are as submitted
+and could still be written by hand, so the badge is consistency, not verification; entries without it are
+self-reported.
+
 **Printed aggregates that their own cells contradict.** Where a paper prints an average that the mean of
 its own printed cells does not support beyond rounding (for example some rows of MIRB's Table 9), the table
 is ranked by the recomputed value; the printed number stays beside it with a red flag.

@@ -67,8 +67,9 @@ class SubmissionCache:
         validated: Validated | None = None
         if path.exists():
             data = self.store.submission_bytes(sha256)  # verified: an edited file raises, never shows
+            log = self.store.runner_log_for(data)  # the runner request log it declares, verified the same way
             try:
-                validated = validate_upload(data, filename, max_bytes=max(len(data), 1))
+                validated = validate_upload(data, filename, max_bytes=max(len(data), 1), runner_log=log)
             except InputError:
                 validated = None
         with self._lock:

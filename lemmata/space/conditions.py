@@ -32,6 +32,16 @@ class Condition(BaseModel):
     badge: str = Field(description="short text of the badge, shown when the condition holds")
     description: str = Field(description="the badge's tooltip")
     splits: bool = Field(description="rows that differ in it are never ranked together")
+    value: bool | str = Field(default=True, description="the flag's value when the condition holds")
+
+    def holds(self, flags: Mapping[str, Any]) -> bool:
+        """Whether ``flags`` carry this condition (``True`` must be the boolean, never a truthy stand-in).
+
+        >>> Condition(flag="f", badge="b", description="d", splits=False, value="ok").holds({"f": "ok"})
+        True
+        """
+        found = flags.get(self.flag)
+        return found is True if self.value is True else (isinstance(found, str) and found == self.value)
 
 
 #: the declared conditions, in badge order
@@ -56,6 +66,10 @@ CONDITIONS: tuple[Condition, ...] = (
     Condition(flag="filtered_attempts", badge="filtered attempts", splits=True,
               description="attempts were selected from more than n samples: pass@k no longer estimates the "
                           "model's rate"),
+    Condition(flag="runner_log", value="consistent", badge="runner log", splits=False,
+              description="attempts match a Lemmata runner request log (prompts recomputed from the release): "
+                          "every attempt is what the runner extracted from a logged answer, n answers per exercise. "
+                          "The answers themselves are as submitted; entries without the badge are self-reported"),
 )
 
 #: valued conditions: (flag, badge format, tooltip, splits)
@@ -72,7 +86,7 @@ def badges(flags: Mapping[str, Any]) -> list[tuple[str, str]]:
     >>> badges({"used_external_tools": True, "tuned_on_pool": False, "window": 3, "n": 128})
     [('external tools', 'consulted something beyond the declared artifact or model (web search, other corpora, other models, code execution)'), ('window 3', 'local proof blocks shown to the system (m); a different window is a different task'), ('budget 128', 'attempts drawn per exercise and formulation (pass@k is estimated from them)')]
     """
-    out = [(c.badge, c.description) for c in CONDITIONS if flags.get(c.flag) is True]
+    out = [(c.badge, c.description) for c in CONDITIONS if c.holds(flags)]
     for flag, fmt, tip, _ in VALUED:
         value = flags.get(flag)
         if isinstance(value, (int, str)) and not isinstance(value, bool):
@@ -88,7 +102,7 @@ def comparability_suffix(flags: Mapping[str, Any]) -> str:
     >>> comparability_suffix({"window": 5, "used_external_tools": True})
     'with external tools, window 5'
     """
-    held = [c.badge for c in CONDITIONS if c.splits and flags.get(c.flag) is True]
+    held = [c.badge for c in CONDITIONS if c.splits and c.holds(flags)]
     valued = [fmt.format(flags[flag]) for flag, fmt, _, splits in VALUED
               if splits and isinstance(flags.get(flag), (int, str)) and not isinstance(flags.get(flag), bool)]
     return ", ".join((["with " + " and ".join(held)] if held else []) + valued)

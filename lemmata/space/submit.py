@@ -107,18 +107,30 @@ def by_line(problems) -> list[Problem]:
     return sorted(problems, key=lambda p: (p.line is None, p.line or 0))
 
 
+def _base_name(filename: str | None, default: str) -> str:
+    return (filename or default).replace("\\", "/").rsplit("/", 1)[-1][:200] or default
+
+
 def submit_upload(store: Store, config: SpaceConfig, data: bytes | None, filename: str | None,
-                  form: SubmissionForm, *, client: str | None = None, user: str | None = None) -> SubmitOutcome:
-    """Validate ``data`` and the form completely; store a new entry at most once."""
+                  form: SubmissionForm, *, client: str | None = None, user: str | None = None,
+                  runner_log: bytes | None = None, runner_log_name: str | None = None) -> SubmitOutcome:
+    """Validate ``data`` and the form completely; store a new entry at most once.
+
+    ``runner_log`` is the optional second upload: the request log ``lemmata run`` wrote beside the file. It must
+    hash to the ``runner.log_sha256`` the file's header records and agree with the file and the release
+    (:func:`lemmata.families.attach_runner_log`); it is stored with the entry under its own sha256.
+    """
     from lemmata.families import validate_upload
 
     form, problems = form_problems(form)
-    filename = (filename or "upload.jsonl").replace("\\", "/").rsplit("/", 1)[-1][:200] or "upload.jsonl"
+    filename = _base_name(filename, "upload.jsonl")
+    log_name = _base_name(runner_log_name, "runner-log.jsonl")
     if data is None:
         problems.insert(0, Problem(FORM, "choose a predictions file (.jsonl) to upload", field="file"))
         return SubmitOutcome("invalid", "Nothing was stored: fix the problems below and upload again.", problems)
     try:
-        validated = validate_upload(data, filename, max_bytes=config.max_submission_bytes)
+        validated = validate_upload(data, filename, max_bytes=config.max_submission_bytes, runner_log=runner_log,
+                                    runner_log_name=log_name)
     except InputError as exc:
         return SubmitOutcome("invalid", "Nothing was stored: fix the problems below and upload again.",
                              by_line(exc.problems) + problems, skipped=list(exc.skipped))
@@ -146,7 +158,8 @@ def submit_upload(store: Store, config: SpaceConfig, data: bytes | None, filenam
             data, filename=filename, benchmark=validated.benchmark, track=validated.track,
             model_name=validated.model.name, submitter=form.submitter, header=_header_dict(validated.header),
             contact=form.contact or None, notes=form.notes or None, status="queued",
-            rate_limit=config.rate_limit, rate_keys=keys, sha256=validated.sha256)
+            rate_limit=config.rate_limit, rate_keys=keys, sha256=validated.sha256,
+            runner_log=runner_log if validated.runner_log is not None else None)
     except RateLimited as exc:
         return SubmitOutcome("rate_limited", str(exc).capitalize() + ". Nothing was stored.")
     except StorageError as exc:  # full disk, I/O error: the store already removed what it had written
@@ -158,7 +171,9 @@ def submit_upload(store: Store, config: SpaceConfig, data: bytes | None, filenam
     summary = f" {validated.summary.strip().rstrip('.')}." if validated.summary.strip() else ""
     oracle = " Some items need an oracle verdict; they are listed as pending until one is available." \
         if validated.needs_oracle else ""
-    return SubmitOutcome("created", f"Valid and stored: queued for scoring.{summary}{oracle}", record=record)
+    logged = (" The attempts match the runner request log (prompts recomputed from the release); it is stored "
+              "with the entry." if validated.runner_log is not None else "")
+    return SubmitOutcome("created", f"Valid and stored: queued for scoring.{summary}{logged}{oracle}", record=record)
 
 
 def render_outcome(outcome: SubmitOutcome) -> str:

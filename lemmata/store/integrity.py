@@ -30,6 +30,7 @@ from typing import Any
 from lemmata.core.errors import LemmataError, Problem
 from lemmata.core.hashing import sha256_bytes, sha256_json
 from lemmata.formats.results import Result
+from lemmata.formats.runner_log import RUNNER_LOG_SUFFIX, declared_log_sha256
 from lemmata.store.index import Index
 from lemmata.store.ledger import LEDGER_FILE, LedgerError, SealLedger
 
@@ -254,12 +255,39 @@ class Integrity(Index):
             if reason is not None:
                 problems.append(Problem(row["path"], reason, field="result_id"))
         with self._conn() as conn:
-            shas = [r["sha256"] for r in conn.execute("SELECT sha256 FROM submissions ORDER BY sha256")]
-        for sha in shas:  # every stored upload against the sha256 recorded at upload (cheap when unchanged)
+            rows = [(r["sha256"], r["header_json"]) for r in
+                    conn.execute("SELECT sha256, header_json FROM submissions ORDER BY sha256")]
+        logs: set[str] = set()
+        for sha, header_json in rows:  # every stored upload against the sha256 recorded at upload (cheap when unchanged)
             reason = self.submission_integrity(sha)
             if reason is not None:
                 problems.append(Problem(f"submissions/{sha}.jsonl", reason, field="sha256"))
+            try:
+                log_sha = declared_log_sha256(json.loads(header_json))
+            except ValueError:
+                log_sha = None
+            if log_sha is not None and log_sha not in logs:  # and the runner request log it declares, once
+                logs.add(log_sha)
+                reason = self.file_integrity(f"submissions/{log_sha}{RUNNER_LOG_SUFFIX}", log_sha)
+                if reason is not None:
+                    problems.append(Problem(f"submissions/{log_sha}{RUNNER_LOG_SUFFIX}", reason, field="sha256"))
         return problems
+
+    def file_integrity(self, relative: str, sha256: str) -> str | None:
+        """None when the stored file ``relative`` still hashes to ``sha256``, else why not (memoised by fingerprint)."""
+        path = self.root / relative
+        fp = fingerprint(path)
+        known, reason = self.verified.get(f"file:{relative}", fp)
+        if known:
+            return reason
+        if fp is None:
+            reason = "the stored file is missing"
+        else:
+            actual = sha256_bytes(path.read_bytes())
+            reason = None if actual == sha256 else (f"the stored file hashes to {actual[:12]}, not to the sha256 it is "
+                                                    "named by: it was edited after it was stored")
+        self.verified.put(f"file:{relative}", fp, reason)
+        return reason
 
     def submission_integrity(self, sha256: str) -> str | None:
         """None when the stored upload still hashes to ``sha256``, else why not (memoised by file fingerprint)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sqlite3
 import unicodedata
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ from typing import Any, Literal
 from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_bytes
 from lemmata.formats.results import now_iso
+from lemmata.formats.runner_log import RUNNER_LOG_SUFFIX, declared_log_sha256
 from lemmata.store.faults import StorageError, describe_fault, is_storage_fault
 from lemmata.store.files import SubmissionMeta, atomic_write
 from lemmata.store.ratelimit import RateLimit, RateLimits
@@ -68,11 +70,41 @@ class Submissions(RateLimits):
     def submission_meta_path(self, sha256: str) -> Path:
         return self.submissions_dir / f"{sha256}.meta.json"
 
+    def runner_log_path(self, log_sha256: str) -> Path:
+        """A runner request log, named by its own sha256 (the submission header that declares it is its binding)."""
+        return self.submissions_dir / f"{log_sha256}{RUNNER_LOG_SUFFIX}"
+
+    def runner_log_bytes(self, log_sha256: str) -> bytes:
+        """A stored runner request log, verified against its sha256 whenever read; else an integrity error."""
+        if not re.fullmatch(r"[0-9a-f]{64}", log_sha256):
+            raise SubmissionIntegrityError(f"{log_sha256[:80]!r} is not a sha256")
+        path = self.runner_log_path(log_sha256)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise SubmissionIntegrityError(f"integrity error: the runner request log {log_sha256[:12]} that a stored "
+                                           "submission declares is missing") from None
+        actual = sha256_bytes(data)
+        if actual != log_sha256:
+            raise SubmissionIntegrityError(f"integrity error in stored runner request log {log_sha256[:12]} "
+                                           f"({path.relative_to(self.root)}): the file hashes to {actual[:12]}; it was "
+                                           "edited after it was stored")
+        return data
+
+    def runner_log_for(self, data: bytes) -> bytes | None:
+        """The verified runner request log a verified stored upload's header declares, or None (self-reported)."""
+        try:
+            head = json.loads(data.lstrip().split(b"\n", 1)[0].decode("utf-8-sig"))
+        except ValueError:
+            return None
+        declared = declared_log_sha256(head)
+        return self.runner_log_bytes(declared) if declared is not None else None
+
     def add_submission(
         self, data: bytes, *, filename: str, benchmark: str, track: str, model_name: str, submitter: str,
         header: dict[str, Any], received_at: str | None = None, status: SubmissionStatus = "queued",
         contact: str | None = None, notes: str | None = None, rate_limit: RateLimit | None = None,
-        rate_keys: Sequence[str] = (), sha256: str | None = None,
+        rate_keys: Sequence[str] = (), sha256: str | None = None, runner_log: bytes | None = None,
     ) -> tuple[SubmissionRecord, bool]:
         """Store a validated upload once; returns ``(record, created)``.
 
@@ -87,6 +119,8 @@ class Submissions(RateLimits):
         back and every file this call created is removed again (a sidecar
         alone would otherwise be restored as an entry by :meth:`reindex`).
         ``sha256`` is the hash validation already took of these same bytes (an upload is hashed once).
+        ``runner_log`` (a request log the upload's header declares, already checked) is stored with it, under its
+        own sha256, written and removed with the upload.
         """
         sha = sha256 or sha256_bytes(data)
         now = received_at or now_iso()
@@ -102,12 +136,19 @@ class Submissions(RateLimits):
                     if rate_limit is not None:
                         self._check_rate(conn, rate_limit, rate_keys)
                     created = self._insert_submission(conn, meta, status)
-                    for path, body in ((self.submission_path(sha), data),
-                                       (self.submission_meta_path(sha), meta.model_dump_json(indent=2).encode())):
+                    files = [(self.submission_path(sha), data),
+                             (self.submission_meta_path(sha), meta.model_dump_json(indent=2).encode())]
+                    log_sha = sha256_bytes(runner_log) if runner_log is not None else None
+                    if runner_log is not None and log_sha is not None:  # first: never an upload naming a missing log
+                        files.insert(0, (self.runner_log_path(log_sha), runner_log))
+                    for path, body in files:
                         if not path.exists():
                             atomic_write(path, body)
                             written.append(path)
                         elif path == self.submission_meta_path(sha):
+                            atomic_write(path, body)
+                        elif log_sha is not None and path == self.runner_log_path(log_sha) and \
+                                sha256_bytes(path.read_bytes()) != log_sha:  # a damaged copy another upload stored
                             atomic_write(path, body)
                     if rate_limit is not None:
                         self._count_rate(conn, rate_keys)

@@ -41,6 +41,17 @@ class Validated:
     filename: str
     summary: str = ""
     needs_oracle: bool = False
+    #: the file line of each record, where the handler keeps them (problems found later name the line)
+    lines: tuple[int, ...] = ()
+    #: the outcome of the runner request-log check (:meth:`TrackHandler.check_runner_log`); None: self-reported
+    runner_log: Any | None = None
+
+    @property
+    def declared_runner_log(self) -> str | None:
+        """The ``runner.log_sha256`` the header declares (written by ``lemmata run``), or None."""
+        runner = getattr(self.header, "runner", None)
+        sha = getattr(runner, "log_sha256", None)
+        return sha if isinstance(sha, str) else None
 
 
 @dataclass(frozen=True)
@@ -72,6 +83,12 @@ class TrackHandler(ABC):
     def schema_files(cls) -> list["SchemaFile"]:
         """The committed JSON Schema file(s) of this track's submission lines (``lemmata schemas``)."""
         return []
+
+    def check_runner_log(self, submission: Validated, log: bytes, filename: str) -> Any:
+        """Check a runner request log against the submission and the frozen release; the outcome is kept in
+        :attr:`Validated.runner_log` and recorded by :meth:`score`. Raises InputError naming file, line and field
+        of every mismatch; a benchmark whose runs write no log refuses every log."""
+        raise InputError.one(filename, f"{self.benchmark} submissions take no runner request log", field="runner")
 
     def audit(self, result: Result, item_id: str, submission: Validated | None) -> AuditView:
         """Per-item view for the audit viewer; the default shows the stored item record."""

@@ -32,17 +32,21 @@ SUBMITTER = "lemmata-baselines"
 
 
 def score_file(path: str | Path, store: Store, *, submitter: str = SUBMITTER,
-               oracles: OracleConfig | None = None) -> Result:
-    """Validate ``path``, add it to ``store`` and score it; returns the stored (latest) result."""
+               oracles: OracleConfig | None = None, runner_log: str | Path | None = None) -> Result:
+    """Validate ``path`` (with the runner request log its header declares, if any), add both to ``store`` and
+    score it; returns the stored (latest) result."""
     from lemmata.families import validate_upload
 
     path = Path(path)
     data = path.read_bytes()
-    validated = validate_upload(data, path.name)
+    log_data = Path(runner_log).read_bytes() if runner_log is not None else None
+    validated = validate_upload(data, path.name, runner_log=log_data,
+                                runner_log_name=Path(runner_log).name if runner_log is not None else "runner-log.jsonl")
     record, _ = store.add_submission(
         data, filename=path.name, benchmark=validated.benchmark, track=validated.track,
         model_name=validated.model.name, submitter=submitter, header=validated.header.model_dump(mode="json"),
         status="scoring",  # scored right here; a running space worker must not claim it too
+        runner_log=log_data,
     )
     try:
         result = score_stored(store, record, oracles or OracleConfig())
@@ -78,7 +82,7 @@ def chain_version(store: Store, result: Result) -> Result:
 
 def failure_reason(exc: BaseException) -> str:
     if isinstance(exc, InputError):
-        text = "the stored file no longer validates: " + "; ".join(str(p) for p in exc.problems[:10])
+        text = "the stored file was refused when scored: " + "; ".join(str(p) for p in exc.problems[:10])
     else:
         text = f"{type(exc).__name__}: {exc}"
     return text[:MAX_REASON]
@@ -93,7 +97,9 @@ def score_stored(store: Store, record: SubmissionRecord, oracles: OracleConfig) 
     from lemmata.families import handler_for, validate_upload
 
     data = store.submission_bytes(record.sha256)
-    validated = validate_upload(data, record.filename, max_bytes=max(len(data), 1))
+    log_data = store.runner_log_for(data)  # verified against the sha256 the verified upload declares
+    validated = validate_upload(data, record.filename, max_bytes=max(len(data), 1), runner_log=log_data,
+                                runner_log_name=f"{Path(record.filename).stem}.runner-log.jsonl")
     result = handler_for(validated.benchmark).score(validated, received_at=record.received_at, oracles=oracles)
     if result.submission_sha256 != record.sha256:
         raise ValueError("the handler returned a result for a different submission")

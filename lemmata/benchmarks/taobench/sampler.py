@@ -21,6 +21,12 @@ is unbiased for every k ≤ N. ``lemmata run taobench`` then scores the
 submission as the leaderboard does: the offline integrity check on every
 attempt, then the Kimina-protocol verifier when one is configured, else the
 attempts that pass the check stay *pending*.
+
+**Request log**: every answer the run used is written, in job order, to a
+request log (:mod:`lemmata.formats.runner_log`) whose sha256 the header records
+(``runner``); the scorer checks the submission against it and the release
+(:mod:`lemmata.benchmarks.taobench.runner_log`) through :func:`attempt_from`,
+the same function that turned each answer into an attempt here.
 """
 
 from __future__ import annotations
@@ -34,8 +40,10 @@ from pathlib import Path
 from typing import Any
 
 from lemmata.benchmarks.taobench.release import TaoRelease
-from lemmata.benchmarks.taobench.submission import BENCHMARK, TRACK
+from lemmata.benchmarks.taobench.submission import BENCHMARK, MAX_ATTEMPT_BYTES, TRACK
+from lemmata.core.hashing import sha256_bytes
 from lemmata.formats.envelope import SUBMISSION_FORMAT
+from lemmata.formats.runner_log import LOG_FORMAT, RUNNER_NAME, LoggedSampling, LogHeader, log_bytes
 from lemmata.formats.results import ModelInfo
 from lemmata.oracles.chat_runner import ChatJob, ChatRunner, Completion, Sampling
 from lemmata.oracles.judge import Rubric, parse_rubric
@@ -46,9 +54,15 @@ _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.S)
 _IMPORT = re.compile(r"^\s*import\s", re.M)
 
 
-def prompt() -> Rubric:
-    data = (resources.files("lemmata.benchmarks.taobench") / "prompts" / f"{PROMPT_NAME}.v{PROMPT_VERSION}.md").read_bytes()
-    return parse_rubric(PROMPT_ID, PROMPT_VERSION, data)
+#: every prompt version a request log may name: (template name, version) by prompt id
+PROMPTS = {PROMPT_ID: (PROMPT_NAME, PROMPT_VERSION)}
+
+
+def prompt(prompt_id: str = PROMPT_ID) -> Rubric:
+    """A versioned prompt template by id (``taobench-prove.v1``); KeyError for an unknown one."""
+    name, version = PROMPTS[prompt_id]
+    data = (resources.files("lemmata.benchmarks.taobench") / "prompts" / f"{name}.v{version}.md").read_bytes()
+    return parse_rubric(prompt_id, version, data)
 
 
 def last_code_block(text: str) -> str | None:
@@ -72,6 +86,8 @@ def extract_proof(text: str, exercise: Any) -> tuple[str | None, str | None]:
         return None, "no Lean code block in the reply"
     if not block.strip():
         return None, "empty Lean code block"
+    if len(block) > MAX_ATTEMPT_BYTES:  # characters ≤ bytes: no attempt this long could be submitted anyway
+        return None, f"the code block is longer than the {MAX_ATTEMPT_BYTES:,}-byte attempt limit"
     if _IMPORT.search(block):
         return block, None
     stripped = block.strip()
@@ -108,13 +124,19 @@ def tasks(release: TaoRelease, formulations: Sequence[str], limit: int | None = 
     return [TaskSpec(f, form) for f in fqns for form in formulations if release.item(f, form).scoreable]
 
 
-def jobs_for(release: TaoRelease, specs: Sequence[TaskSpec], n: int, sampling: Sampling) -> list[ChatJob]:
-    template = prompt()
+def jobs_for(release: TaoRelease, specs: Sequence[TaskSpec], n: int, sampling: Sampling,
+             prompt_id: str = PROMPT_ID) -> list[ChatJob]:
+    """The requests of a run, in order: sample ``i`` of item ``FQN@formulation`` has id ``FQN@formulation#i``.
+
+    The prompt reads the release's columns (official file, declaration name, statement), which the builder wrote
+    from the parsed file: the same text the parsed exercise gives, without parsing Lean again (a scorer
+    recomputes every request of a run when it checks its log)."""
+    template = prompt(prompt_id)
     out = []
     for spec in specs:
-        ex = release.exercise(spec.fqn, spec.formulation)
-        messages = tuple(template.render({"decl_name": ex.decl_name, "lean_file": ex.file.source.rstrip("\n"),
-                                          "statement": ex.statement}))
+        item = release.item(spec.fqn, spec.formulation)
+        messages = tuple(template.render({"decl_name": item.decl, "lean_file": item.lean.rstrip("\n"),
+                                          "statement": item.statement}))
         out += [ChatJob(id=f"{spec.fqn}@{spec.formulation}#{i}", messages=messages, sampling=sampling, sample=i)
                 for i in range(n)]
     return out
@@ -122,22 +144,21 @@ def jobs_for(release: TaoRelease, specs: Sequence[TaskSpec], n: int, sampling: S
 
 def sample_submission(release: TaoRelease, runner: ChatRunner, *, n: int, sampling: Sampling,
                       formulations: Sequence[str] = ("tao", "mathlib"), limit: int | None = None,
-                      quiet: bool = False, model: ModelInfo | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The submission lines (header first) and the run's metadata (abstentions, integrity, tokens)."""
+                      quiet: bool = False, model: ModelInfo | None = None,
+                      ) -> tuple[list[dict[str, Any]], dict[str, Any], bytes]:
+    """The submission lines (header first), the run's metadata (abstentions, integrity, tokens) and its request
+    log (the answers used, in job order; the header's ``runner.log_sha256`` is its hash)."""
     specs = tasks(release, formulations, limit)
     jobs = jobs_for(release, specs, n, sampling)
     done: dict[str, tuple[str, str | None]] = {}
 
+    used: dict[str, Completion] = {}
+
     def handle(job: ChatJob, c: Completion) -> None:
         # runs as each answer arrives (cached ones included), so extraction overlaps the requests in flight
-        fqn, _, rest = job.id.rpartition("@")
-        formulation = rest.split("#")[0]
-        ex = release.exercise(fqn, formulation)
-        attempt, reason = (extract_proof(c.text or "", ex) if c.ok else (None, c.abstention))
-        if attempt is None:
-            done[job.id] = (no_attempt(ex, reason or ""), reason)
-        else:
-            done[job.id] = (attempt, None)
+        fqn, formulation = split_item(item_of(job.id))
+        done[job.id] = attempt_from(c, release.exercise(fqn, formulation))
+        used[job.id] = c
 
     runner.run(jobs, desc=f"TaoBench {release.release_id}", quiet=quiet, on_answer=handle)
     records, unusable, extracted, reasons = [], Counter(), 0, {}
@@ -154,6 +175,8 @@ def sample_submission(release: TaoRelease, runner: ChatRunner, *, n: int, sampli
             attempts.append(attempt)
         records.append({"fqn": spec.fqn, "formulation": spec.formulation, "attempts": attempts})
     identity = model or model_info(runner, sampling, n)
+    log = log_bytes(log_header(release.release_id, runner.endpoint.model, sampling, n),
+                    [job.logged(runner.endpoint.model, used[job.id], item_of(job.id)) for job in jobs])
     header = {
         "format": SUBMISSION_FORMAT, "benchmark": BENCHMARK, "track": TRACK, "release": release.release_id,
         "formulations": list(formulations), "model": identity.model_dump(mode="json"), "n": n,
@@ -162,13 +185,61 @@ def sample_submission(release: TaoRelease, runner: ChatRunner, *, n: int, sampli
                      "generation; sample i drawn with seed + i", "other": {}},
         "flags": {"used_lean_feedback": False, "trained_on_taobench": False, "used_external_tools": False,
                   "filtered_attempts": False},
+        "runner": {"name": RUNNER_NAME, "version": _version(), "prompt_version": PROMPT_ID,
+                   "log_sha256": sha256_bytes(log)},
         "notes": f"lemmata run taobench: {len(specs)} exercise-formulation pair(s) × {n} sample(s), every sample "
                  "submitted" + (f"; first {limit} exercise(s) only, the rest count as failed" if limit else ""),
     }
     meta = {"unusable_samples": dict(sorted(unusable.items())), "unusable_reasons": reasons,
             "proofs_extracted": extracted,
             "pairs": len(specs), "samples": len(jobs)}
-    return [header, *records], meta
+    return [header, *records], meta, log
+
+
+def item_of(job_id: str) -> str:
+    """The item (``FQN@formulation``) a job id (``FQN@formulation#i``) answers.
+
+    >>> item_of("Chapter2.Nat.succ_ne@tao#3")
+    'Chapter2.Nat.succ_ne@tao'
+    """
+    return job_id.rpartition("#")[0]
+
+
+def split_item(item: str) -> tuple[str, str]:
+    """``(fqn, formulation)`` of an item id.
+
+    >>> split_item("Chapter2.Nat.succ_ne@mathlib")
+    ('Chapter2.Nat.succ_ne', 'mathlib')
+    """
+    fqn, _, formulation = item.rpartition("@")
+    return fqn, formulation
+
+
+def attempt_from(answer: Any, exercise: Any) -> tuple[str, str | None]:
+    """``(attempt, None)`` for a usable answer, else ``(the official file still with sorry, reason)``.
+
+    ``answer`` is a runner :class:`Completion` or a request log's answer (``text``, ``abstention``): the
+    sampler and the scorer's request-log check turn an answer into the submitted attempt through this one
+    function.
+    """
+    attempt, reason = (extract_proof(answer.text or "", exercise) if answer.abstention is None
+                       else (None, answer.abstention))
+    if attempt is None:
+        return no_attempt(exercise, reason or ""), reason
+    return attempt, None
+
+
+def log_header(release_id: str, model: str, sampling: Sampling, n: int, prompt_version: str = PROMPT_ID) -> LogHeader:
+    """The request log's header line for a run of this protocol."""
+    return LogHeader(format=LOG_FORMAT, runner=RUNNER_NAME, version=_version(), benchmark=BENCHMARK,
+                     release=release_id, prompt_version=prompt_version, model=model,
+                     sampling=LoggedSampling(**sampling.model_dump(mode="json")), n=n)
+
+
+def _version() -> str:
+    from lemmata import __version__
+
+    return __version__
 
 
 def model_info(runner: ChatRunner, sampling: Sampling, n: int) -> ModelInfo:

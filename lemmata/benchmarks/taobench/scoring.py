@@ -45,6 +45,8 @@ PROBE_VERSION = "print-axioms.v2"
 #: what every Mathlib proof may rest on
 STANDARD_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
 SPLIT = "pairs/test"
+#: the result flag a passed runner request-log check sets (see :mod:`~lemmata.benchmarks.taobench.runner_log`)
+RUNNER_LOG_CONSISTENT = "consistent"
 UNVERIFIED_ARTIFACT = "taobench-lean:none"
 MAX_ERRORS_KEPT = 5
 MAX_MESSAGE_CHARS = 500
@@ -292,8 +294,13 @@ def score_submission(
     verification: Verification | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    runner_log: Any = None,
 ) -> Result:
-    """The immutable result of one validated submission on ``release``."""
+    """The immutable result of one validated submission on ``release``.
+
+    ``runner_log`` is a passed request-log check (:mod:`~lemmata.benchmarks.taobench.runner_log`): the result then
+    carries the condition ``runner_log: consistent`` and the check in its provenance; without one neither field is
+    written (a self-reported entry, and results stored before the check existed keep their ids)."""
     verification = verification or Verification()
     if header.release != release.release_id:
         raise ValueError(f"submission is for {header.release}, release given is {release.release_id}")
@@ -348,6 +355,9 @@ def score_submission(
         notes.append(f"{outcomes.get('pending', 0)} attempt(s) on {pending_items} exercise(s) await a Lean verdict: "
                      "the headline stays empty until they have one; metrics give pass@k with pending attempts as "
                      "not passed (value) and as passed (upper_if_pending_pass). Rescore with a verifier.")
+    if runner_log is not None:
+        notes.append("Attempts match a Lemmata runner request log (prompts recomputed from the release, every "
+                     "attempt re-extracted from its logged answer); the completions themselves are as submitted.")
     if identity is not None and identity.lean_version == DOUBLE_LEAN_VERSION:
         notes.append("Verdicts come from the protocol double (lexical checks only), not from Lean: test data.")
     frozen = FrozenTuple(dataset_release=release.release_id, split=SPLIT, retrieval_artifact=None,
@@ -356,7 +366,8 @@ def score_submission(
         kind="scored", benchmark=BENCHMARK, track=TRACK, frozen=frozen, submission_sha256=submission_sha256,
         model=header.model,
         flags={**header.flags.model_dump(), "n": header.n, "formulations": list(header.formulations),
-               "sampling": header.sampling.model_dump()},
+               "sampling": header.sampling.model_dump(),
+               **({"runner_log": RUNNER_LOG_CONSISTENT} if runner_log is not None else {})},
         main=Score(metric=f"pass@1 ({main_f})", value=p1["value"] if complete else None,
                    interval=tuple(p1["ci95"]) if p1["ci95"] and complete else None,
                    interval_kind=p1["interval_kind"] if p1["ci95"] and complete else None,
@@ -369,7 +380,8 @@ def score_submission(
         notes=notes,
         provenance={"integrity": INTEGRITY_VERSION, "verifier": identity.model_dump() if identity else None,
                     "release_manifest": _manifest_sha(release), "excluded_items": excluded + unpaired,
-                    "received_at": received_at},
+                    "received_at": received_at,
+                    **({"runner_log": runner_log.provenance()} if runner_log is not None else {})},
     )
 
 

@@ -24,10 +24,11 @@ from __future__ import annotations
 import difflib
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer
 
 from lemmata.core.errors import InputError, Problem
 from lemmata.formats.results import ModelInfo
+from lemmata.formats.runner_log import RunnerInfo
 from lemmata.formats.envelope import Envelope, skipped, validate_model
 from lemmata.tracks.headers import check_header
 from lemmata.formats.schema import dumps, line_schema
@@ -87,7 +88,17 @@ class Header(_Strict):
                    "exactly n (an exercise left out counts as n failed attempts)")
     sampling: Sampling
     flags: Flags
+    runner: RunnerInfo | None = Field(default=None, description="set by `lemmata run taobench` only: the run's "
+                                      "request log hashes to runner.log_sha256; upload the log beside the file and the "
+                                      "scorer checks every attempt against it and the release")
     notes: str = Field(default="", max_length=4000, description="free text shown with the entry")
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_runner(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        if data.get("runner") is None:  # headers written before the field existed dump as they did
+            data.pop("runner", None)
+        return data
 
     @field_validator("formulations")
     @classmethod

@@ -18,6 +18,7 @@ from lemmata.tracks.base import AuditView, OracleConfig, TrackHandler, Validated
 from lemmata.formats.envelope import Envelope
 from lemmata.oracles.kimina_double import DOUBLE_LEAN_VERSION
 from lemmata.benchmarks.taobench.release import TaoRelease, open_taobench
+from lemmata.benchmarks.taobench.runner_log import RunnerLogCheck
 from lemmata.benchmarks.taobench.scoring import INTEGRITY_VERSION, PROBE_VERSION, Verification, score_submission
 from lemmata.benchmarks.taobench.submission import BENCHMARK, TRACK, parse_submission
 
@@ -71,14 +72,26 @@ class TaoBenchProofsHandler(TrackHandler):
                    f"({', '.join(header.formulations)}; n = {header.n})")
         return Validated(benchmark=BENCHMARK, track=TRACK, model=header.model, header=header,
                          records=[r for _, r in records], sha256=sha256, filename=envelope.filename, summary=summary,
-                         needs_oracle=True)
+                         needs_oracle=True, lines=tuple(line for line, _ in records))
+
+    def check_runner_log(self, submission: Validated, log: bytes, filename: str) -> RunnerLogCheck:
+        from lemmata.benchmarks.taobench.runner_log import check_runner_log
+
+        header = submission.header
+        return check_runner_log(self.release(header.release), header, submission.records, submission.lines, log,
+                                filename, submission.filename)
 
     def score(self, submission: Validated, *, received_at: str, oracles: OracleConfig) -> Result:
         header = submission.header
+        if submission.runner_log is not None:  # the log's structure was checked on upload; now every attempt
+            from lemmata.benchmarks.taobench.runner_log import check_attempts
+
+            check_attempts(self.release(header.release), submission.records, submission.lines, submission.runner_log,
+                           submission.filename)
         verification = verification_for(oracles, allow_double=bool(oracles.extra.get("allow_double")))
         return score_submission(self.release(header.release), header, submission.records,
                                 submission_sha256=submission.sha256, received_at=received_at,
-                                verification=verification)
+                                verification=verification, runner_log=submission.runner_log)
 
     def audit(self, result: Result, item_id: str, submission: Validated | None) -> AuditView:
         item = next((it for it in result.items if it.get("item_id") == item_id), None)

@@ -16,6 +16,11 @@ benchmark below for a header it accepts, its schema and an example file.
 The benchmark's handler checks the whole file before anything is stored and lists **every** problem with
 its line and field. Uploading the same bytes twice points to the existing entry. Your contact is kept for
 the maintainers and never shown.
+
+A file written by `lemmata run` names its request log (`*.runner-log.jsonl`, header field `runner`): upload it
+as the second file, and the entry is marked *runner log* once every attempt matches it (prompts recomputed from
+the release). It shows that the attempts are what the runner extracted from the logged answers — not that a model
+wrote those answers.
 """
 
 
@@ -31,6 +36,7 @@ class SubmitTab:
     outcome_html: Any
     outcome_json: Any
     chooser: Any = None
+    runner_log: Any = None
 
 
 def layout(ctx: SpaceContext) -> SubmitTab:
@@ -58,6 +64,9 @@ def layout(ctx: SpaceContext) -> SubmitTab:
             with gr.Column(scale=3):
                 upload = gr.File(label="Predictions (.jsonl)", file_types=[".jsonl", ".json", ".txt"],
                                  type="filepath", elem_id="lm-upload")
+                runner_log = gr.File(label="Runner request log (optional: the *.runner-log.jsonl that `lemmata run` "
+                                     "wrote beside the file)", file_types=[".jsonl"], type="filepath",
+                                     elem_id="lm-runner-log")
             with gr.Column(scale=2):
                 submitter = gr.Textbox(label="Submitter (person or team, shown publicly)",
                                        max_length=100, elem_id="lm-submitter")
@@ -70,7 +79,7 @@ def layout(ctx: SpaceContext) -> SubmitTab:
         outcome_json = gr.JSON(visible=False)
     return SubmitTab(tab=tab, upload=upload, submitter=submitter, contact=contact, notes=notes,
                      availability=availability, button=button, outcome_html=outcome_html,
-                     outcome_json=outcome_json, chooser=chooser)
+                     outcome_json=outcome_json, chooser=chooser, runner_log=runner_log)
 
 
 def wire(ctx: SpaceContext, t: SubmitTab, shell: Shell, status_search: Any, status_view: Any) -> None:
@@ -87,7 +96,7 @@ def wire(ctx: SpaceContext, t: SubmitTab, shell: Shell, status_search: Any, stat
     config = ctx.config
 
     def submit(file_path: str | None, submitter_name: str, contact_text: str, notes_text: str,
-               request: gr.Request):
+               log_path: str | None = None, request: gr.Request = None):
         from lemmata.core.errors import LemmataError
         from lemmata.space.availability import header_benchmark, unavailable_outcome
 
@@ -107,7 +116,9 @@ def wire(ctx: SpaceContext, t: SubmitTab, shell: Shell, status_search: Any, stat
             outcome = submit_upload(
                 ctx.store, config, data, name,
                 SubmissionForm(submitter_name or "", contact_text or "", notes_text or ""),
-                client=client_key(host), user=request_user(request))
+                client=client_key(host), user=request_user(request),
+                runner_log=Path(log_path).read_bytes() if log_path else None,
+                runner_log_name=Path(log_path).name if log_path else None)
         except LemmataError as exc:  # the release this file needs cannot be built or read on this server
             return unavailable_outcome(name or "upload.jsonl", header_benchmark(data or b""), str(exc))
         if outcome.kind == "created":
@@ -121,7 +132,7 @@ def wire(ctx: SpaceContext, t: SubmitTab, shell: Shell, status_search: Any, stat
         fast = gr.Timer(FAST_POLL_SECONDS if watching else config.refresh_seconds, active=True)
         return fast, watching, status_html(ctx, search_text), availability_html(ctx)
 
-    t.button.click(submit, [t.upload, t.submitter, t.contact, t.notes], [t.outcome_html, t.outcome_json],
+    t.button.click(submit, [t.upload, t.submitter, t.contact, t.notes, t.runner_log], [t.outcome_html, t.outcome_json],
                    api_name="submit", concurrency_limit=4, show_progress="minimal").then(
         after_submit, [t.outcome_json, shell.watch, status_search],
         [shell.timer, shell.watch, status_view, t.availability],

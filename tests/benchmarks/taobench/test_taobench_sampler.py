@@ -69,7 +69,7 @@ def test_run_scores_resumes_byte_identically_and_judge_fills_pending(releases, t
         monkeypatch.setenv("LEMMATA_LLM_BASE_URL", server.base_url)
         monkeypatch.setenv("LEMMATA_LLM_MAX_RETRIES", "0")
         assert _run(releases, tmp_path / "a", tmp_path / "a.cache", "--store", str(tmp_path / "store")) == 0
-        sub_a = next((tmp_path / "a").glob("*.jsonl"))
+        sub_a = next((tmp_path / "a").glob("*.n2.jsonl"))
         lines = [json.loads(x) for x in sub_a.read_text("utf-8").splitlines()]
         header, records = lines[0], lines[1:]
         assert header["n"] == 2 and header["sampling"]["seed"] == 0 and header["sampling"]["temperature"] == 1.0
@@ -102,7 +102,7 @@ def test_run_scores_resumes_byte_identically_and_judge_fills_pending(releases, t
 
         monkeypatch.setattr(chat_runner.ChatRunner, "run", interrupted)
         assert _run(releases, tmp_path / "b", tmp_path / "b.cache", "--no-score") == 130  # stopped, resumable
-        assert not list((tmp_path / "b").glob("*.jsonl"))
+        assert not list((tmp_path / "b").glob("*.n2.jsonl"))
         monkeypatch.setattr(chat_runner.ChatRunner, "run", original)
         # requests already on the wire when the run stopped still reach the server: count from when they have
         import threading
@@ -114,7 +114,7 @@ def test_run_scores_resumes_byte_identically_and_judge_fills_pending(releases, t
         sent = len(server.requests)
         assert _run(releases, tmp_path / "b", tmp_path / "b.cache", "--no-score") == 0
         assert len(server.requests) - sent <= 12 - 5
-        assert next((tmp_path / "b").glob("*.jsonl")).read_bytes() == sub_a.read_bytes()
+        assert next((tmp_path / "b").glob("*.n2.jsonl")).read_bytes() == sub_a.read_bytes()
 
     # judge: the pending result becomes a complete new version; the old one stays as it was
     store = Store(tmp_path / "store")
@@ -137,7 +137,7 @@ def test_run_scores_resumes_byte_identically_and_judge_fills_pending(releases, t
     from lemmata.space.worker import ScoringWorker
 
     other = Store(tmp_path / "store2")
-    v1 = score_file(sub_a, other)
+    v1 = score_file(sub_a, other, runner_log=sub_a.with_name(sub_a.name.replace(".jsonl", ".runner-log.jsonl")))
     idle = ScoringWorker(other)
     assert idle.run_once() is False and other.get_submission(v1.submission_sha256).status == "pending_oracle"
     with KiminaDouble() as lean:

@@ -1,0 +1,240 @@
+"""A runner request log: the answers a Lemmata run used, as its chat runner cached them, one JSON line each.
+
+``lemmata run`` writes the log next to the submission and records its sha256
+in the submission header (:class:`RunnerInfo`, header field ``runner``). Line 1
+is a :class:`LogHeader` (the runner, the prompt version, the release, the
+requested model, the sampling settings, ``n``); every further line is one
+:class:`LogEntry`: the request key the runner's cache uses, the item and sample
+index, the sha256 of the messages sent, the seed sent and the answer as the
+runner recorded it (the raw completion text, or an abstention with its reason).
+
+The log is uploaded by the submitter, so it proves nothing by itself: a scorer
+recomputes from the frozen release what it can (the messages each request must
+have sent, the request keys, the attempts extracted from each answer) and only
+then calls a submission *consistent with a runner log*. The completions
+themselves cannot be recomputed: a submitter could still write them.
+
+:func:`read_log` is strict and bounded like an upload: a size cap, strict JSON
+(no duplicate keys, no NaN, no lone surrogates), every problem with its line
+and field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from lemmata.core.errors import InputError, Problem
+from lemmata.formats.envelope import stopped
+from lemmata.formats.strict_json import MAX_DEPTH, parse_line
+
+__all__ = ["LOG_FORMAT", "MAX_LOG_BYTES", "RUNNER_LOG_SUFFIX", "LogEntry", "LogHeader", "LoggedAnswer", "LoggedSampling", "RunnerInfo",
+           "declared_log_sha256", "iter_log", "log_bytes", "read_log"]
+
+LOG_FORMAT = "lemmata-runner-log/1"
+#: the log's file name beside the submission: ``<submission stem>.runner-log.jsonl``
+RUNNER_LOG_SUFFIX = ".runner-log.jsonl"
+RUNNER_NAME = "lemmata"
+#: the largest log read (twice the default submission limit: a completion carries prose around the proof)
+MAX_LOG_BYTES = 64 * 1024 * 1024
+#: one line (one answer) at most; a chat completion body is read up to 16 MiB by the runner
+MAX_LOG_LINE_BYTES = 16 * 1024 * 1024
+#: entries at most (256 samples × 150 exercises × 2 formulations fits)
+MAX_LOG_LINES = 100_000
+#: after this many problems the rest of the log is not checked
+STOP_AFTER = 200
+_HEX64 = r"^[0-9a-f]{64}$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class RunnerInfo(_Strict):
+    """Header field ``runner``: the submission was written by Lemmata's runner, whose request log hashes to
+    ``log_sha256`` (upload the log beside the file; the scorer checks it against the release)."""
+
+    name: Literal["lemmata"] = Field(description="the runner: always 'lemmata' (`lemmata run`)")
+    version: str = Field(min_length=1, max_length=50, description="the Lemmata version that ran")
+    prompt_version: str = Field(min_length=1, max_length=100, description="the benchmark prompt the requests used")
+    log_sha256: str = Field(pattern=_HEX64, description="sha256 of the request log file written beside the "
+                                                        "submission")
+
+
+class LoggedSampling(_Strict):
+    """The sampling settings of every request (the chat runner's ``Sampling``)."""
+
+    temperature: float
+    top_p: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+
+
+class LoggedAnswer(_Strict):
+    """One answer as the runner recorded it: ``text`` when usable, else ``abstention`` says why."""
+
+    text: str | None = None
+    abstention: str | None = Field(default=None, max_length=2000)
+    finish_reason: str | None = Field(default=None, max_length=100)
+    endpoint_model: str | None = Field(default=None, max_length=200)
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost: float | None = None
+
+
+class LogHeader(_Strict):
+    """Line 1 of a request log."""
+
+    format: Literal["lemmata-runner-log/1"]
+    runner: Literal["lemmata"]
+    version: str = Field(min_length=1, max_length=50)
+    benchmark: str = Field(min_length=1, max_length=100)
+    release: str = Field(min_length=1, max_length=200)
+    prompt_version: str = Field(min_length=1, max_length=100)
+    model: str = Field(min_length=1, max_length=200, description="the model name requested at the endpoint")
+    sampling: LoggedSampling
+    n: int = Field(ge=1)
+
+
+class LogEntry(_Strict):
+    """One request and the answer the run used."""
+
+    key: str = Field(pattern=_HEX64, description="the runner's request key (cache key)")
+    item: str = Field(min_length=1, max_length=400, description="the benchmark item the request answers")
+    sample: int = Field(ge=0)
+    model: str = Field(min_length=1, max_length=200)
+    messages_sha256: str = Field(pattern=_HEX64, description="sha256 of the messages sent (canonical JSON)")
+    sampling: LoggedSampling
+    seed: int | None = Field(description="the seed sent with this request (sampling.seed + sample), or null")
+    answer: LoggedAnswer
+
+
+def log_bytes(header: LogHeader, entries: Iterable[LogEntry]) -> bytes:
+    """The log file: the header line, then one line per entry (in the run's job order, so reruns are
+    byte-identical)."""
+    lines = [json.dumps(header.model_dump(mode="json"), ensure_ascii=False, sort_keys=True)]
+    lines += [json.dumps(e.model_dump(mode="json", exclude_none=False), ensure_ascii=False, sort_keys=True)
+              for e in entries]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def declared_log_sha256(header: Any) -> str | None:
+    """The ``runner.log_sha256`` a header (a dict, as read from a stored upload) declares, or None.
+
+    >>> declared_log_sha256({"runner": {"log_sha256": "a" * 64}}) == "a" * 64
+    True
+    >>> declared_log_sha256({"runner": "x"}), declared_log_sha256({})
+    (None, None)
+    """
+    runner = header.get("runner") if isinstance(header, Mapping) else None
+    sha = runner.get("log_sha256") if isinstance(runner, Mapping) else None
+    return sha if isinstance(sha, str) else None
+
+
+def _problems(exc: ValidationError, filename: str, line: int) -> list[Problem]:
+    out = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or None
+        msg = {"extra_forbidden": "unknown field", "missing": "required field is missing"}.get(err["type"], err["msg"])
+        out.append(Problem(filename, msg, line, loc))
+    return out
+
+
+def _lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """``(line number, bytes)`` without splitting the whole file at once (no second copy of a large log)."""
+    pos, lineno, size = 0, 0, len(data)
+    while pos < size:
+        end = data.find(b"\n", pos)
+        end = size if end < 0 else end
+        lineno += 1
+        yield lineno, data[pos:end]
+        pos = end + 1
+
+
+def iter_log(data: bytes, filename: str, *, max_bytes: int = MAX_LOG_BYTES,
+             ) -> Iterator[tuple[int, LogHeader | LogEntry | None, list[Problem]]]:
+    """``(line, header or entry, problems)`` line by line: the header first (or the problems that stop the read).
+
+    A consumer may stop early (after enough problems), so a hostile log costs what was read, not its size; the
+    size and line caps are checked before the first line.
+    """
+    if len(data) > max_bytes:
+        yield 0, None, [Problem(filename, f"log is {len(data):,} bytes; the limit is {max_bytes:,}")]
+        return
+    if data.count(b"\n") > MAX_LOG_LINES:
+        yield 0, None, [Problem(filename, f"log has more than {MAX_LOG_LINES:,} lines")]
+        return
+    budget = 50 * MAX_LOG_LINES  # arrays and objects in the whole file (an entry holds three)
+    header_seen = False
+    for lineno, raw in _lines(data):
+        if not raw.strip():
+            continue
+        if len(raw) > MAX_LOG_LINE_BYTES:
+            yield lineno, None, [Problem(filename, f"line is {len(raw):,} bytes; the limit is {MAX_LOG_LINE_BYTES:,}",
+                                         lineno)]
+            if not header_seen:
+                return
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield lineno, None, [Problem(filename, f"not valid UTF-8 (byte {exc.start + 1} of the line)", lineno)]
+            if not header_seen:
+                return
+            continue
+        obj, bad, containers = parse_line(text, max_depth=MAX_DEPTH, max_containers=budget)
+        budget -= containers
+        if bad is not None or not isinstance(obj, dict):
+            reason = (bad.reason + (f" at column {bad.column}" if bad.column is not None else "") if bad is not None
+                      else f"expected a JSON object, got {type(obj).__name__}")
+            yield lineno, None, [Problem(filename, reason, lineno, bad.field if bad is not None else None)]
+            if not header_seen:
+                return
+            continue
+        model: type[BaseModel] = LogEntry if header_seen else LogHeader
+        try:
+            parsed = model.model_validate(obj)
+        except ValidationError as exc:
+            yield lineno, None, _problems(exc, filename, lineno)
+            if not header_seen:
+                return  # without the header the entries say nothing checkable
+            continue
+        header_seen = True
+        yield lineno, parsed, []  # type: ignore[misc]
+    if not header_seen:
+        yield 0, None, [Problem(filename, f"the log is empty; line 1 must be its header (\"format\": "
+                                          f"\"{LOG_FORMAT}\")")]
+
+
+def read_log(data: bytes, filename: str, *, max_bytes: int = MAX_LOG_BYTES) -> tuple[LogHeader, list[tuple[int, LogEntry]]]:
+    """The header and ``(line, entry)`` pairs, or one InputError naming every problem's line and field (reading
+    stops after :data:`STOP_AFTER` problems).
+
+    >>> h = LogHeader(format=LOG_FORMAT, runner="lemmata", version="1", benchmark="b", release="r",
+    ...               prompt_version="p.v1", model="m", sampling=LoggedSampling(temperature=0.0), n=1)
+    >>> read_log(log_bytes(h, []), "log.jsonl")[0] == h
+    True
+    >>> try:
+    ...     read_log(b'{"format": "lemmata-runner-log/1", "format": "x"}', "log.jsonl")
+    ... except InputError as exc:
+    ...     print(exc.problems[0])
+    log.jsonl, line 1, field 'format': duplicate key 'format': every key may appear once per object
+    """
+    problems: list[Problem] = []
+    header: LogHeader | None = None
+    entries: list[tuple[int, LogEntry]] = []
+    for line, parsed, found in iter_log(data, filename, max_bytes=max_bytes):
+        problems += found
+        if isinstance(parsed, LogHeader):
+            header = parsed
+        elif parsed is not None:
+            entries.append((line, parsed))
+        if len(problems) >= STOP_AFTER:
+            problems.append(stopped(filename, line + 1, len(problems)))
+            break
+    if problems or header is None:
+        raise InputError(problems)
+    return header, entries
