@@ -60,12 +60,36 @@ class Postings:
         vocab = self.vocab
         return list(dict.fromkeys(vocab[t] for t in tokens if t in vocab))
 
-    def scores(self, term_ids: Sequence[int], dtype=np.float64) -> np.ndarray:
-        """Every document's score: the sum of the terms' rows, added term by term in ``dtype``."""
+    def scores(self, term_ids: Sequence[int], dtype=np.float64, end: int | None = None) -> np.ndarray:
+        """Every document's score (of the first ``end`` documents where given): the sum of the terms' rows, added
+        term by term in ``dtype``.
+
+        In ``float64`` the terms' postings are read straight from the CSR arrays (each row cut at ``end`` by
+        binary search: its columns are sorted) and summed by one ``np.bincount``, which adds entries in the order
+        given — term by term, as the sparse product adds them — so the sums are the same doubles without the
+        sparse slicing, the transposition and the float32 → float64 copy of every row.
+
+        >>> from scipy.sparse import csr_matrix
+        >>> p = Postings({"a": 0, "b": 1}, csr_matrix(np.array([[0.5, 0, 1.25], [0.25, 2.0, 0]], np.float32)))
+        >>> p.scores([1, 0]).tolist(), p.scores([0], end=2).tolist(), p.scores([1, 0], np.float32).tolist()
+        ([0.75, 2.0, 1.25], [0.5, 0.0], [0.75, 2.0, 1.25])
+        """
+        size = self.documents if end is None else min(int(end), self.documents)
         if not len(term_ids):
-            return np.zeros(self.documents, dtype=dtype)
-        rows = self.matrix[np.asarray(term_ids, dtype=np.int64)]
-        return rows.T @ np.ones(len(term_ids), dtype=dtype)
+            return np.zeros(size, dtype=dtype)
+        m = self.matrix
+        if np.dtype(dtype) != np.float64 or not m.has_sorted_indices:
+            rows = m[np.asarray(term_ids, dtype=np.int64)]
+            return (rows.T @ np.ones(len(term_ids), dtype=dtype))[:size]
+        ptr, indices, data = m.indptr, m.indices, m.data
+        cols, weights = [], []
+        for t in term_ids:
+            a, b = int(ptr[t]), int(ptr[t + 1])
+            if size < self.documents:
+                b = a + int(np.searchsorted(indices[a:b], size))
+            cols.append(indices[a:b])
+            weights.append(data[a:b])
+        return np.bincount(np.concatenate(cols), weights=np.concatenate(weights), minlength=size)
 
 
 def top_rounded(scores: np.ndarray, n: int, end: int | None = None,

@@ -79,7 +79,8 @@ class ScholarWorld:
             raise InputError.one("n", f"n must be at least 1, got {n}", field="n")
         index = self._index
         ids = index.term_ids(tokenize_scholar_words(query))
-        top = top_rounded(index.scores(ids), n, self._prefix(cutoff)) if ids else []
+        end = self._prefix(cutoff)
+        top = top_rounded(index.scores(ids, end=end), n, end) if ids else []
         return ScholarSearch(artifact_id=self.artifact_id, query=query, cutoff=cutoff, n=n,
                              hits=[self._hit(p, r, s) for r, (p, s) in enumerate(top, 1)])
 

@@ -39,7 +39,8 @@ class UniformWorld(ScholarWorld):
         index = self._index
         ids = index.term_ids(tokenize(query))
         # storage order is year order, so ties break by the opaque id's rank, not by position
-        top = top_rounded(index.scores(ids), n, self._prefix(cutoff), tie_rank=self._id_rank) if ids else []
+        end = self._prefix(cutoff)
+        top = top_rounded(index.scores(ids, end=end), n, end, tie_rank=self._id_rank) if ids else []
         return UniformSearch(artifact_id=self.artifact_id, query=query, cutoff=cutoff, n=n,
                              hits=[self._hit(p, r, s) for r, (p, s) in enumerate(top, 1)])
 
