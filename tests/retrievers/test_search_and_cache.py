@@ -60,20 +60,28 @@ def test_exact_search_filter_and_exclusions_never_rank_an_ineligible_document():
     assert all(years[ids.index(d)] <= 2000 or years[ids.index(d)] < 0 for d, _ in got[0])
 
 
-def test_approximate_index_recall_is_measured_against_exact():
-    from lemmata.retrievers.search import ApproximateIndex
+@pytest.mark.parametrize("kind", ["ivf", "hnsw"])
+def test_approximate_index_recall_is_measured_against_exact(kind, tmp_path):
+    from lemmata.retrievers.search import ApproximateIndex, HnswParams, IvfParams
 
     rng = np.random.default_rng(3)
     docs = rng.normal(size=(5000, 16)).astype(np.float32)
     docs /= np.linalg.norm(docs, axis=1, keepdims=True)
     ids = [f"d{i}" for i in range(len(docs))]
     q = docs[:40] + 0.05 * rng.normal(size=(40, 16)).astype(np.float32)
-    ann = ApproximateIndex(docs, ids).search(q, 10)
+    params = IvfParams() if kind == "ivf" else HnswParams()
+    index = ApproximateIndex(docs, ids, params, path=str(tmp_path / "index"))
+    ann = index.search(q, 10)
     exact = exact_search(q, docs, ids, 10)
     recall = recall_against_exact(ann, exact, 10)
     assert 0.9 <= recall <= 1.0
     for a in ann:  # candidates re-scored exactly and ordered like the exact search
         assert a == sorted(a, key=lambda p: (-p[1], p[0]))
+    assert index.label.startswith("faiss-ivf-flat(lists=283," if kind == "ivf" else "usearch-hnsw(")
+    again = ApproximateIndex(docs, ids, params, path=str(tmp_path / "index"))  # the kept index loads
+    assert again.search(q, 10) == ann
+    with pytest.raises(ValueError, match="not 4999 × 16"):
+        ApproximateIndex(docs[:-1], ids[:-1], params, path=str(tmp_path / "index"))
 
 
 class CountingEncoder:
