@@ -127,8 +127,9 @@ def evaluate(model: Any, tracks: Sequence[str] | None = None, *, split: str = "t
 
     ``store``: a :class:`lemmata.store.Store` (or its folder) to add and score the files into, as
     ``lemmata score`` does; None scores in memory only. ``out``: where the files go (default
-    ``$LEMMATA_HOME/runs``). ``index``: ``exact``, ``approximate`` (usearch HNSW, recall against exact
-    measured and recorded) or ``auto`` (approximate above a million documents). ``year_cutoff``: apply
+    ``$LEMMATA_HOME/runs``). ``index``: ``exact``, ``approximate`` (a FAISS IVF index; ``hnsw``: a usearch HNSW
+    graph; either one's recall@10 against exact search is measured and recorded) or ``auto`` (approximate above
+    a million documents; a run with a year cutoff or exclusions is always exact). ``year_cutoff``: apply
     Re²Math source retrieval's per-query cutoff as a filter.
     """
     from lemmata.core.paths import lemmata_home

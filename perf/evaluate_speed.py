@@ -13,8 +13,9 @@ Reports, in one run:
   (targets ≥ 500 queries/s, ≤ 1.5 GB);
 - **exact-synthetic** — the same search over 346k × 256 random unit vectors (2,000 queries, top 100), no world
   needed; the load average at the end is printed with it;
-- **ann** — a usearch HNSW index against exact search at ``--ann-n`` synthetic clustered vectors (64 dims):
-  recall@10 over 1,000 queries (target ≥ 0.98), build time, query speed-up over exact;
+- **ann** — the approximate index against exact search at ``--ann-n`` synthetic clustered vectors (64 dims):
+  recall@10 over 1,000 queries (target ≥ 0.98), build time, query speed-up over exact; FAISS IVF by default,
+  ``--ann-kind hnsw`` for the usearch graph;
 - **e2e** — ``lemmata.evaluate("model2vec:tokenlearn-static-model", ["re2math-source-retrieval"])`` from a cold
   cache: both query renderings, year cutoff applied, scored (target ≤ 5 min on 2 cores).
 
@@ -118,14 +119,15 @@ def exact(enc: dict) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def ann(n: int, index_path: str) -> dict:
-    """HNSW against exact search at ``n`` synthetic vectors: the graph built once (kept at ``index_path`` and
-    reused by later runs), then searched at several expansions and over-fetches; the default is reported first."""
+def ann(n: int, index_path: str, kind: str = "ivf") -> dict:
+    """An approximate index against exact search at ``n`` synthetic vectors: the index built once (kept at
+    ``index_path`` and reused by later runs), then searched at several settings; the default is reported first.
+    ``kind``: ``ivf`` (FAISS IVF, the default approximate index) or ``hnsw`` (usearch; a slow build)."""
     import dataclasses
 
     import numpy as np
 
-    from lemmata.retrievers.search import ApproximateIndex, HnswParams, exact_search, recall_against_exact
+    from lemmata.retrievers.search import ApproximateIndex, HnswParams, IvfParams, exact_search, recall_against_exact
 
     rng = np.random.default_rng(0)
     centres = rng.normal(size=(2000, 64)).astype(np.float32)
@@ -135,23 +137,26 @@ def ann(n: int, index_path: str) -> dict:
     q /= np.linalg.norm(q, axis=1, keepdims=True)
     ids = [f"v{i:07d}" for i in range(n)]
     reused = os.path.exists(index_path)
+    default = IvfParams() if kind == "ivf" else HnswParams()
     t = time.perf_counter()
-    index = ApproximateIndex(docs, ids, path=index_path)
+    index = ApproximateIndex(docs, ids, default, path=index_path)
     build = time.perf_counter() - t
     t = time.perf_counter()
     truth = exact_search(q, docs, ids, 10)
     t_exact = time.perf_counter() - t
-    out = {"vectors": n, "index_file": index_path, "build_s" if not reused else "load_s": round(build, 1),
-           "exact_queries_per_s": round(len(q) / t_exact), "settings": []}
-    default = HnswParams()
-    for ef, fetch in ((default.expansion_search, default.fetch), (128, 1), (512, 1), (1024, 1), (1024, 2),
-                      (2048, 1), (3072, 1)):
-        index.params = dataclasses.replace(default, expansion_search=ef, fetch=fetch)
+    out = {"vectors": n, "kind": kind, "index_file": index_path, "build_s" if not reused else "load_s":
+           round(build, 1), "exact_queries_per_s": round(len(q) / t_exact), "settings": []}
+    if kind == "ivf":
+        settings = [dataclasses.replace(index.params, probe=p) for p in (index.params.probe, 16, 32, 128)]
+    else:
+        settings = [dataclasses.replace(default, expansion_search=ef) for ef in
+                    (default.expansion_search, 128, 512, 1024, 3072)]
+    for params in settings:
+        index.params = params
         t = time.perf_counter()
         approx = index.search(q, 10)
         t_ann = time.perf_counter() - t
-        out["settings"].append({"index": index.params.label(),
-                                "recall@10": round(recall_against_exact(approx, truth, 10), 4),
+        out["settings"].append({"index": params.label(), "recall@10": round(recall_against_exact(approx, truth, 10), 4),
                                 "ann_queries_per_s": round(len(q) / t_ann), "speed_up": round(t_exact / t_ann, 1)})
         print("ann setting:", json.dumps(out["settings"][-1]), flush=True)
     out["load_average"] = [round(x, 2) for x in os.getloadavg()]
@@ -181,8 +186,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="encode,exact,exact-synthetic,ann,e2e")
     parser.add_argument("--ann-n", type=int, default=1_000_000)
-    parser.add_argument("--ann-index", metavar="FILE", help="keep the built HNSW graph here (a later run with the "
-                                                            "same --ann-n loads it instead of building)")
+    parser.add_argument("--ann-index", metavar="FILE", help="keep the built approximate index here (a later run "
+                                                            "with the same --ann-n and --ann-kind loads it)")
+    parser.add_argument("--ann-kind", choices=("ivf", "hnsw"), default="ivf",
+                        help="approximate index to measure: FAISS IVF (the default one) or usearch HNSW (slow build)")
     parser.add_argument("--cache", metavar="DIR", help="keep the encoded world here (a second run measures search "
                                                         "only; encoding then reports the cached rows)")
     args = parser.parse_args()
@@ -198,7 +205,7 @@ def main() -> None:
         if "exact-synthetic" in only:
             print("exact-synthetic:", json.dumps(exact_synthetic()), flush=True)
         if "ann" in only:
-            print("ann:", json.dumps(ann(args.ann_n, args.ann_index or os.path.join(tmp, "ann.usearch"))),
+            print("ann:", json.dumps(ann(args.ann_n, args.ann_index or os.path.join(tmp, "ann.index"), args.ann_kind)),
                   flush=True)
         if "e2e" in only:
             print("e2e:", json.dumps(e2e(tmp)), flush=True)

@@ -23,9 +23,10 @@ def register(sub) -> None:
     p.add_argument("--store", metavar="DIR", help="leaderboard store (default: $LEMMATA_STORE or $LEMMATA_HOME/store)")
     p.add_argument("--no-store", action="store_true", help="score in memory only; store nothing")
     p.add_argument("--depth", type=int, default=100, help="documents ranked per query (default 100)")
-    p.add_argument("--index", choices=("auto", "exact", "approximate"), default="auto",
-                   help="exact blocked search, or an approximate usearch HNSW index with its recall against exact "
-                        "measured and recorded (auto: approximate above 1M documents)")
+    p.add_argument("--index", choices=("auto", "exact", "approximate", "hnsw"), default="auto",
+                   help="exact blocked search, or an approximate index — a FAISS IVF index (approximate) or a "
+                        "usearch HNSW graph (hnsw) — whose recall@10 against exact search is measured and recorded "
+                        "(auto: approximate above 1M documents; runs with a year cutoff are always exact)")
     p.add_argument("--no-year-cutoff", action="store_true",
                    help="Re2Math source retrieval: do not apply each query's year cutoff as a filter")
     p.add_argument("--query-prompt", metavar="TEXT", help="prompt prepended to queries (e.g. 'query: ')")

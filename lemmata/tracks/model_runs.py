@@ -34,6 +34,9 @@ DEFAULT_DEPTH = 100
 #: above this many documents the exact search is slow enough that an approximate index is worth its recall loss
 EXACT_LIMIT = 1_000_000
 RECALL_SAMPLE = 1000
+#: ``--index`` values: exact search, an approximate index (FAISS IVF, or usearch HNSW by name), or exact up to
+#: ``EXACT_LIMIT`` documents and approximate beyond
+INDEX_KINDS = ("auto", "exact", "approximate", "hnsw")
 
 
 @dataclass
@@ -93,8 +96,8 @@ class DenseRanker:
                  index: str = "auto", quiet: bool = False) -> None:
         from lemmata.retrievers.embedding_cache import EmbeddingCache
 
-        if index not in ("auto", "exact", "approximate"):
-            raise ValueError(f"index must be auto, exact or approximate, not {index!r}")
+        if index not in INDEX_KINDS:
+            raise ValueError(f"index must be one of {', '.join(INDEX_KINDS)}, not {index!r}")
         self.encoder, self.depth, self.batch_size, self.index, self.quiet = encoder, depth, batch_size, index, quiet
         self.cache = cache if cache is not None else EmbeddingCache()
         self.index_kinds: set[str] = set()
@@ -106,7 +109,13 @@ class DenseRanker:
                                                     or "retriever"})
 
     def rank(self, part: Part) -> PartRun:
-        from lemmata.retrievers.search import ApproximateIndex, HnswParams, exact_search, recall_against_exact
+        from lemmata.retrievers.search import (
+            ApproximateIndex,
+            HnswParams,
+            IvfParams,
+            exact_search,
+            recall_against_exact,
+        )
 
         start = time.perf_counter()
         normalised = self.encoder.similarity == "cosine"
@@ -124,18 +133,18 @@ class DenseRanker:
         position = {d: i for i, d in enumerate(part.doc_ids)} if part.excluded else {}
         excluded = ([sorted(position[d] for d in part.excluded.get(i, ()) if d in position) for i in qids]
                     if part.excluded else None)
-        approximate = self.index == "approximate" or (self.index == "auto" and len(part.doc_ids) > EXACT_LIMIT)
+        approximate = self.index in ("approximate", "hnsw") or (self.index == "auto"
+                                                                and len(part.doc_ids) > EXACT_LIMIT)
         system: dict[str, Any] = {"similarity": self.encoder.similarity, "depth": self.depth}
         search_start = time.perf_counter()
         if approximate and limits is None and excluded is None:
-            params = HnswParams()
-            ann = ApproximateIndex(docs, part.doc_ids, params)
+            ann = ApproximateIndex(docs, part.doc_ids, HnswParams() if self.index == "hnsw" else IvfParams())
             ranked = ann.search(q, self.depth)
             sample = list(range(0, len(qids), max(1, len(qids) // RECALL_SAMPLE)))[:RECALL_SAMPLE]
             exact = exact_search(q[sample], docs, part.doc_ids, 10)
             recall = recall_against_exact([ranked[i] for i in sample], exact, 10)
-            self.index_kinds.add(params.label())
-            system["index"] = {"kind": params.label(), "recall@10_vs_exact": round(recall, 6),
+            self.index_kinds.add(ann.label)
+            system["index"] = {"kind": ann.label, "recall@10_vs_exact": round(recall, 6),
                                "recall_sample_queries": len(sample)}
         else:
             ranked = exact_search(q, docs, part.doc_ids, self.depth, doc_keys=part.doc_keys,
