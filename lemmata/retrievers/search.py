@@ -1,11 +1,11 @@
 """Top-k search over document vectors: exact in bounded memory, or approximate with its recall loss measured.
 
 **Exact** (:func:`exact_search`): queries × documents by blocked matrix products
-(float32, contiguous, one BLAS product per query block × document block), so
-memory is bounded by one block of scores whatever the corpus size — the
-document matrix may be a ``numpy.memmap`` read block by block. Each block keeps
-its best ``k`` per query (one comparison with its running k-th score, ``np.partition`` where more pass) and
-the blocks' lists are merged as arrays; ranks sort
+(float32, contiguous, one single-threaded BLAS product per query block × document block; query blocks run in
+parallel threads), so memory is bounded by one block of scores per worker whatever the corpus size — the
+document matrix may be a ``numpy.memmap`` read block by block. Each block yields the columns that reach its
+rows' running k-th best score (``np.partition`` where more than ``k`` pass) and the candidates are sorted once
+per query block; ranks sort
 by score descending, then document id ascending (the order the metrics use),
 including ties at the k-th place, so the result is exactly the top ``k`` of the
 full ranking.
@@ -31,10 +31,11 @@ import numpy as np
 
 Ranking = list[tuple[str, float]]
 
-#: documents per score block (queries × this many float32 scores are held at once)
-DOC_BLOCK = 16384
-#: queries per block
-QUERY_BLOCK = 1024
+#: documents per score block (queries × this many float32 scores are held at once, per worker: 8 MiB, so two
+#: workers' blocks stay in a shared 32 MiB cache between the product and the scan that reads it)
+DOC_BLOCK = 8192
+#: queries per block (the unit of parallel work)
+QUERY_BLOCK = 256
 
 
 def id_ranks(doc_ids: Sequence[str]) -> np.ndarray:
@@ -148,20 +149,29 @@ def _merge(idx: np.ndarray, sc: np.ndarray, tiebreak: np.ndarray, k: int) -> tup
     return np.take_along_axis(idx, order, axis=1), np.take_along_axis(sc, order, axis=1)
 
 
+def one_blas_thread():
+    """A context in which BLAS runs on one thread (``threadpoolctl``), so a product's bits depend on its shape and
+    the BLAS kernel alone, never on how many threads the library would otherwise split it over."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def exact_search(queries: np.ndarray, docs: np.ndarray, doc_ids: Sequence[str], k: int, *,
                  doc_keys: np.ndarray | None = None, query_limits: Sequence[int | None] | None = None,
                  excluded: Sequence[Any] | None = None, doc_block: int = DOC_BLOCK,
-                 query_block: int = QUERY_BLOCK) -> list[Ranking]:
+                 query_block: int = QUERY_BLOCK, workers: int | None = None) -> list[Ranking]:
     """The top ``k`` ``(doc_id, score)`` of every query by dot product (cosine for unit vectors).
 
     ``doc_keys`` / ``query_limits``: the eligibility filter (see the module);
     ``excluded``: per query, a collection of document row indices never ranked
     for it (a dynamic corpus). Scores are float32 products, compared as stored.
 
-    Per query block, each document block's candidates are kept as they come and only their k-th best score is
-    tracked (one ``np.partition`` of at most 2k values per row), which tightens the next block's threshold; the
-    candidates are sorted once, at the end of the query block. The products themselves are one BLAS call per
-    (query block, document block), so the scores are those of every earlier version of this search.
+    Query blocks are searched in parallel by ``workers`` threads (default: one per core), each product on one
+    BLAS thread, so the scores — and the rankings — are the same whatever the number of workers or cores: they
+    depend on the block shapes and the BLAS kernel only. Within a query block, each document block's candidates
+    are kept as they come and only their k-th best score is tracked (one ``np.partition`` of at most 2k values
+    per row), which tightens the next block's threshold; the candidates are sorted once, at the end.
 
     >>> d = np.array([[1, 0], [0, 1], [1, 0], [0.6, 0.8]], dtype=np.float32)
     >>> q = np.array([[1, 0]], dtype=np.float32)
@@ -171,6 +181,9 @@ def exact_search(queries: np.ndarray, docs: np.ndarray, doc_ids: Sequence[str], 
     ...                             query_limits=[2021])[0]]
     ['z', 'b', 'y']
     """
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
     q = np.ascontiguousarray(queries, dtype=np.float32)
     n = docs.shape[0]
     if n != len(doc_ids):
@@ -182,44 +195,63 @@ def exact_search(queries: np.ndarray, docs: np.ndarray, doc_ids: Sequence[str], 
     k = max(0, min(int(k), n))
     tiebreak = id_ranks(doc_ids)
     names = np.asarray(list(doc_ids), dtype=object)
-    out: list[Ranking] = []
-    for qa in range(0, len(q), query_block):
-        qb = q[qa:qa + query_block]
+
+    def one(qa: int) -> list[Ranking]:
         limits = None
         if query_limits is not None:
             limits = np.asarray([np.iinfo(np.int64).max if x is None else int(x)
                                  for x in query_limits[qa:qa + query_block]], dtype=np.int64)
-        found_idx: list[np.ndarray] = [np.zeros((len(qb), 0), dtype=np.int64)]
-        found_sc: list[np.ndarray] = [np.zeros((len(qb), 0), dtype=np.float32)]
-        best = np.full((len(qb), k), -np.inf, dtype=np.float32)  # the k best scores so far, unordered
-        threshold = np.full(len(qb), -np.inf, dtype=np.float32)
-        for da in range(0, n, doc_block):
-            block = np.ascontiguousarray(docs[da:da + doc_block], dtype=np.float32)
-            scores = qb @ block.T
-            if limits is not None:
-                keys = np.asarray(doc_keys[da:da + doc_block], dtype=np.int64)
-                late = (keys[None, :] > limits[:, None]) & (keys[None, :] >= 0)
-                scores[late] = -np.inf
-            if excluded is not None:
-                for r in range(len(qb)):
-                    rows = [i - da for i in excluded[qa + r] if da <= i < da + block.shape[0]]
-                    if rows:
-                        scores[r, rows] = -np.inf
-            if k == 0:
-                continue
-            cols, picked = _block_candidates(scores, threshold, tiebreak[da:da + block.shape[0]], k)
-            if not cols.shape[1]:
-                continue
-            found_idx.append(cols + da)
-            found_sc.append(picked)
-            both = np.concatenate([best, picked], axis=1)
-            best = np.partition(both, both.shape[1] - k, axis=1)[:, both.shape[1] - k:]
-            threshold = best.min(axis=1)
-        best_idx, best_sc = _merge(np.concatenate(found_idx, axis=1), np.concatenate(found_sc, axis=1),
-                                   tiebreak, k)
-        for r in range(len(qb)):
-            keep = best_sc[r] > -np.inf
-            out.append(list(zip(names[best_idx[r][keep]].tolist(), best_sc[r][keep].tolist())))
+        return _search_query_block(q[qa:qa + query_block], docs, names, tiebreak, k, limits=limits,
+                                   doc_keys=doc_keys, excluded=excluded[qa:qa + query_block] if excluded is not None
+                                   else None, doc_block=doc_block)
+
+    starts = list(range(0, len(q), query_block))
+    workers = max(1, min(len(starts), workers or os.cpu_count() or 1))
+    with one_blas_thread():
+        if workers == 1:
+            blocks = [one(qa) for qa in starts]
+        else:
+            with ThreadPoolExecutor(workers, thread_name_prefix="lemmata-search") as pool:
+                blocks = list(pool.map(one, starts))
+    return [ranking for block in blocks for ranking in block]
+
+
+def _search_query_block(qb: np.ndarray, docs: np.ndarray, names: np.ndarray, tiebreak: np.ndarray, k: int, *,
+                        limits: np.ndarray | None, doc_keys: np.ndarray | None, excluded: Sequence[Any] | None,
+                        doc_block: int) -> list[Ranking]:
+    """One query block's exact top ``k`` over every document block (see :func:`exact_search`)."""
+    n = docs.shape[0]
+    found_idx: list[np.ndarray] = [np.zeros((len(qb), 0), dtype=np.int64)]
+    found_sc: list[np.ndarray] = [np.zeros((len(qb), 0), dtype=np.float32)]
+    best = np.full((len(qb), k), -np.inf, dtype=np.float32)  # the k best scores so far, unordered
+    threshold = np.full(len(qb), -np.inf, dtype=np.float32)
+    for da in range(0, n, doc_block):
+        block = np.ascontiguousarray(docs[da:da + doc_block], dtype=np.float32)
+        scores = qb @ block.T
+        if limits is not None:
+            keys = np.asarray(doc_keys[da:da + doc_block], dtype=np.int64)
+            late = (keys[None, :] > limits[:, None]) & (keys[None, :] >= 0)
+            scores[late] = -np.inf
+        if excluded is not None:
+            for r in range(len(qb)):
+                rows = [i - da for i in excluded[r] if da <= i < da + block.shape[0]]
+                if rows:
+                    scores[r, rows] = -np.inf
+        if k == 0:
+            continue
+        cols, picked = _block_candidates(scores, threshold, tiebreak[da:da + block.shape[0]], k)
+        if not cols.shape[1]:
+            continue
+        found_idx.append(cols + da)
+        found_sc.append(picked)
+        both = np.concatenate([best, picked], axis=1)
+        best = np.partition(both, both.shape[1] - k, axis=1)[:, both.shape[1] - k:]
+        threshold = best.min(axis=1)
+    best_idx, best_sc = _merge(np.concatenate(found_idx, axis=1), np.concatenate(found_sc, axis=1), tiebreak, k)
+    out: list[Ranking] = []
+    for r in range(len(qb)):
+        keep = best_sc[r] > -np.inf
+        out.append(list(zip(names[best_idx[r][keep]].tolist(), best_sc[r][keep].tolist())))
     return out
 
 

@@ -11,14 +11,15 @@ import pytest
 from lemmata.formats.results import ModelInfo
 from lemmata.retrievers.embedding_cache import EmbeddingCache
 from lemmata.retrievers.fusion import top_k
-from lemmata.retrievers.search import exact_search, recall_against_exact
+from lemmata.retrievers.search import QUERY_BLOCK, exact_search, one_blas_thread, recall_against_exact
 
 
-def _reference(q, docs, ids, k, block, keep=None, qblock=1024):
+def _reference(q, docs, ids, k, block, keep=None, qblock=QUERY_BLOCK):
     """The full ranking by (score desc, id asc) of float32 scores computed in the blocks the search uses."""
-    scores = np.concatenate([np.concatenate([q[b:b + qblock] @ docs[a:a + block].T
-                                             for a in range(0, len(docs), block)], axis=1)
-                             for b in range(0, len(q), qblock)])
+    with one_blas_thread():
+        scores = np.concatenate([np.concatenate([q[b:b + qblock] @ docs[a:a + block].T
+                                                 for a in range(0, len(docs), block)], axis=1)
+                                 for b in range(0, len(q), qblock)])
     out = []
     for r in range(len(q)):
         s = scores[r].astype(np.float64)
@@ -56,8 +57,26 @@ def test_exact_search_filter_and_exclusions_never_rank_an_ineligible_document():
         if lim is not None:
             keep[r] &= (years <= lim) | (years < 0)
         keep[r, excluded[r]] = False
-    assert got == _reference(q, docs, ids, 30, 100, keep, qblock=256)
+    assert got == _reference(q, docs, ids, 30, 100, keep)
     assert all(years[ids.index(d)] <= 2000 or years[ids.index(d)] < 0 for d, _ in got[0])
+
+
+def test_exact_search_gives_the_same_rankings_whatever_the_number_of_workers():
+    """Query blocks run in parallel, each product on one BLAS thread: scores and ranks never depend on how many
+    threads searched (nor on the machine's core count)."""
+    rng = np.random.default_rng(4)
+    docs = rng.normal(size=(20000, 48)).astype(np.float32)
+    ids = [f"d{i:05d}" for i in range(len(docs))]
+    q = rng.normal(size=(700, 48)).astype(np.float32)
+    one = exact_search(q, docs, ids, 20, workers=1)
+    assert exact_search(q, docs, ids, 20, workers=3) == one
+    assert exact_search(q, docs, ids, 20, workers=2, query_block=64) == exact_search(q, docs, ids, 20, workers=1,
+                                                                                     query_block=64)
+    with one_blas_thread():
+        full = np.concatenate([q[b:b + QUERY_BLOCK] @ docs.T for b in range(0, len(q), QUERY_BLOCK)])
+    for r in (0, 255, 256, 699):  # spot checks against the whole row, sorted by (score desc, id asc)
+        order = np.lexsort((np.arange(len(docs)), -full[r].astype(np.float64)))[:20]
+        assert [d for d, _ in one[r]] == [ids[i] for i in order]
 
 
 @pytest.mark.parametrize("kind", ["ivf", "hnsw"])
