@@ -259,3 +259,32 @@ def test_a_year_cutoff_run_never_ranks_in_the_group_of_one_without():
     assert ("year cutoff" in [b for b, _ in badges(with_cut)]) and not badges(without)
     with pytest.raises(Exception):  # strict: a string is not a declaration
         SourceRunHeader.model_validate({**head, "flags": {**FLAGS, "year_cutoff": "yes"}})
+
+
+def test_several_devices_encode_through_the_libraries_multi_process_pool(tmp_path, hub_releases, monkeypatch):
+    """``--device`` given more than once starts sentence-transformers' own multi-process pool (here two CPU
+    processes): the run's file is the same bytes as a single-process run's, the devices are not part of the
+    system's identity, and the pool is stopped when the run ends."""
+    from sentence_transformers import SentenceTransformer
+
+    started, stopped = [], []
+    real_start, real_stop = SentenceTransformer.start_multi_process_pool, SentenceTransformer.stop_multi_process_pool
+
+    def start(self, *args, **kwargs):
+        pool = real_start(self, *args, **kwargs)
+        started.append(len(pool["processes"]))
+        return pool
+
+    def stop(pool):
+        stopped.append(pool)
+        return real_stop(pool)
+
+    monkeypatch.setattr(SentenceTransformer, "start_multi_process_pool", start)
+    monkeypatch.setattr(SentenceTransformer, "stop_multi_process_pool", staticmethod(stop))
+    folder = _tiny_sentence_transformer(tmp_path / "tiny-st")
+    runs = [evaluate(f"st:{folder}", ["mathnet-retrieve:hard"], out=tmp_path / name, store=None,
+                     cache=EmbeddingCache(tmp_path / f"cache-{name}"), devices=devices, quiet=True)[0]
+            for name, devices in (("one", None), ("two", ["cpu", "cpu"]))]
+    assert started == [2] and len(stopped) == 1
+    assert runs[0].path.read_bytes() == runs[1].path.read_bytes()
+    assert runs[0].result.result_id == runs[1].result.result_id
