@@ -51,7 +51,7 @@ def build_app(ctx: SpaceContext):
 
     from lemmata.space.audit import render_audit
     from lemmata.space.tabs import about, admin, audit, leaderboard, matrix, overview, status, submit
-    from lemmata.space.tabs.matrix import matrix_html
+    from lemmata.space.tabs.matrix import mathrag_html, matrix_html
     from lemmata.space.tabs.leaderboard import core_values, extra_values, filter_values, make_view
     from lemmata.space.tabs.shell import Shell
 
@@ -148,7 +148,8 @@ def build_app(ctx: SpaceContext):
 
         # -- periodic refresh ---------------------------------------------------------------------------
         tick_outputs = core_outputs + extra_outputs + [status_tab.view, shell.banner, shell.watch, shell.timer,
-                                                       submit_tab.availability, overview_tab.view, matrix_tab.view]
+                                                       submit_tab.availability, overview_tab.view, matrix_tab.view,
+                                                       matrix_tab.mathrag]
 
         def on_tick(b, t, g, k, s, o, a, ow, mp, d, token, watching, status_filter, *filters):
             current = ctx.change_token()
@@ -161,7 +162,7 @@ def build_app(ctx: SpaceContext):
                      if (rec := ctx.store.get_submission(sha)) is not None and rec.status in ("queued", "scoring")]
             pace = gr.Timer(FAST_POLL_SECONDS if still else config.refresh_seconds, active=True)
             return values + [status_html(ctx, status_filter), banner_html(ctx), still, pace, availability_html(ctx),
-                             overview_html(ctx), matrix_html(ctx, *filters)]
+                             overview_html(ctx), matrix_html(ctx, *filters), mathrag_html(ctx)]
 
         shell.timer.tick(on_tick, controls + [board_tab.dim, shell.change_token, shell.watch, status_tab.search]
                          + matrix_tab.filters,
@@ -181,8 +182,8 @@ def build_app(ctx: SpaceContext):
 
         def on_load_rest(b, t, g, k, s, o, a, ow, mp, d, entry):
             choices = gr.skip() if entry else gr.Dropdown(choices=entry_choices(ctx))
-            return extra_values(ctx, make_view(ctx, b, t, g, k, s, o, a, ow, mp), d) + [status_html(ctx), choices,
-                                                                                 overview_html(ctx), matrix_html(ctx)] + \
+            return extra_values(ctx, make_view(ctx, b, t, g, k, s, o, a, ow, mp), d) + [
+                status_html(ctx), choices, overview_html(ctx), matrix_html(ctx), mathrag_html(ctx)] + \
                 about.load_values(about_tab, ctx)
 
         loaded = demo.load(on_load, None, core_outputs + [tabs] + audit_outputs
@@ -190,7 +191,8 @@ def build_app(ctx: SpaceContext):
                            api_visibility="private")
         loaded.then(**sync)
         loaded.then(on_load_rest, controls + [board_tab.dim, audit_tab.entry],
-                    extra_outputs + [status_tab.view, audit_tab.entry, overview_tab.view, matrix_tab.view]
+                    extra_outputs + [status_tab.view, audit_tab.entry, overview_tab.view, matrix_tab.view,
+                                     matrix_tab.mathrag]
                     + about_tab.outputs,
                     api_visibility="private", show_progress="hidden", preprocess=False)
 
@@ -229,12 +231,13 @@ def launch_kwargs(ctx: SpaceContext) -> dict[str, Any]:
     import gradio as gr
 
     from lemmata.space.about import download_paths
+    from lemmata.space.mathrag import MATHRAG_CSS
     from lemmata.space.matrix import MATRIX_CSS
     from lemmata.space.overview import OVERVIEW_CSS
     from lemmata.space.tables import BOARD_CSS
 
     return {
-        "css": BOARD_CSS + OVERVIEW_CSS + MATRIX_CSS,
+        "css": BOARD_CSS + OVERVIEW_CSS + MATRIX_CSS + MATHRAG_CSS,
         "theme": gr.themes.Default(primary_hue="blue"),
         "max_file_size": ctx.config.max_submission_bytes,
         "show_error": True,

@@ -340,6 +340,11 @@ def test_landing_overview_and_cross_benchmark_matrix(space, browser, capfd):
     tiny = table.locator("tbody tr", has_text="tiny-encoder")
     assert tiny.count() == 1 and "22M" in tiny.inner_text() and "384" in tiny.inner_text()
     assert table.locator(".lm-other").count() > 0  # entries only in another frozen tuple are marked
+    # below it, the MathRAG matrix of the scored-here MathNet-Solve entries (every seeded solver and condition)
+    mathrag = w.page.locator("#lm-mathrag")
+    assert "MathRAG: solver × retrieval condition" in mathrag.locator("h3").inner_text()
+    assert mathrag.locator("tbody tr").count() == len(MODELS) * len(space.ctx.catalog()["mathnet-solve"]) + \
+        len(space.ctx.catalog()["mathnet-solve"])
     w.page.screenshot(path=str(SHOTS / "matrix.png"), full_page=True)
     before = table.locator("tbody tr").count()
     w.page.locator("#lm-matrix-kinds label", has_text="llm").click()
