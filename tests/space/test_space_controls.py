@@ -31,7 +31,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 SERVER_FAILURES = ("Traceback (most recent call last)", "is not in the list of choices")
 STEPS = 7
 STARTS = ("/", "/?benchmark=re2math&track=raw&search=bm25", "/?benchmark=mirb&track=zero-shot&sort=model:desc",
-          "/?tab=audit", "/?benchmark=mathnet-retrieve&open=1&max_params=5e8")
+          "/?tab=audit", "/?benchmark=mathnet-retrieve&open=1&max_params=5e8",
+          "/?benchmark=re2math-theorem-retrieval&track=raw&max_params=1e9")
 
 pytestmark = pytest.mark.browser
 
@@ -204,6 +205,13 @@ class Walker:
         self.log.append(f"{selector} {labels.nth(k).inner_text()!r}")
         labels.nth(k).click()
 
+    def model_filter(self) -> None:
+        """Toggle "Open weights only" or pick a "Parameters" ceiling."""
+        if self.rng.random() < 0.5:
+            self.click_in("#lm-open label", "open weights only")
+        else:
+            self.pick("lm-size")
+
     def click_in(self, selector: str, what: str) -> None:
         cells = self.page.locator(selector)
         n = cells.count()
@@ -222,7 +230,8 @@ class Walker:
         if visible("#lm-benchmark"):
             actions = [lambda: self.pick("lm-benchmark"), lambda: self.pick("lm-track"), lambda: self.pick("lm-group"),
                        lambda: self.radio("#lm-kind"), self.type_search, self.type_search, lambda: self.pick("lm-sort"),
-                       lambda: self.pick("lm-size"), lambda: self.click_in("#lm-open label", "open weights only"),
+                       # the model filters weigh more: they narrow every other control's rows, so walks meet them
+                       self.model_filter, self.model_filter, self.model_filter,
                        lambda: self.pick("lm-dim"), lambda: self.click_in("#lm-board [data-sort]", "sort header"),
                        lambda: self.click_in("#lm-board [data-rows]", "show all/top"),
                        lambda: self.click_in("#lm-board [data-audit]", "entry id")]
