@@ -51,8 +51,8 @@ def build_app(ctx: SpaceContext):
 
     from lemmata.space.audit import render_audit
     from lemmata.space.tabs import about, admin, audit, leaderboard, matrix, overview, status, submit
-    from lemmata.space.tabs.matrix import matrix_html
-    from lemmata.space.tabs.leaderboard import core_values, extra_values, make_view
+    from lemmata.space.tabs.matrix import mathrag_html, matrix_html
+    from lemmata.space.tabs.leaderboard import core_values, extra_values, filter_values, make_view
     from lemmata.space.tabs.shell import Shell
 
     from lemmata.space.templates import code_link_md
@@ -89,21 +89,23 @@ def build_app(ctx: SpaceContext):
         controls, core_outputs, extra_outputs = board_tab.controls, board_tab.core_outputs, board_tab.extra_outputs
         audit_outputs = audit_tab.outputs
         sync = sync_kwargs(shell.url_qs)
-        extras_after_open = dict(fn=lambda b, t, g, k, s, o, a, d: extra_values(ctx, make_view(ctx, b, t, g, k, s, o, a), d),
+        # every handler below takes the board's controls in ``controls`` order (make_view's arguments), then more
+        extras_after_open = dict(fn=lambda b, t, g, k, s, o, a, ow, mp, d: extra_values(
+                                     ctx, make_view(ctx, b, t, g, k, s, o, a, ow, mp), d),
                                  inputs=controls + [board_tab.dim], outputs=extra_outputs, show_progress="hidden",
                                  api_visibility="private", preprocess=False)
 
         # -- clicks inside rendered HTML (sort headers, show all, entry ids) -------------------------------
-        def on_board_click(b, t, g, k, s, o, a, d, evt: gr.EventData):
+        def on_board_click(b, t, g, k, s, o, a, ow, mp, d, evt: gr.EventData):
             data = getattr(evt, "_data", None) or {}
             if data.get("sort"):
-                return core_values(ctx, make_view(ctx, b, t, g, k, s, str(data["sort"])[:100], a), dim=d) + \
+                return core_values(ctx, make_view(ctx, b, t, g, k, s, str(data["sort"])[:100], a, ow, mp), dim=d) + \
                     [gr.skip()] * (1 + len(audit_outputs))
             if data.get("rows") in ("all", "top"):
-                return core_values(ctx, make_view(ctx, b, t, g, k, s, o, data["rows"] == "all"), dim=d) + \
+                return core_values(ctx, make_view(ctx, b, t, g, k, s, o, data["rows"] == "all", ow, mp), dim=d) + \
                     [gr.skip()] * (1 + len(audit_outputs))
             if data.get("audit"):
-                view = make_view(ctx, b, t, g, k, s, o, a)
+                view = make_view(ctx, b, t, g, k, s, o, a, ow, mp)
                 entry = str(data["audit"])[:64]
                 audit_vals = audit.open_audit(ctx, entry, None)
                 values = [gr.skip()] * len(core_outputs)
@@ -117,7 +119,7 @@ def build_app(ctx: SpaceContext):
 
         # -- tab changes keep the URL in step ---------------------------------------------------------
         # -- links on the overview: a benchmark's board, or its submission form ----------------------------
-        def on_open(b, t, g, k, s, o, a, d, evt: gr.EventData):
+        def on_open(b, t, g, k, s, o, a, ow, mp, d, evt: gr.EventData):
             data = getattr(evt, "_data", None) or {}
             if data.get("submit"):
                 values = [gr.skip()] * len(core_outputs)
@@ -125,7 +127,7 @@ def build_app(ctx: SpaceContext):
                 return values + [gr.Tabs(selected="submit"), gr.Dropdown(value=str(data["submit"])[:100])]
             if data.get("open"):
                 view = make_view(ctx, str(data["open"])[:100], str(data.get("track") or "")[:100] or None,
-                                 str(data.get("group") or "")[:500] or None, "all", "", o)
+                                 str(data.get("group") or "")[:500] or None, "all", "", o, False, ow, mp)
                 return core_values(ctx, view, dim=d) + [gr.Tabs(selected="board"), gr.skip()]
             return [gr.skip()] * (len(core_outputs) + 2)
 
@@ -138,28 +140,29 @@ def build_app(ctx: SpaceContext):
                             ("submit", submit_tab.tab),
                             ("status", status_tab.tab),
                             ("audit", audit_tab.tab), ("about", about_tab.tab), ("admin", admin_tab.tab)):
-            def on_tab(b, t, g, k, s, o, a, entry, item, _tab=tab_id):
-                return compose_qs(make_view(ctx, b, t, g, k, s, o, a).query, _tab, entry, item)
+            def on_tab(b, t, g, k, s, o, a, ow, mp, entry, item, _tab=tab_id):
+                return compose_qs(make_view(ctx, b, t, g, k, s, o, a, ow, mp).query, _tab, entry, item)
 
             tab.select(on_tab, controls + [audit_tab.entry, audit_tab.item], [shell.url_qs], show_progress="hidden",
                        api_visibility="private", preprocess=False).then(**sync)
 
         # -- periodic refresh ---------------------------------------------------------------------------
         tick_outputs = core_outputs + extra_outputs + [status_tab.view, shell.banner, shell.watch, shell.timer,
-                                                       submit_tab.availability, overview_tab.view, matrix_tab.view]
+                                                       submit_tab.availability, overview_tab.view, matrix_tab.view,
+                                                       matrix_tab.mathrag]
 
-        def on_tick(b, t, g, k, s, o, a, d, token, watching, status_filter, *filters):
+        def on_tick(b, t, g, k, s, o, a, ow, mp, d, token, watching, status_filter, *filters):
             current = ctx.change_token()
             if current == token:
                 return [gr.skip()] * len(tick_outputs)
-            view = make_view(ctx, b, t, g, k, s, o, a)
+            view = make_view(ctx, b, t, g, k, s, o, a, ow, mp)
             values = core_values(ctx, view, dim=d) + extra_values(ctx, view, d)
             values[core_outputs.index(shell.url_qs)] = gr.skip()
             still = [sha for sha in (watching or [])
                      if (rec := ctx.store.get_submission(sha)) is not None and rec.status in ("queued", "scoring")]
             pace = gr.Timer(FAST_POLL_SECONDS if still else config.refresh_seconds, active=True)
             return values + [status_html(ctx, status_filter), banner_html(ctx), still, pace, availability_html(ctx),
-                             overview_html(ctx), matrix_html(ctx, *filters)]
+                             overview_html(ctx), matrix_html(ctx, *filters), mathrag_html(ctx)]
 
         shell.timer.tick(on_tick, controls + [board_tab.dim, shell.change_token, shell.watch, status_tab.search]
                          + matrix_tab.filters,
@@ -175,29 +178,34 @@ def build_app(ctx: SpaceContext):
             audit_vals = audit.open_audit(ctx, entry, (params.get("item") or "")[:200] or None) if entry else \
                 [gr.skip()] * 3 + [None]
             return core_values(ctx, view, tab, entry, audit_vals[3]) + [gr.Tabs(selected=tab)] + audit_vals[:3] + [
-                banner_html(ctx), view.query.kind, view.query.search]
+                banner_html(ctx), view.query.kind, view.query.search] + filter_values(view.query)
 
-        def on_load_rest(b, t, g, k, s, o, a, d, entry):
+        def on_load_rest(b, t, g, k, s, o, a, ow, mp, d, entry):
             choices = gr.skip() if entry else gr.Dropdown(choices=entry_choices(ctx))
-            return extra_values(ctx, make_view(ctx, b, t, g, k, s, o, a), d) + [status_html(ctx), choices,
-                                                                                 overview_html(ctx), matrix_html(ctx)] + \
+            return extra_values(ctx, make_view(ctx, b, t, g, k, s, o, a, ow, mp), d) + [
+                status_html(ctx), choices, overview_html(ctx), matrix_html(ctx), mathrag_html(ctx)] + \
                 about.load_values(about_tab, ctx)
 
         loaded = demo.load(on_load, None, core_outputs + [tabs] + audit_outputs
-                           + [shell.banner, board_tab.kind, board_tab.search], api_visibility="private")
+                           + [shell.banner, board_tab.kind, board_tab.search, board_tab.open_only, board_tab.size],
+                           api_visibility="private")
         loaded.then(**sync)
         loaded.then(on_load_rest, controls + [board_tab.dim, audit_tab.entry],
-                    extra_outputs + [status_tab.view, audit_tab.entry, overview_tab.view, matrix_tab.view]
+                    extra_outputs + [status_tab.view, audit_tab.entry, overview_tab.view, matrix_tab.view,
+                                     matrix_tab.mathrag]
                     + about_tab.outputs,
                     api_visibility="private", show_progress="hidden", preprocess=False)
 
         # -- programmatic API (gradio_client) -----------------------------------------------------------
         def leaderboard_api(benchmark: str = "", track: str = "", group: str = "", kind: str = "all",
-                            search: str = "", sort: str = DEFAULT_SORT) -> dict:
-            """The leaderboard view as JSON: groups (frozen tuples) with their ranked rows."""
+                            search: str = "", sort: str = DEFAULT_SORT, open_weights: bool = False,
+                            max_params: str = "") -> dict:
+            """The leaderboard view as JSON: groups (frozen tuples) with their ranked rows (optionally only models
+            declaring open weights, or at most ``max_params`` parameters, e.g. "1e9")."""
             import json
 
-            return json.loads(to_json(make_view(ctx, benchmark, track, group, kind, search, sort)))
+            return json.loads(to_json(make_view(ctx, benchmark, track, group, kind, search, sort, False,
+                                                bool(open_weights), str(max_params or ""))))
 
         def submission_status(sha256: str) -> dict:
             """State of one submission by content hash, with its result ids."""
@@ -223,12 +231,13 @@ def launch_kwargs(ctx: SpaceContext) -> dict[str, Any]:
     import gradio as gr
 
     from lemmata.space.about import download_paths
+    from lemmata.space.mathrag import MATHRAG_CSS
     from lemmata.space.matrix import MATRIX_CSS
     from lemmata.space.overview import OVERVIEW_CSS
     from lemmata.space.tables import BOARD_CSS
 
     return {
-        "css": BOARD_CSS + OVERVIEW_CSS + MATRIX_CSS,
+        "css": BOARD_CSS + OVERVIEW_CSS + MATRIX_CSS + MATHRAG_CSS,
         "theme": gr.themes.Default(primary_hue="blue"),
         "max_file_size": ctx.config.max_submission_bytes,
         "show_error": True,

@@ -71,6 +71,8 @@ class SpaceContext:
     _catalog: dict[str, tuple[str, ...]] | None = field(default=None, repr=False)
     _rows: tuple[int, list[BoardRow]] | None = field(default=None, repr=False)
     _rows_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _mathrag: tuple[int, Any] | None = field(default=None, repr=False)
+    _mathrag_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     # -- reads the page makes -------------------------------------------------------------------
     def rows(self) -> list[BoardRow]:
@@ -84,6 +86,17 @@ class SpaceContext:
         with self._rows_lock:
             self._rows = (generation, rows)
         return rows
+
+    def mathrag(self):
+        """The MathRAG matrix (:mod:`lemmata.space.mathrag`), recomputed (paired bootstrap included) only when the
+        store changed; one caller computes while the others wait for its answer."""
+        from lemmata.space.mathrag import load
+
+        generation = self.store.generation()
+        with self._mathrag_lock:
+            if self._mathrag is None or self._mathrag[0] != generation:
+                self._mathrag = (generation, load(self.store))
+            return self._mathrag[1]
 
     def change_token(self) -> str:
         """Changes whenever anything the page shows may have changed (store or start-up progress)."""

@@ -28,6 +28,8 @@ ALL_GROUPS = "all"
 FAST_POLL_SECONDS = 0.5
 MAX_SEARCH = 200
 KIND_CHOICES = [("All", "all"), ("Scored here", "scored"), ("Reported", "reported")]
+#: the URL parameters that describe a board view (a URL with any of them and no ``tab`` opens the board)
+BOARD_PARAMS = ("benchmark", "track", "group", "search", "sort", "kind", "all", "open", "max_params")
 _SORT_LABELS = {
     "rank": ("Rank, best first", "Rank, worst first"),
     "model": ("Model A→Z", "Model Z→A"),
@@ -98,11 +100,12 @@ def tab_from_params(params: dict[str, str]) -> str:
 
     >>> tab_from_params({}), tab_from_params({"benchmark": "mirb"}), tab_from_params({"tab": "audit"})
     ('overview', 'board', 'audit')
+    >>> tab_from_params({"open": "1"}), tab_from_params({"max_params": "1e9"})
+    ('board', 'board')
     """
     if params.get("tab") in TABS:
         return params["tab"]
-    return "board" if any(params.get(k) for k in ("benchmark", "track", "group", "search", "sort", "kind", "all")) \
-        else "overview"
+    return "board" if any(params.get(k) for k in BOARD_PARAMS) else "overview"
 
 
 def sort_choices(diagnostics: tuple[str, ...], current: str) -> list[tuple[str, str]]:
@@ -117,6 +120,24 @@ def sort_choices(diagnostics: tuple[str, ...], current: str) -> list[tuple[str, 
     if current not in {v for _, v in out}:
         col, desc = parse_sort(current)
         out.append((f"{col} ({'descending' if desc else 'ascending'})", current))
+    return out
+
+
+def size_choices(current: str = "") -> list[tuple[str, str]]:
+    """The Parameters menu: the Across-benchmarks tab's size ceilings, plus the current one when a URL named
+    another ceiling (so the menu can show it and the view keeps it).
+
+    >>> size_choices("1e9") == size_choices(), size_choices("5e8")[-1], size_choices("x") == size_choices()
+    (True, ('≤ 500M', '5e8'), True)
+    """
+    from lemmata.space.matrix import SIZE_CHOICES, _params
+
+    out = list(SIZE_CHOICES)
+    if current and current not in {v for _, v in out}:
+        try:
+            out.append((f"≤ {_params(float(current))}", current))
+        except ValueError:
+            pass
     return out
 
 

@@ -6,8 +6,8 @@ newer release, one of them pending), so controls whose choices depend on each
 other (benchmark → track → group, the plotted group → its breakdowns, the first
 group → its sort keys) really change under each other. From several starting
 URLs, a seeded random walk picks options, types and clears search text key by
-key, clicks sort headers, "show all" and entry ids, switches tabs and drives the
-audit pickers. Any error toast, console error, failed request or server
+key, toggles the model-metadata filters (open weights, parameter ceiling), clicks
+sort headers, "show all" and entry ids, switches tabs and drives the audit pickers. Any error toast, console error, failed request or server
 traceback fails the test, with the seed and the actions that led there.
 """
 
@@ -31,7 +31,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 SERVER_FAILURES = ("Traceback (most recent call last)", "is not in the list of choices")
 STEPS = 7
 STARTS = ("/", "/?benchmark=re2math&track=raw&search=bm25", "/?benchmark=mirb&track=zero-shot&sort=model:desc",
-          "/?tab=audit")
+          "/?tab=audit", "/?benchmark=mathnet-retrieve&open=1&max_params=5e8",
+          "/?benchmark=re2math-theorem-retrieval&track=raw&max_params=1e9")
 
 pytestmark = pytest.mark.browser
 
@@ -204,6 +205,13 @@ class Walker:
         self.log.append(f"{selector} {labels.nth(k).inner_text()!r}")
         labels.nth(k).click()
 
+    def model_filter(self) -> None:
+        """Toggle "Open weights only" or pick a "Parameters" ceiling."""
+        if self.rng.random() < 0.5:
+            self.click_in("#lm-open label", "open weights only")
+        else:
+            self.pick("lm-size")
+
     def click_in(self, selector: str, what: str) -> None:
         cells = self.page.locator(selector)
         n = cells.count()
@@ -222,6 +230,8 @@ class Walker:
         if visible("#lm-benchmark"):
             actions = [lambda: self.pick("lm-benchmark"), lambda: self.pick("lm-track"), lambda: self.pick("lm-group"),
                        lambda: self.radio("#lm-kind"), self.type_search, self.type_search, lambda: self.pick("lm-sort"),
+                       # the model filters weigh more: they narrow every other control's rows, so walks meet them
+                       self.model_filter, self.model_filter, self.model_filter,
                        lambda: self.pick("lm-dim"), lambda: self.click_in("#lm-board [data-sort]", "sort header"),
                        lambda: self.click_in("#lm-board [data-rows]", "show all/top"),
                        lambda: self.click_in("#lm-board [data-audit]", "entry id")]
@@ -339,6 +349,11 @@ def test_landing_overview_and_cross_benchmark_matrix(space, browser, capfd):
     tiny = table.locator("tbody tr", has_text="tiny-encoder")
     assert tiny.count() == 1 and "22M" in tiny.inner_text() and "384" in tiny.inner_text()
     assert table.locator(".lm-other").count() > 0  # entries only in another frozen tuple are marked
+    # below it, the MathRAG matrix of the scored-here MathNet-Solve entries (every seeded solver and condition)
+    mathrag = w.page.locator("#lm-mathrag")
+    assert "MathRAG: solver × retrieval condition" in mathrag.locator("h3").inner_text()
+    assert mathrag.locator("tbody tr").count() == len(MODELS) * len(space.ctx.catalog()["mathnet-solve"]) + \
+        len(space.ctx.catalog()["mathnet-solve"])
     w.page.screenshot(path=str(SHOTS / "matrix.png"), full_page=True)
     before = table.locator("tbody tr").count()
     w.page.locator("#lm-matrix-kinds label", has_text="llm").click()
@@ -355,3 +370,40 @@ def test_landing_overview_and_cross_benchmark_matrix(space, browser, capfd):
         w.page.locator("#lm-board .lm-board").count()
     w.fail_if_problems(_server_text(capfd))
     w.page.close()
+
+
+def test_model_filters_narrow_the_board_and_travel_in_the_url(space, browser, capfd):
+    """The Leaderboard's "Open weights only" and "Parameters" controls filter rows by declared metadata, write
+    ``open`` and ``max_params`` into the URL, and a URL with them opens the board with the controls set."""
+    w = Walker(browser, random.Random(11))
+    w.page.goto(space.url + "/?benchmark=re2math&track=raw&kind=scored")
+    w.page.wait_for_selector("#lm-board .lm-board", timeout=60_000)
+    w.settle()
+    names = lambda: " ".join(w.page.locator("#lm-board td.lm-model").all_inner_texts())  # noqa: E731
+    assert "chat-model" in names() and "tiny-encoder" in names()
+    w.page.locator("#lm-open label").click()
+    w.page.wait_for_function("() => window.location.search.includes('open=1')", timeout=10_000)
+    w.settle()
+    assert "chat-model" not in names() and "tiny-encoder" in names()  # chat-model declares closed weights
+    w.page.locator("#lm-size input").first.click()
+    w.page.locator("[role=option]", has_text="≤ 100M").first.click()
+    w.page.wait_for_function("() => window.location.search.includes('max_params=1e8')", timeout=10_000)
+    w.settle()
+    assert "tiny-encoder" in names() and "bm25-baseline" in names()
+    w.page.locator("#lm-size input").first.click()
+    w.page.locator("[role=option]", has_text="≤ 1B").first.click()
+    w.page.wait_for_function("() => window.location.search.includes('max_params=1e9')", timeout=10_000)
+    w.settle()
+    url = w.page.url
+    w.fail_if_problems(_server_text(capfd))
+    w.page.close()
+
+    again = Walker(browser, random.Random(12))
+    again.page.goto(url)
+    again.page.wait_for_selector("#lm-board .lm-board", timeout=60_000)
+    again.settle()
+    assert again.page.locator("#lm-open input").first.is_checked()
+    assert again.page.locator("#lm-size input").first.input_value() == "≤ 1B"
+    assert "chat-model" not in " ".join(again.page.locator("#lm-board td.lm-model").all_inner_texts())
+    again.fail_if_problems(_server_text(capfd))
+    again.page.close()

@@ -23,14 +23,14 @@ EVIL_NAME = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
 
 
 def _result(i: int, value, *, release="re2math-1.0.0", artifact="bm25-v1", scorer="judge-a@v1", kind="scored",
-            name=None, url=None, track="raw", pending=0, metrics=None, benchmark="re2math"):
+            name=None, url=None, track="raw", pending=0, metrics=None, benchmark="re2math", model=None):
     return make_result(
         kind=kind, benchmark=benchmark, track=track,
         frozen=FrozenTuple(dataset_release=release, split="eval200/test", retrieval_artifact=artifact,
                            scoring_artifact=scorer, date="2026-11-2%d" % (i % 9)),
         submission_sha256=sha256_bytes(f"sub-{i}".encode()),
         # model_construct: a URL the record would refuse, as a tampered mirror could carry; the page must cope
-        model=ModelInfo.model_construct(name=name or f"model-{i}", url=url, revision=None),
+        model=model or ModelInfo.model_construct(name=name or f"model-{i}", url=url, revision=None),
         main=Score(metric="ToolAcc", value=value, interval=(max(0, value - 0.05), value + 0.05) if value else None,
                    interval_kind="wilson95", count=int((value or 0) * 200), total=200),
         metrics=metrics if metrics is not None else {"ground": (value or 0) + 0.1},
@@ -117,6 +117,56 @@ def test_query_string_round_trip():
     parsed = {k: unquote_plus(v) for k, v in params.items()}
     assert query_from_params(parsed) == q and parsed["tab"] == "audit" and parsed["item"] == "item 1"
     assert query_from_params({"kind": "<bad>", "group": "all"}) == BoardQuery()
+
+
+def test_model_filters_round_trip_through_the_url_and_the_controls(store):
+    """The Leaderboard's "Open weights only" and "Parameters" controls write ``open`` and ``max_params``, and a URL
+    with only those still reopens the board with them set."""
+    from urllib.parse import parse_qsl
+
+    from lemmata.space.matrix import SIZE_CHOICES
+    from lemmata.space.views import compose_qs, query_from_params, size_choices, tab_from_params
+
+    for open_weights in (False, True):
+        for _, ceiling in SIZE_CHOICES:
+            q = BoardQuery(benchmark="re2math", track="raw", open_weights=open_weights, max_params=ceiling)
+            for tab in ("board", "matrix", "audit"):
+                params = dict(parse_qsl(compose_qs(q, tab).lstrip("?")))
+                assert query_from_params(params) == q and tab_from_params(params) == tab
+                assert ("open" in params) == open_weights and params.get("max_params", "") == ceiling
+    alone = compose_qs(BoardQuery(open_weights=True, max_params="1e9"), "board")
+    assert alone == "?open=1&max_params=1e9" and tab_from_params(dict(parse_qsl(alone[1:]))) == "board"
+    # a ceiling typed into the URL is offered by the menu, so the page can show it; a malformed one is dropped
+    assert ("≤ 500M", "5e8") in size_choices("5e8") and size_choices("") == list(SIZE_CHOICES)
+    assert query_from_params({"max_params": "<b>"}).max_params == "" and query_from_params({"open": "yes"}) \
+        == BoardQuery()
+
+
+def test_make_view_reads_the_model_filters_and_stale_values(tmp_path):
+    """The controls' raw values (no preprocessing) reach the view; a value that is no longer valid filters
+    nothing."""
+    from types import SimpleNamespace
+
+    from lemmata.space.tabs.leaderboard import make_view
+
+    st = Store(tmp_path)
+    models = (ModelInfo(name="small-open", parameters=22_000_000, open_weights=True),
+              ModelInfo(name="big-open", parameters=7_000_000_000, open_weights=True),
+              ModelInfo(name="closed", parameters=1_000_000, open_weights=False), ModelInfo(name="bare"))
+    for i, m in enumerate(models):
+        st.add_result(_result(i + 1, 0.1 * (i + 1), model=m))
+    ctx = SimpleNamespace(rows=lambda: load_rows(st), catalog=lambda: {"re2math": ("raw",)})
+
+    def names(*filters):
+        return sorted(r.model_name for r in make_view(ctx, "re2math", "raw", "", "all", "", "", False, *filters).rows)
+
+    assert names() == ["bare", "big-open", "closed", "small-open"]
+    assert names(True, "") == ["big-open", "small-open"]
+    assert names(False, "1e9") == ["closed", "small-open"]
+    assert names(True, "1e9") == ["small-open"]
+    for stale in (None, ["1e9"], "1e9; drop", 5):
+        assert names(False, stale) == names()
+    assert make_view(ctx, "re2math", "raw", "", "all", "", "", False, True, "1e8").query.max_params == "1e8"
 
 
 # -- escaping ---------------------------------------------------------------------------------------

@@ -56,13 +56,13 @@ def open_audit(ctx: SpaceContext, entry: str | None, item: str | None) -> list:
 def wire(ctx: SpaceContext, t: AuditTab, board: BoardTab, shell: Shell) -> None:
     from lemmata.space.audit import render_audit
 
-    def on_entry(entry, b, tr, g, k, s, o, a):
+    def on_entry(entry, *board_values):
         vals = open_audit(ctx, entry, None)
-        return vals[:3] + [compose_qs(make_view(ctx, b, tr, g, k, s, o, a).query, "audit", entry, vals[3])]
+        return vals[:3] + [compose_qs(make_view(ctx, *board_values).query, "audit", entry, vals[3])]
 
-    def on_item(entry, item, b, tr, g, k, s, o, a):
+    def on_item(entry, item, *board_values):
         return [render_audit(ctx.store, ctx.submissions, entry, item),
-                compose_qs(make_view(ctx, b, tr, g, k, s, o, a).query, "audit", entry, item)]
+                compose_qs(make_view(ctx, *board_values).query, "audit", entry, item)]
 
     sync = sync_kwargs(shell.url_qs)
     # raw values (no ``preprocess``): the board's menus may have new choices by the time this runs

@@ -1,4 +1,4 @@
-"""The Leaderboard tab: benchmark, track, group, source, search and sort controls, the ranked table,
+"""The Leaderboard tab: benchmark, track, group, source, model-metadata, search and sort controls, the ranked table,
 CSV/JSON downloads and the plots, and the events that re-render them (the table first, then the rest)."""
 
 from dataclasses import dataclass
@@ -15,6 +15,7 @@ from lemmata.space.views import (
     compose_qs,
     group_label,
     query_from_params,
+    size_choices,
     sort_choices,
     sync_kwargs,
     write_exports,
@@ -30,6 +31,8 @@ class BoardTab:
     kind: Any
     search: Any
     sort: Any
+    open_only: Any
+    size: Any
     csv_btn: Any
     json_btn: Any
     board: Any
@@ -42,11 +45,23 @@ class BoardTab:
     extra_outputs: list
 
 
-def make_view(ctx: SpaceContext, benchmark, track, group, kind, search, sort, show_all=False) -> BoardView:
+def make_view(ctx: SpaceContext, benchmark, track, group, kind, search, sort, show_all=False, open_weights=False,
+              max_params="") -> BoardView:
+    """The view the controls' raw values describe (read as URL parameters are, so a stale or malformed value falls
+    back the same way)."""
     query = query_from_params({"benchmark": benchmark or "", "track": track or "", "group": group or "",
                                "kind": kind or "", "search": (search or "")[:MAX_SEARCH], "sort": sort or "",
-                               "all": "1" if show_all else ""})
+                               "all": "1" if show_all else "", "open": "1" if open_weights is True else "",
+                               "max_params": max_params if isinstance(max_params, str) else ""})
     return build_view(ctx.rows(), query, ctx.catalog())
+
+
+def filter_values(query) -> list:
+    """The model-metadata filters (Open weights only, Parameters) as a query sets them: the page's first paint
+    from a URL."""
+    import gradio as gr
+
+    return [query.open_weights, gr.Dropdown(choices=size_choices(query.max_params), value=query.max_params)]
 
 
 def breakdown_of(view: BoardView, dim: str | None) -> tuple[list[str], str | None]:
@@ -139,8 +154,11 @@ def layout(shell: Shell) -> BoardTab:
                                 value=ALL_GROUPS, interactive=True, scale=4, elem_id="lm-group")
             kind = gr.Radio(KIND_CHOICES, value="all", label="Source", scale=2, elem_id="lm-kind")
         with gr.Row(equal_height=True):
-            search = gr.Textbox(label="Search", placeholder="model name, URL or entry id", scale=4,
+            search = gr.Textbox(label="Search", placeholder="model name, URL or entry id", scale=3,
                                 max_length=MAX_SEARCH, elem_id="lm-search")
+            size = gr.Dropdown(label="Parameters", choices=size_choices(), value="", interactive=True, scale=1,
+                               elem_id="lm-size")
+            open_only = gr.Checkbox(value=False, label="Open weights only", scale=1, elem_id="lm-open")
             sort = gr.Dropdown(label="Sort", choices=sort_choices((), DEFAULT_SORT), value=DEFAULT_SORT,
                                interactive=True, scale=2, elem_id="lm-sort")
             with gr.Column(scale=1, min_width=170):
@@ -157,26 +175,27 @@ def layout(shell: Shell) -> BoardTab:
             forest = gr.HTML("", elem_id="lm-forest")
     return BoardTab(
         tab=tab, benchmark=benchmark, track=track, group=group, kind=kind, search=search, sort=sort,
-        csv_btn=csv_btn, json_btn=json_btn, board=board, plot_note=plot_note, dim=dim, strata=strata,
+        open_only=open_only, size=size, csv_btn=csv_btn, json_btn=json_btn, board=board, plot_note=plot_note, dim=dim, strata=strata,
         forest=forest,
-        controls=[benchmark, track, group, kind, search, sort, shell.show_all],
+        # the order of make_view's arguments
+        controls=[benchmark, track, group, kind, search, sort, shell.show_all, open_only, size],
         core_outputs=[benchmark, track, group, sort, board, shell.url_qs, shell.change_token, shell.show_all, dim],
         extra_outputs=[csv_btn, json_btn, strata, forest, plot_note])
 
 
 def wire(ctx: SpaceContext, t: BoardTab, shell: Shell) -> None:
     """Control changes: the table first, then (in parallel) the URL and the downloads and plots."""
-    def on_controls(b, tr, g, k, s, o, a, d):
-        return core_values(ctx, make_view(ctx, b, tr, g, k, s, o, a), dim=d)
+    def on_controls(b, tr, g, k, s, o, a, ow, mp, d):
+        return core_values(ctx, make_view(ctx, b, tr, g, k, s, o, a, ow, mp), dim=d)
 
-    def on_benchmark(b, k, s, o, d):
-        return core_values(ctx, make_view(ctx, b, None, None, k, s, o), dim=d)
+    def on_benchmark(b, k, s, o, ow, mp, d):
+        return core_values(ctx, make_view(ctx, b, None, None, k, s, o, False, ow, mp), dim=d)
 
-    def on_track(b, tr, k, s, o, d):
-        return core_values(ctx, make_view(ctx, b, tr, None, k, s, o), dim=d)
+    def on_track(b, tr, k, s, o, ow, mp, d):
+        return core_values(ctx, make_view(ctx, b, tr, None, k, s, o, False, ow, mp), dim=d)
 
-    def on_extras(b, tr, g, k, s, o, a, d):
-        return extra_values(ctx, make_view(ctx, b, tr, g, k, s, o, a), d)
+    def on_extras(b, tr, g, k, s, o, a, ow, mp, d):
+        return extra_values(ctx, make_view(ctx, b, tr, g, k, s, o, a, ow, mp), d)
 
     sync = sync_kwargs(shell.url_qs)
     # ``preprocess=False`` everywhere: a menu's choices may change between the moment the browser sends an event
@@ -191,9 +210,10 @@ def wire(ctx: SpaceContext, t: BoardTab, shell: Shell) -> None:
         event.then(**sync)
         event.then(**extras)
 
-    chain(t.benchmark.input(on_benchmark, [t.benchmark, t.kind, t.search, t.sort, t.dim], **common))
-    chain(t.track.input(on_track, [t.benchmark, t.track, t.kind, t.search, t.sort, t.dim], **common))
-    for comp in (t.group, t.kind, t.sort):
+    filters = [t.open_only, t.size]
+    chain(t.benchmark.input(on_benchmark, [t.benchmark, t.kind, t.search, t.sort] + filters + [t.dim], **common))
+    chain(t.track.input(on_track, [t.benchmark, t.track, t.kind, t.search, t.sort] + filters + [t.dim], **common))
+    for comp in (t.group, t.kind, t.sort, t.open_only, t.size):
         chain(comp.input(on_controls, t.controls + [t.dim], **common))
     chain(t.search.input(on_controls, t.controls + [t.dim], trigger_mode="always_last", **common))
     chain(t.search.submit(on_controls, t.controls + [t.dim], trigger_mode="always_last", **common))

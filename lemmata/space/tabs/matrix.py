@@ -1,5 +1,5 @@
 """The Across benchmarks tab: the model × benchmark matrix of main scores, with model metadata filters
-(see :mod:`lemmata.space.matrix`)."""
+(see :mod:`lemmata.space.matrix`), and below it the MathRAG matrix (:mod:`lemmata.space.mathrag`)."""
 
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +15,7 @@ class MatrixTab:
     size: Any
     source: Any
     view: Any
+    mathrag: Any
 
     @property
     def filters(self) -> list:
@@ -34,6 +35,20 @@ def matrix_html(ctx: SpaceContext, kinds=None, open_only=False, size="", source=
                          source=source if source in ("all", "scored", "reported") else "all")
 
 
+def mathrag_html(ctx: SpaceContext) -> str:
+    """The MathRAG section (cached per store generation by the context)."""
+    from lemmata.space.mathrag import MathragTable, render_mathrag
+
+    try:
+        table = ctx.mathrag()
+    except Exception as exc:  # noqa: BLE001 - the store unreadable for a moment must not break the page
+        import logging
+
+        logging.getLogger("lemmata").warning("MathRAG matrix: %s", exc)
+        table = MathragTable(error=type(exc).__name__)
+    return render_mathrag(table)
+
+
 def layout() -> MatrixTab:
     import gradio as gr
 
@@ -49,7 +64,8 @@ def layout() -> MatrixTab:
             source = gr.Radio([("All", "all"), ("Scored here", "scored"), ("Reported", "reported")], value="all",
                               label="Source", scale=2, elem_id="lm-matrix-source")
         view = gr.HTML("", js_on_load=OPEN_JS, elem_id="lm-matrix")
-    return MatrixTab(tab=tab, kinds=kinds, open_only=open_only, size=size, source=source, view=view)
+        mathrag = gr.HTML("", elem_id="lm-mathrag")
+    return MatrixTab(tab=tab, kinds=kinds, open_only=open_only, size=size, source=source, view=view, mathrag=mathrag)
 
 
 def wire(ctx: SpaceContext, t: MatrixTab) -> None:
