@@ -133,9 +133,9 @@ def keep(model: dict[str, Any], kinds: Sequence[str], open_only: bool, max_param
     return True
 
 
-def _params(n: Any) -> str:
+def param_count(n: Any) -> str:
     """
-    >>> _params(22_000_000), _params(7_240_000_000), _params(0), _params(None)
+    >>> param_count(22_000_000), param_count(7_240_000_000), param_count(0), param_count(None)
     ('22M', '7.2B', '0', '–')
     """
     if not isinstance(n, (int, float)):
@@ -168,7 +168,7 @@ def render_matrix(columns: Sequence[Column], models: Sequence[ModelRow], *, kind
         info = m.model
         ow = info.get("open_weights")
         cells = [f'<td class="lm-model">{esc(m.name)}</td>', f"<td>{esc(info.get('kind') or '–')}</td>",
-                 f"<td>{_params(info.get('parameters'))}</td>", f"<td>{esc(info.get('dimension') or '–')}</td>",
+                 f"<td>{param_count(info.get('parameters'))}</td>", f"<td>{esc(info.get('dimension') or '–')}</td>",
                  f"<td>{'yes' if ow is True else 'no' if ow is False else '–'}</td>",
                  f"<td>{esc(info.get('licence') or '–')}</td>"]
         for c in columns:

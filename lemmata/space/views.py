@@ -130,12 +130,12 @@ def size_choices(current: str = "") -> list[tuple[str, str]]:
     >>> size_choices("1e9") == size_choices(), size_choices("5e8")[-1], size_choices("x") == size_choices()
     (True, ('≤ 500M', '5e8'), True)
     """
-    from lemmata.space.matrix import SIZE_CHOICES, _params
+    from lemmata.space.matrix import SIZE_CHOICES, param_count
 
     out = list(SIZE_CHOICES)
     if current and current not in {v for _, v in out}:
         try:
-            out.append((f"≤ {_params(float(current))}", current))
+            out.append((f"≤ {param_count(float(current))}", current))
         except ValueError:
             pass
     return out
