@@ -27,10 +27,9 @@ PARQUET = "data/default/train-00000-of-00001.parquet"
 
 
 @pytest.fixture(scope="session")
-def world_dir(re2math_release, distractor_release, tmp_path_factory) -> Path:
-    from lemmata.benchmarks.re2math.scholar.world import build_world
-
-    return build_world(re2math_release, distractor_release, tmp_path_factory.mktemp("world"))
+def world_dir(scholar_artifacts) -> Path:
+    """The session's 2.0.0 world (``conftest.scholar_artifacts``, built once per run; read-only here)."""
+    return scholar_artifacts / "re2math-scholar-offline-2.0.0"
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,7 @@
 """The Re²Math source-retrieval track: world records as the corpus, proof states as queries, cited sources as qrels.
 
-Built from the real release and the real worlds: 2.0.0 (built into the test home on first use, about half a
-minute), whose runs keep validating and scoring in their own group, and the current 2.1.0 (the session's
+Built from the real release and the real worlds: 2.0.0 (the session's ``scholar_artifacts``, linked into the test
+home), whose runs keep validating and scoring in their own group, and the current 2.1.0 (the session's
 ``scholar_world_21``, linked into the test home), which new runs rank.
 """
 
@@ -29,20 +29,27 @@ WORLD = "re2math-scholar-offline-2.0.0"
 WORLD_21 = "re2math-scholar-offline-2.1.0"
 
 
+def _linked(world: str, built) -> None:
+    """The session's built world linked into this worker's test home, unless a world is there already."""
+    from lemmata.core.paths import artifacts_dir
+
+    home = artifacts_dir() / world
+    if not home.exists():
+        home.parent.mkdir(parents=True, exist_ok=True)
+        home.symlink_to(built, target_is_directory=True)
+
+
 @pytest.fixture(scope="module")
-def track():
+def track(scholar_artifacts):
+    """The track over 2.0.0: the session's world (``conftest.scholar_artifacts``), linked into the test home."""
+    _linked(WORLD, scholar_artifacts / WORLD)
     return default_source_track(world_id=WORLD)
 
 
 @pytest.fixture(scope="module")
 def track_21(scholar_world_21):
     """The track over the current world: the session's 2.1 world, linked into the test home when not built there."""
-    from lemmata.core.paths import artifacts_dir
-
-    home = artifacts_dir() / WORLD_21
-    if not home.exists():
-        home.parent.mkdir(parents=True, exist_ok=True)
-        home.symlink_to(scholar_world_21, target_is_directory=True)
+    _linked(WORLD_21, scholar_world_21)
     return default_source_track()
 
 
