@@ -10,7 +10,7 @@ submission written (the integrity check runs when the submission is scored:
 2,400 × 50 ms / 16 = 7.5 s).
 
 **Re²Math** — ``lemmata run re2math`` in process: 200 instances of eval200/test on
-the offline world 2.0.0 at concurrency 16: E3, one search each, E4 choose, one
+the current offline world (2.1.0) at concurrency 16: E3, one search each, E4 choose, one
 source opened, E4 extract, the submission written. Target: ≤ 10 s (the latency
 alone is 200 × 3 × 50 ms / 16 ≈ 1.9 s).
 
@@ -161,12 +161,12 @@ def main() -> None:
 def _world(releases: Path, artifacts: Path) -> Path:
     from lemmata.benchmarks.math_arxiv_meta.builder import MathArxivMetaBuilder
     from lemmata.benchmarks.re2math.builder import Re2MathBuilder
-    from lemmata.benchmarks.re2math.scholar.world import build_world
+    from lemmata.benchmarks.re2math.scholar.worlds import CURRENT, build_world_version
 
     os.environ["LEMMATA_RELEASES"] = str(releases)
     rel = Re2MathBuilder().build(releases, quiet=True)
     dis = MathArxivMetaBuilder().build(releases, quiet=True)
-    build_world(rel, dis, artifacts)
+    build_world_version(CURRENT, rel, dis, artifacts)  # the world `lemmata run re2math` searches
     return artifacts
 
 

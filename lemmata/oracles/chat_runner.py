@@ -295,6 +295,7 @@ class RequestCache:
         self._lock = threading.Lock()
         self._answers: dict[str, Completion] = {}
         self._torn_tail = False
+        self._fh: Any = None
         if self.path is not None and self.path.is_file():
             with open(self.path, "rb") as fh:
                 fh.seek(0, os.SEEK_END)
@@ -316,16 +317,32 @@ class RequestCache:
         return len(self._answers)
 
     def put(self, key: str, completion: Completion) -> None:
+        """Keep an answer and append it to the file at once (flushed: a killed run keeps every answer received).
+        The file stays open between answers, so a run of thousands of requests does not reopen it each time."""
         line = json.dumps({"key": key, "completion": completion.model_dump(mode="json", exclude_none=True)},
                           ensure_ascii=False, sort_keys=True) + "\n"
         with self._lock:
             self._answers[key] = completion
             if self.path is None:
                 return
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a", encoding="utf-8") as fh:
-                fh.write(("\n" if self._torn_tail else "") + line)
+            if self._fh is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._fh = open(self.path, "a", encoding="utf-8")
+            self._fh.write(("\n" if self._torn_tail else "") + line)
+            self._fh.flush()
             self._torn_tail = False
+
+    def close(self) -> None:
+        """Close the append handle (a later answer opens it again)."""
+        with self._lock:
+            if self._fh is not None:
+                self._fh.close()
+                self._fh = None
+
+    def __del__(self) -> None:
+        fh = getattr(self, "_fh", None)
+        if fh is not None:
+            fh.close()
 
 
 def default_cache(model: str) -> RequestCache:
