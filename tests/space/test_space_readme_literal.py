@@ -246,10 +246,17 @@ def test_readme_literal_upload_for_a_hub_only_release_says_why_in_the_panel(serv
     for n, example in enumerate(examples):
         if n:  # a fresh page per file: a cleared upload box re-renders its input under the test's feet
             page.goto(server["url"] + "/?tab=submit")
+            listing.wait_for(timeout=30_000)  # the page's load events have rendered the tab
         page.locator("#lm-upload input[type=file]").wait_for(state="attached", timeout=30_000)
         page.locator("#lm-submitter textarea, #lm-submitter input").first.fill("README reader")
-        page.locator("#lm-upload input[type=file]").set_input_files(str(example))
-        page.locator("#lm-upload").get_by_text(example.name).wait_for(timeout=10_000)
+        for attempt in range(3):  # a load event still re-rendering the box may drop a file set at that moment
+            page.locator("#lm-upload input[type=file]").set_input_files(str(example))
+            try:
+                page.locator("#lm-upload").get_by_text(example.name).wait_for(timeout=10_000)
+                break
+            except Exception:
+                if attempt == 2:
+                    raise
         page.locator("#lm-submit").click()
         panel = page.locator("#lm-outcome .lm-errors", has_text=example.name)
         panel.wait_for(timeout=60_000)
