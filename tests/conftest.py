@@ -184,9 +184,8 @@ def retrieve_release() -> Path:
 # -- order: the longest files first ------------------------------------------------------------------------------
 
 #: test files that take minutes (a first start that builds a world, the shared world builds, the browser walks),
-#: longest first. The workers take whole files in collection order (``--dist=loadfile --no-loadscope-reorder``;
-#: xdist would otherwise order files by their number of tests, which put the two-test README-literal file, minutes
-#: long, last): started first, these run beside the many short files instead of leaving one worker busy at the end.
+#: longest first. The workers take whole files in collection order (``--dist=loadfile``): started first, these run
+#: beside the many short files instead of leaving one worker busy at the end while the other waits.
 LONGEST_FIRST = (
     "tests/space/test_space_readme_literal.py",
     "tests/benchmarks/re2math/test_scholar_v21.py",
