@@ -178,37 +178,3 @@ def retrieve_release() -> Path:
     if not target.is_dir():
         MathNetRetrieveBuilder(source_dir=MATHNET_RETRIEVE_FIXTURE).build(releases_dir(), quiet=True)
     return target
-
-
-
-# -- order: the longest files first ------------------------------------------------------------------------------
-
-#: test files that take minutes (a first start that builds a world, the shared world builds, the browser walks),
-#: longest first. The workers take whole files in collection order (``--dist=loadfile``): started first, these run
-#: beside the many short files instead of leaving one worker busy at the end while the other waits.
-LONGEST_FIRST = (
-    "tests/space/test_space_readme_literal.py",
-    "tests/benchmarks/re2math/test_scholar_v21.py",
-    "tests/benchmarks/re2math/scholar/test_scholar_v2.py",
-    "tests/space/test_space_controls.py",
-    "tests/space/test_space_app.py",
-    "tests/benchmarks/re2math/source/test_source_retrieval.py",
-    "tests/test_evaluation.py",
-    "tests/benchmarks/re2math/test_re2math_twins.py",
-    "tests/tracks/test_submit_all_problems.py",
-    "tests/benchmarks/re2math/agent/test_llm_agent.py",
-    "tests/benchmarks/re2math/test_re2math_scoring.py",
-)
-
-
-def pytest_collection_modifyitems(config, items) -> None:
-    root = Path(__file__).resolve().parent.parent
-    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-
-    def key(item) -> int:
-        try:
-            return rank.get(Path(str(item.path)).resolve().relative_to(root).as_posix(), len(rank))
-        except ValueError:
-            return len(rank)
-
-    items.sort(key=key)  # stable: every file keeps its own order, and the rest keep theirs
