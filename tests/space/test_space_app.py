@@ -229,9 +229,15 @@ def _set_upload(page, path: Path) -> None:
     if clear.count():
         clear.first.click()
         clear.first.wait_for(state="detached", timeout=10_000)
-    page.locator("#lm-upload input[type=file]").wait_for(state="attached", timeout=10_000)
-    page.locator("#lm-upload input[type=file]").set_input_files(str(path))
-    page.locator("#lm-upload").get_by_text(path.name).wait_for(timeout=10_000)
+    for attempt in range(3):  # a load event still re-rendering the box may drop a file set at that moment
+        page.locator("#lm-upload input[type=file]").wait_for(state="attached", timeout=10_000)
+        page.locator("#lm-upload input[type=file]").set_input_files(str(path))
+        try:
+            page.locator("#lm-upload").get_by_text(path.name).wait_for(timeout=10_000)
+            break
+        except Exception:
+            if attempt == 2:
+                raise
 
 
 @pytest.mark.browser
