@@ -15,6 +15,8 @@ VERSION = "2.1.0"
 #: moving code never changes its bytes
 BUILDER_ID = "lemmata.benchmarks.re2math.scholar.world21.build_world_21"
 BUILDER_VERSION = "1"
+#: sha256 of the frozen world's MANIFEST.json (see 2.0.0's ``MANIFEST_SHA256``)
+MANIFEST_SHA256 = "15004485dc9deee2f657b054ed691f570afea71064e2c9ec0fe760024dd6c665"
 SCHEMA = "lemmata.scholarly-artifact/2.1"
 WORLD_ID = world_id(VERSION)
 

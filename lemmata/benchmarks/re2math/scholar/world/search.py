@@ -22,8 +22,8 @@ from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME, INDEX_DIR, 
 from lemmata.benchmarks.re2math.scholar.openings import MaterialisationEvent, MaterialisationLog
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
 from lemmata.benchmarks.re2math.scholar.world.info import (
-    BACKEND, BUILDER_VERSION, DISTRACTOR_RELEASE, IDENTITY_FILE, ATTRIBUTIONS_FILE, RECORDS_FILE, SCHEMA, VERSION,
-    WorldInfo, world_id,
+    BACKEND, BUILDER_VERSION, DISTRACTOR_RELEASE, IDENTITY_FILE, ATTRIBUTIONS_FILE, MANIFEST_SHA256, RECORDS_FILE,
+    SCHEMA, VERSION, WorldInfo, world_id,
 )
 from lemmata.benchmarks.re2math.scholar.world.scorer import Identity, WorldAttribution
 from lemmata.benchmarks.re2math.scholar.world.view import OpenedRecord, ScholarHit, ScholarSearch, render_opened, snippet
@@ -233,14 +233,17 @@ def is_world(path: str | Path) -> bool:
 
 
 def check_world_manifest(root: Path, manifest, info, *, version: str, builder_version: str, verify: bool = True,
-                         more_sources: dict[str, tuple[str, str | None]] | None = None) -> None:
+                         more_sources: dict[str, tuple[str, str | None]] | None = None,
+                         manifest_sha256: str | None = None) -> None:
     """Refuse a world whose MANIFEST.json disagrees with its (hashed) ``ARTIFACT.json`` or with this builder.
 
     Always: the ids agree. With ``verify``: name, version, builder and builder
     version, and each input's name, url and sha256 — the two input releases
-    plus ``more_sources`` (name -> (url, sha256)), and no other input; and
-    ``ARTIFACT.json`` names this builder's world and version.
+    plus ``more_sources`` (name -> (url, sha256)), and no other input;
+    ``ARTIFACT.json`` names this builder's world and version; and, where the
+    version pins it, MANIFEST.json's own sha256 (``manifest_sha256``).
     """
+    from lemmata.core.hashing import sha256_file
     from lemmata.release.manifest import MANIFEST, ManifestExpectation, field_problems
 
     info_path = root / INFO_FILE
@@ -256,6 +259,12 @@ def check_world_manifest(root: Path, manifest, info, *, version: str, builder_ve
     expect = ManifestExpectation(release_id=info.id, name=ARTIFACT_NAME, version=version, builder=info.builder,
                                  builder_version=builder_version, sources=sources)
     problems = field_problems(manifest, root / MANIFEST, expect)
+    found = sha256_file(root / MANIFEST) if manifest_sha256 else None
+    if found is not None and found != manifest_sha256:
+        # every per-file check passes on a folder rewritten consistently; the pin of the manifest's bytes does not
+        problems.insert(0, Problem(str(root / MANIFEST), f"world folder {root} is not the pinned {info.id} build: "
+                                   f"MANIFEST.json sha256 {found[:12]}… differs from the pin {manifest_sha256[:12]}…",
+                                   field="manifest_sha256"))
     if len(manifest.sources) != len(sources):
         inputs = "two input releases" if len(sources) == 2 else f"{len(sources)} inputs"
         problems.append(Problem(str(root / MANIFEST), f"a world names exactly its {inputs}", field="sources"))
@@ -268,11 +277,12 @@ def check_world_manifest(root: Path, manifest, info, *, version: str, builder_ve
 
 
 def read_world(path: str | Path, model: type[WorldInfo], *, version: str, builder_version: str, verify: bool = True,
-               more_sources: Callable[[Any], dict[str, tuple[str, str | None]]] | None = None
-               ) -> tuple[Path, WorldInfo]:
+               more_sources: Callable[[Any], dict[str, tuple[str, str | None]]] | None = None,
+               manifest_sha256: str | None = None) -> tuple[Path, WorldInfo]:
     """A world folder's root and verified ``ARTIFACT.json`` (as ``model``): every file's sha256 against MANIFEST.json
-    (with ``verify``), every MANIFEST.json field by :func:`check_world_manifest` (``more_sources``: the inputs beside
-    the two releases, from the description) and the tokenizer against this Lemmata's."""
+    (with ``verify``), every MANIFEST.json field and the manifest's pinned sha256 by :func:`check_world_manifest`
+    (``more_sources``: the inputs beside the two releases, from the description) and the tokenizer against this
+    Lemmata's."""
     from lemmata.release.manifest import read_manifest, verify_manifest
 
     root = Path(path)
@@ -286,7 +296,7 @@ def read_world(path: str | Path, model: type[WorldInfo], *, version: str, builde
     except (OSError, ValueError) as exc:
         raise InputError.one(str(info_path), f"unreadable artifact description: {exc}") from None
     check_world_manifest(root, manifest, info, version=version, builder_version=builder_version, verify=verify,
-                         more_sources=more_sources(info) if more_sources else None)
+                         more_sources=more_sources(info) if more_sources else None, manifest_sha256=manifest_sha256)
     if info.tokenizer != SCHOLAR_WORDS_TOKENIZER:
         raise InputError.one(str(info_path), f"artifact was built with tokenizer {info.tokenizer.get('name')} "
                                              f"v{info.tokenizer.get('version')}; this Lemmata ranks with "
@@ -299,7 +309,8 @@ def open_world(path: str | Path, *, verify: bool = True) -> ScholarWorld:
     """Open a world folder; with ``verify`` (default) every file's sha256 is checked against MANIFEST.json first,
     and every MANIFEST.json field against what the (hashed) ``ARTIFACT.json`` and this builder say it must be:
     id, name, version, builder and builder version, and each input release's manifest name, url and sha256."""
-    return ScholarWorld(*read_world(path, WorldInfo, version=VERSION, builder_version=BUILDER_VERSION, verify=verify))
+    return ScholarWorld(*read_world(path, WorldInfo, version=VERSION, builder_version=BUILDER_VERSION, verify=verify,
+                                    manifest_sha256=MANIFEST_SHA256))
 
 
 def default_world_path() -> Path:

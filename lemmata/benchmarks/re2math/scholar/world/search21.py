@@ -13,7 +13,9 @@ from lemmata.retrievers.bm25 import tokenize_scholar_words as tokenize, top_roun
 from lemmata.benchmarks.re2math.scholar.layout import INFO_FILE
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
 from lemmata.benchmarks.re2math.scholar.world.info import ATTRIBUTIONS_FILE, BACKEND, IDENTITY_FILE, RECORDS_FILE
-from lemmata.benchmarks.re2math.scholar.world.info21 import BUILDER_VERSION, SCHEMA, VERSION, WorldInfo21
+from lemmata.benchmarks.re2math.scholar.world.info21 import (
+    BUILDER_VERSION, MANIFEST_SHA256, SCHEMA, VERSION, WorldInfo21,
+)
 from lemmata.benchmarks.re2math.scholar.world.scorer import Identity21, WorldAttribution21
 from lemmata.benchmarks.re2math.scholar.world.search import ScholarWorld, read_world
 from lemmata.benchmarks.re2math.scholar.world.view21 import BibliographicRecord, UniformHit, UniformSearch, render_entry
@@ -106,7 +108,7 @@ def open_world_21(path: str | Path, *, verify: bool = True) -> UniformWorld:
     """Open a 2.1 world folder; with ``verify`` (default) every file's sha256 is checked against MANIFEST.json first,
     and every MANIFEST.json field against what the (hashed) ``ARTIFACT.json`` and this builder say it must be:
     id, name, version, builder and builder version, and each input's name, url and sha256 (the two input releases
-    and the math_bib table)."""
+    and the math_bib table); and MANIFEST.json's own sha256 against the pin (a consistently rewritten folder)."""
     root, info = read_world(path, WorldInfo21, version=VERSION, builder_version=BUILDER_VERSION, verify=verify,
-                            more_sources=_bibliography_source)
+                            more_sources=_bibliography_source, manifest_sha256=MANIFEST_SHA256)
     return UniformWorld(root, info)  # type: ignore[arg-type]
