@@ -72,7 +72,8 @@ def register(sub) -> None:
                    help="no record dated after this year is returned ('none': no cutoff); required for one query")
     s.add_argument("--batch", metavar="QUERIES.jsonl",
                    help='one JSON object per line, {"query": TEXT, "cutoff": YEAR|null, "n": N}; prints one result '
-                        "line per query, in order (requires --json)")
+                        "line per query, in order (requires --json); on a 2.x world a batch of 256 or more "
+                        "queries is ranked by one forked process per usable core")
     s.add_argument("-n", "--n", type=int, default=20, help="candidates to return (default 20)")
     s.add_argument("--artifact", metavar="DIR|ID", help="artifact folder, frozen query cache, cache file or "
                                                         "artifact id (default: the current world)")

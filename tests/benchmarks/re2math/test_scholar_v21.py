@@ -106,7 +106,7 @@ def test_a_hit_shows_five_fields_in_one_display_and_an_opening_the_full_entry(wo
 def test_ids_say_nothing_about_year_origin_or_gold(world):
     import numpy as np
 
-    ranks = world._id_rank
+    ranks = world._tie_rank
     assert sorted(ranks.tolist()) == list(range(len(world)))
     years = world._year
     known = years >= 0
@@ -151,6 +151,21 @@ def test_world_21_enforces_each_cutoff_and_breaks_ties_by_id(world, rows):
         assert [(h.id, h.score) for h in cut.hits] == [(h.id, h.score) for h in expected]
         for a, b in zip(full.hits, full.hits[1:]):
             assert (-a.score, a.id) < (-b.score, b.id)
+
+
+def test_batch_search_in_forked_workers_gives_the_single_search_hits(world, rows):
+    """A batch split over worker processes answers exactly what one search at a time does, in order, whatever
+    the worker count (the processes share the loaded index; only positions and scores come back)."""
+    from lemmata.benchmarks.re2math.render import render_instance
+
+    queries = [(render_instance(r, "raw", 5) if i % 2 else r["x"]["anchor_hint"], r["publication_year"], 5 + i % 7)
+               for i, r in enumerate(rows[:24])] + [("", None, 3), ("zzzzqx", 1995, 4)]
+    single = [world.search(*q) for q in queries]
+    for workers in (1, 2, 3):
+        assert world.search_batch(queries, workers=workers) == single
+    with pytest.raises(InputError) as err:
+        world.search_batch(queries, workers=0)
+    assert err.value.problems[0].field == "workers"
 
 
 def test_years_come_from_bibliographic_sources_not_identifier_digits(world, rows):

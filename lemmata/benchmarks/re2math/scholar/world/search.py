@@ -73,30 +73,54 @@ class ScholarWorld:
     def __len__(self) -> int:
         return len(self._ids)
 
+    #: what a search answers (2.1 answers its uniform hits)
+    _search_model: type[ScholarSearch] = ScholarSearch
+    #: per-position integers that break score ties where positions are not in id order (None: by position)
+    _tie_rank = None
+
+    def _top(self, query: str, cutoff: int | None, n: int) -> list[tuple[int, float]]:
+        """``(position, rounded score)`` of the ``n`` best records for ``query`` under ``cutoff``: the ranking
+        alone, which forked batch workers send back (the hits are built where they are returned)."""
+        index = self._index
+        ids = index.term_ids(tokenize_scholar_words(query))
+        end = self._prefix(cutoff)
+        return top_rounded(index.scores(ids, end=end), n, end, tie_rank=self._tie_rank) if ids else []
+
+    def _answer(self, query: str, cutoff: int | None, n: int, top: list[tuple[int, float]]) -> ScholarSearch:
+        return self._search_model(artifact_id=self.artifact_id, query=query, cutoff=cutoff, n=n,
+                                  hits=[self._hit(p, r, s) for r, (p, s) in enumerate(top, 1)])
+
     def search(self, query: str, cutoff: int | None, n: int = DEFAULT_N) -> ScholarSearch:
         """The ``n`` best records for ``query`` dated no later than ``cutoff`` (unknown years kept)."""
         if n < 1:
             raise InputError.one("n", f"n must be at least 1, got {n}", field="n")
-        index = self._index
-        ids = index.term_ids(tokenize_scholar_words(query))
-        end = self._prefix(cutoff)
-        top = top_rounded(index.scores(ids, end=end), n, end) if ids else []
-        return ScholarSearch(artifact_id=self.artifact_id, query=query, cutoff=cutoff, n=n,
-                             hits=[self._hit(p, r, s) for r, (p, s) in enumerate(top, 1)])
+        return self._answer(query, cutoff, n, self._top(query, cutoff, n))
 
-    def search_batch(self, queries: Sequence[tuple[str, int | None, int]]) -> list[ScholarSearch]:
+    def search_batch(self, queries: Sequence[tuple[str, int | None, int]], *,
+                     workers: int | None = None) -> list[ScholarSearch]:
         """Many ``(query, cutoff, n)`` at once, in order; exactly the hits :meth:`search` gives for each.
 
-        Each query scores only the year prefix of its cutoff. A sparse
-        query-by-document product over chunks of queries and a thread pool
-        were both slower than this loop on this index, so batch search is the
-        loop (``perf/artifact_speed.py`` times both entry points). Every
-        ``n`` is checked before any query runs.
+        Every ``n`` is checked before any query runs. A query's scoring holds
+        the interpreter lock for most of its time (the frozen tokenizer's
+        regular expressions, the sparse product), so threads gain nothing; a
+        large batch is instead split over ``workers`` forked processes (default:
+        the usable cores, at most one per :data:`~lemmata.benchmarks.re2math.scholar.world.parallel.MIN_PER_WORKER`
+        queries), which share the loaded index with this one and send back
+        positions and scores only. ``workers=1`` (or a platform without
+        ``fork``) runs the loop here.
         """
+        from lemmata.benchmarks.re2math.scholar.world.parallel import batch_workers, forked_tops
+
         for i, (_, _, n) in enumerate(queries):
             if n < 1:
                 raise InputError.one("queries", f"n must be at least 1, got {n}", line=i + 1, field="n")
-        return [self.search(q, c, n) for q, c, n in queries]
+        count = batch_workers(len(queries), workers)
+        if count > 1:
+            self._index.matrix64  # loaded before the fork, so every worker shares it
+            tops = forked_tops(self, queries, count)
+        else:
+            tops = [self._top(q, c, n) for q, c, n in queries]
+        return [self._answer(q, c, n, top) for (q, c, n), top in zip(queries, tops)]
 
     def search_result(self, query: str, year_cutoff: int | None, n: int = DEFAULT_N, *,
                       instance_id: str | None = None) -> SearchResult:

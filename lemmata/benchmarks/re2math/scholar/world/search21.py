@@ -7,9 +7,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from lemmata.core.errors import InputError
 from lemmata.core.jsonl import iter_jsonl
-from lemmata.retrievers.bm25 import tokenize_scholar_words as tokenize, top_rounded
 from lemmata.benchmarks.re2math.scholar.layout import INFO_FILE
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
 from lemmata.benchmarks.re2math.scholar.world.info import ATTRIBUTIONS_FILE, BACKEND, IDENTITY_FILE, RECORDS_FILE
@@ -28,23 +26,14 @@ class UniformWorld(ScholarWorld):
         import numpy as np
 
         super().__init__(root, info)  # type: ignore[arg-type]
-        self._id_rank = np.fromiter((int(r[1:]) for r in self._ids), dtype=np.int64, count=len(self._ids))
+        # storage order is year order, so ties break by the opaque id's rank, not by position
+        self._tie_rank = np.fromiter((int(r[1:]) for r in self._ids), dtype=np.int64, count=len(self._ids))
+
+    _search_model = UniformSearch
 
     def _hit(self, pos: int, rank: int, score: float) -> UniformHit:  # type: ignore[override]
         return UniformHit(id=self._ids[pos], rank=rank, score=score, title=self._titles[pos].as_py(),
                           authors=self._authors[pos].as_py())
-
-    def search(self, query: str, cutoff: int | None, n: int = DEFAULT_N) -> UniformSearch:  # type: ignore[override]
-        """The ``n`` best records for ``query`` among those dated no later than ``cutoff`` or undated."""
-        if n < 1:
-            raise InputError.one("n", f"n must be at least 1, got {n}", field="n")
-        index = self._index
-        ids = index.term_ids(tokenize(query))
-        # storage order is year order, so ties break by the opaque id's rank, not by position
-        end = self._prefix(cutoff)
-        top = top_rounded(index.scores(ids, end=end), n, end, tie_rank=self._id_rank) if ids else []
-        return UniformSearch(artifact_id=self.artifact_id, query=query, cutoff=cutoff, n=n,
-                             hits=[self._hit(p, r, s) for r, (p, s) in enumerate(top, 1)])
 
     def search_result(self, query: str, year_cutoff: int | None, n: int = DEFAULT_N, *,
                       instance_id: str | None = None) -> SearchResult:
