@@ -108,11 +108,11 @@ def scholar_artifacts(tmp_path_factory, re2math_release, distractor_release) -> 
 
 
 @pytest.fixture(scope="session")
-def session_re2math_handler(re2math_release, scholar_artifacts):
-    """One Re²Math track handler over the session's release and offline world (each opened once)."""
+def session_re2math_handler(re2math_release, scholar_worlds):
+    """One Re²Math track handler over the session's release and offline worlds (each opened once)."""
     from lemmata.benchmarks.re2math.scoring import Re2MathHandler
 
-    return Re2MathHandler(releases_root=re2math_release.parent, artifacts_root=scholar_artifacts, build_missing=False)
+    return Re2MathHandler(releases_root=re2math_release.parent, artifacts_root=scholar_worlds, build_missing=False)
 
 
 @pytest.fixture
@@ -149,6 +149,38 @@ def scholar_world_21(tmp_path_factory, re2math_release, distractor_release) -> P
 
     return built_once(tmp_path_factory, "scholar-world-21",
                       lambda d: build_world_21(re2math_release, distractor_release, d))
+
+
+
+@pytest.fixture(scope="session")
+def scholar_worlds(tmp_path_factory, scholar_world_21, scholar_artifacts) -> Path:
+    """One artifacts folder holding every offline Re²Math world of the run — 1.0.0 and 2.0.0 (superseded, still
+    scored and audited) and the current 2.1.0 —, linked to the session's builds (nothing is built again).
+    Read-only, like the builds it links to. (2.1.0 is asked for first: while another worker builds the older two,
+    this one builds it, instead of waiting.)"""
+    def link(root: Path) -> Path:
+        for built in [*scholar_artifacts.iterdir(), scholar_world_21]:
+            if built.is_dir() and not built.name.startswith("."):
+                (root / built.name).symlink_to(built, target_is_directory=True)
+        return root
+
+    return built_once(tmp_path_factory, "scholar-worlds", link)
+
+
+
+@pytest.fixture
+def worlds_in_home(scholar_worlds, re2math_release) -> Path:
+    """This worker's test home (``LEMMATA_HOME``) with the session's Re²Math release and every offline world linked
+    where the CLI, the space and the default handlers look for them, so none of them builds its own copy (a world
+    build is a minute of CPU). Returns the home's artifacts folder."""
+    from lemmata.core.paths import artifacts_dir, releases_dir
+
+    for target, built in [(artifacts_dir() / w.name, w) for w in scholar_worlds.iterdir()] + [
+            (releases_dir() / re2math_release.name, re2math_release)]:
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.symlink_to(built.resolve(), target_is_directory=True)
+    return artifacts_dir()
 
 
 # -- MathNet-Solve and MathNet-Retrieve fixture releases (upstream layout, images included) ---------------------

@@ -1,4 +1,4 @@
-"""Produce the example Re²Math submission by really searching the offline world ``re2math-scholar-offline-2.0.0``.
+"""Produce the example Re²Math submission by really searching the current offline world (``re2math-scholar-offline-2.1.0``).
 
 The procedure is a plain, documented baseline (no LLM) under the paper's
 budget — one query, at most one source opened, lists of 20: for each instance
@@ -30,7 +30,7 @@ from lemmata.benchmarks.re2math.replay import CANDIDATES_N
 from lemmata.benchmarks.re2math.resources import Resources
 from lemmata.benchmarks.re2math.scholar.identity import year_cutoff
 from lemmata.benchmarks.re2math.submission import MAX_QUERY_CHARS
-from lemmata.benchmarks.re2math.scholar.world import world_id
+from lemmata.benchmarks.re2math.scholar.worlds import world_id
 from lemmata.benchmarks.re2math.scholar.matcher import is_citing_paper
 from lemmata.formats.envelope import SUBMISSION_FORMAT
 

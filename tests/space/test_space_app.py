@@ -371,8 +371,9 @@ def test_browser_admin_hides_an_entry_only_with_the_token(space, client, browser
     page.close()
 
 
-def test_a_submission_needing_the_judge_is_pending_never_scored(space, client):
-    """The Re²Math example (no judge configured): stored, scored as far as possible, listed as pending."""
+def test_a_submission_needing_the_judge_is_pending_never_scored(space, client, worlds_in_home):
+    """The Re²Math example (no judge configured): stored, scored as far as possible, listed as pending (over the
+    run's built release and world, linked into the home: the scorer builds nothing)."""
     from gradio_client import handle_file
 
     example = Path(__file__).resolve().parents[2] / "submissions" / "re2math" / "example-re2math-bm25-raw-m5.jsonl"

@@ -149,10 +149,8 @@ def test_a_handler_that_drops_the_envelope_problems_cannot_accept_the_file(monke
 # -- Re²Math and TaoBench (their fixtures build a release and an artifact) --------------------------------------
 
 @pytest.fixture(scope="module")
-def re2math_handler(re2math_release, scholar_artifacts):
-    from lemmata.benchmarks.re2math.scoring import Re2MathHandler
-
-    return Re2MathHandler(releases_root=re2math_release.parent, artifacts_root=scholar_artifacts, build_missing=False)
+def re2math_handler(session_re2math_handler):
+    return session_re2math_handler
 
 
 def test_re2math_issue_example(re2math_handler):
@@ -225,13 +223,7 @@ def test_header_template_is_accepted_by_every_benchmark(benchmark, request):
     from lemmata.space.templates import header_template
 
     if benchmark == "re2math":  # the handler opens the current world: the run's built one, linked (no new build)
-        from lemmata.benchmarks.re2math.scholar.worlds import world_id
-        from lemmata.core.paths import artifacts_dir
-
-        link = artifacts_dir() / world_id()
-        if not link.exists():
-            link.parent.mkdir(parents=True, exist_ok=True)
-            link.symlink_to(request.getfixturevalue("scholar_world_21"), target_is_directory=True)
+        request.getfixturevalue("worlds_in_home")
 
     header = header_template(benchmark)
     data = (json.dumps(header) + "\n" + json.dumps({"x": 1}) + "\n").encode()

@@ -29,14 +29,15 @@ EXAMPLE = ROOT / "submissions" / "re2math" / "example-re2math-bm25-raw-m5.jsonl"
 RECEIVED = "2026-11-21"
 
 
-WORLD = "re2math-scholar-offline-2.0.0"
+WORLD = "re2math-scholar-offline-2.1.0"  # the current world, which the shipped example searched
+V2 = "re2math-scholar-offline-2.0.0"
 V1 = "re2math-scholar-offline-1.0.0"
 
 
 @pytest.fixture(scope="module")
-def artifacts_root(scholar_artifacts) -> Path:
-    """Both offline artifacts (built once per session, see ``conftest.scholar_artifacts``)."""
-    return scholar_artifacts
+def artifacts_root(scholar_worlds) -> Path:
+    """Every offline world of the run (built once per session, see ``conftest.scholar_worlds``)."""
+    return scholar_worlds
 
 
 @pytest.fixture(scope="module")
@@ -109,12 +110,13 @@ def test_example_scores_offline_with_judge_metrics_pending(handler, example):
     assert result.flags["frozen_kind"] == "offline" and "superseded_by" not in result.flags
     assert result.frozen.date == RECEIVED and result.status == "pending_oracle"
     assert len(result.items) == 200 and result.pending > 0
-    cite = result.metrics["CiteRecall@20"]
+    cite = result.metrics["OfflineCiteRecall@20"]  # offline haystack: its own name
     assert cite["pending"] == 0 and cite["final"] and 0 < cite["count"] < 200
     assert cite["count"] == sum(1 for i in result.items if i["cite_rank"] is not None)
     tool = result.metrics["OfflineToolAcc"]
     assert tool["count"] == 0 and tool["pending"] > 0 and not tool["final"]
-    assert {"SourceAcc", "SuffRate", "AbstentionRate", "CiteRecall@20"} <= set(result.metrics)
+    assert {"SourceAcc", "SuffRate", "AbstentionRate", "OfflineCiteRecall@20"} <= set(result.metrics)
+    assert "CiteRecall@20" not in result.metrics
     assert result.metrics["SourceAcc"]["count"] == sum(i["source_match"] == "cited" for i in result.items)
     assert result.main.value is None and result.main.interval is None  # never a number while pending
     # offline, grounded is source identity (a rule); only Suff waits for the judge
@@ -230,7 +232,7 @@ def test_selected_source_must_be_among_the_returned_candidates(handler, example)
 
 def test_a_one_byte_change_to_the_artifact_is_caught(tmp_path, re2math_release, artifacts_root, example):
     copy = tmp_path / "artifacts"
-    shutil.copytree(artifacts_root, copy)
+    shutil.copytree(artifacts_root / WORLD, copy / WORLD)
     records = copy / WORLD / "attributions.jsonl"
     data = bytearray(records.read_bytes())
     data[100] = ord("X") if data[100] != ord("X") else ord("Y")
@@ -561,7 +563,7 @@ def test_openings_are_replayed_and_required_on_the_world(handler, example):
 
 def test_superseded_v1_results_and_budgets_never_rank_together(handler, example, tmp_path, monkeypatch):
     """1.0.0 results still score and audit, are flagged superseded and form their own group; budgets and the
-    paper's reported rows never share a ranked table with the 2.0.0 paper-protocol rows."""
+    paper's reported rows never share a ranked table with the current world's paper-protocol rows."""
     from lemmata.benchmarks.re2math.reported import reported_results
     from lemmata.benchmarks.re2math.scoring import year_cutoff
     from lemmata.space.board import BoardQuery, build_view, load_rows
@@ -579,7 +581,7 @@ def test_superseded_v1_results_and_budgets_never_rank_together(handler, example,
                                                                       20).ids()}],
                     "selected_source": None, "statement": None})  # 1.0.0 files need not list openings
     v1 = score(handler, to_bytes(old))
-    assert v1.flags["superseded_by"] == WORLD and any(n.startswith("Superseded") for n in v1.notes)
+    assert v1.flags["superseded_by"] == V2 and any(n.startswith("Superseded") for n in v1.notes)
     assert v1.main.metric == "OfflineToolAcc" and v1.frozen.group_key() != current.frozen.group_key()
     assert superseded_badge(v1.flags) and not superseded_badge(current.flags)
     assert handler.audit(v1, v1.items[0]["instance_id"], None).sections
@@ -594,5 +596,5 @@ def test_superseded_v1_results_and_budgets_never_rank_together(handler, example,
         for group in view.groups:
             assert len({(r.frozen["retrieval_artifact"], r.kind, r.metric) for r in group.rows}) == 1
     by_id = {r.result_id: r for r in board}
-    assert by_id[v1.result_id].flags["superseded_by"] == WORLD and not by_id[current.result_id].flags.get(
+    assert by_id[v1.result_id].flags["superseded_by"] == V2 and not by_id[current.result_id].flags.get(
         "superseded_by")
