@@ -246,20 +246,27 @@ def _statements_in(texts: list[str], statements: list[str]) -> list[str]:
     return [s for s in statements if any(s in texts[i] for i in (holding.get(key[s], ()) if s in key else every))]
 
 
-def test_nothing_a_system_reads_contains_a_reference_statement(world, rows, re2math_release, tmp_path):
-    from lemmata.benchmarks.re2math.scholar.artifact import build_artifact, open_artifact
+def test_nothing_a_system_reads_contains_a_reference_statement(world, rows, scholar_artifacts, tmp_path):
+    from lemmata.benchmarks.re2math.scholar.artifact import open_artifact
+    from lemmata.benchmarks.re2math.scholar.world.view import snippet
 
     statements = sorted({" ".join(r["y"]["reference_tool_latex"].split()) for r in rows})
     assert len(statements) > 800 and min(len(s) for s in statements) >= 20
-    # the check finds what 1.0.0 served: its openings carry the statements
-    old = open_artifact(build_artifact(re2math_release, tmp_path))
+    # the check finds what 1.0.0 served: its openings carry the statements (the run's 1.0.0 build)
+    old = open_artifact(scholar_artifacts / "re2math-scholar-offline-1.0.0")
     old_texts = [old.materialise(r.id, log=tmp_path / "log.jsonl").text for r in old.records]
     assert len(_statements_in(old_texts, statements)) == len(statements)
+    # every record, opened, and what its hit shows (title and byline; the hit itself compared on a sample and on
+    # every gold record)
+    sample = set(range(0, len(world), 997)) | {world.position(a.record_id) for a in world.attributions()}
     texts = []
-    for rec in world.iter_opened():  # every record, opened
+    for pos, rec in enumerate(world.iter_opened()):
         texts.append(rec.text)
-        hit = world._hit(world.position(rec.id), 1, 1.0)
-        texts.append(f"{hit.title} {hit.snippet}")
+        texts.append(f"{rec.title} {snippet(rec.authors, rec.year)}")
+        if pos in sample:
+            hit = world._hit(pos, 1, 1.0)
+            assert (hit.title, hit.snippet) == (rec.title, snippet(rec.authors, rec.year))
+    assert len(texts) == 2 * len(world)
     assert [s[:80] for s in _statements_in(texts, statements)] == []
     # nothing of y is stored in the artifact folder at all
     stored = b"".join(p.read_bytes() for p in world.root.glob("*.jsonl"))
