@@ -210,3 +210,35 @@ def retrieve_release() -> Path:
     if not target.is_dir():
         MathNetRetrieveBuilder(source_dir=MATHNET_RETRIEVE_FIXTURE).build(releases_dir(), quiet=True)
     return target
+
+
+# -- the README-literal server, started by the xdist controller ------------------------------------------------
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    """Under pytest-xdist, start the README-literal server in the controller (which runs no test) before the
+    workers start, when the run includes its module: its first start (releases, the current world, baselines —
+    minutes of one core) then runs beside the other tests instead of after them, since pytest-xdist hands that
+    two-test file out last. The workers find it through ``readme_server.STATE_ENV``; see :mod:`readme_server`."""
+    config = session.config
+    if hasattr(config, "workerinput") or not config.pluginmanager.has_plugin("dsession"):
+        return
+    import readme_server
+
+    if not readme_server.selected(config):
+        return
+    state = readme_server.start()
+    os.environ[readme_server.STATE_ENV] = str(readme_server.write_state(state, Path(tempfile.mkdtemp())))
+    config.stash[_README_SERVER] = state
+
+
+def pytest_sessionfinish(session):
+    state = session.config.stash.get(_README_SERVER, None)
+    if state is not None:
+        import readme_server
+
+        readme_server.stop(state)
+        shutil.rmtree(Path(os.environ.pop(readme_server.STATE_ENV)).parent, ignore_errors=True)
+
+
+_README_SERVER = pytest.StashKey[dict]()
