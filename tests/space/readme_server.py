@@ -30,7 +30,7 @@ OUT = ROOT / "test-output"
 MODULE = Path(__file__).resolve().with_name("test_space_readme_literal.py")
 README_PORT = 7860  # "serves on http://127.0.0.1:7860"
 #: where the controller tells the workers about the server it started (a JSON file's path)
-STATE_ENV = "LEMMATA_TEST_README_SERVER"
+STATE_ENV = "README_LITERAL_SERVER_STATE"  # not LEMMATA_*: lemmata warns on unknown settings
 _STARTED: dict[int, subprocess.Popen] = {}  # servers this process started, by pid (to reap them)
 
 

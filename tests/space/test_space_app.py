@@ -18,6 +18,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from browser_upload import set_upload
 
 from lemmata.core.hashing import sha256_bytes
 from lemmata.formats.results import FrozenTuple, ModelInfo, Score, make_result
@@ -223,23 +224,6 @@ def _shot(page, name: str) -> Path:
     return path
 
 
-def _set_upload(page, path: Path) -> None:
-    """Choose ``path`` in the upload box, first clearing a file chosen before (Gradio re-renders the input then)."""
-    clear = page.locator("#lm-upload button[aria-label='Clear']")
-    if clear.count():
-        clear.first.click()
-        clear.first.wait_for(state="detached", timeout=10_000)
-    for attempt in range(3):  # a load event still re-rendering the box may drop a file set at that moment
-        page.locator("#lm-upload input[type=file]").wait_for(state="attached", timeout=10_000)
-        page.locator("#lm-upload input[type=file]").set_input_files(str(path))
-        try:
-            page.locator("#lm-upload").get_by_text(path.name).wait_for(timeout=10_000)
-            break
-        except Exception:
-            if attempt == 2:
-                raise
-
-
 @pytest.mark.browser
 def test_browser_submit_see_errors_then_row_then_audit(space, browser, tmp_path):
     page = _page(browser)
@@ -250,7 +234,7 @@ def test_browser_submit_see_errors_then_row_then_audit(space, browser, tmp_path)
     page.wait_for_function("() => window.location.search.includes('tab=submit')", timeout=10_000)
     bad = tmp_path / "broken-run.jsonl"
     bad.write_bytes(broken_file())
-    _set_upload(page, bad)
+    set_upload(page, bad)
     page.locator("#lm-submitter textarea, #lm-submitter input").first.fill("Browser Team")
     page.locator("#lm-submit").click()
     errors = page.locator("#lm-outcome .lm-errors")
@@ -267,7 +251,7 @@ def test_browser_submit_see_errors_then_row_then_audit(space, browser, tmp_path)
     page.locator("#lm-upload input[type=file]").wait_for(state="attached", timeout=30_000)
     good = tmp_path / "browser-run.jsonl"
     good.write_bytes(mathnet_file("browser-model", hits=5))
-    _set_upload(page, good)
+    set_upload(page, good)
     page.locator("#lm-submitter textarea, #lm-submitter input").first.fill("Browser Team")
     page.locator("#lm-submit").click()
     page.locator("#lm-outcome .lm-ok").wait_for(timeout=15_000)

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import readme_server
+from browser_upload import set_upload
 
 ROOT = readme_server.ROOT
 OUT = readme_server.OUT
@@ -182,14 +183,7 @@ def test_readme_literal_upload_for_a_hub_only_release_says_why_in_the_panel(serv
             listing.wait_for(timeout=30_000)  # the page's load events have rendered the tab
         page.locator("#lm-upload input[type=file]").wait_for(state="attached", timeout=30_000)
         page.locator("#lm-submitter textarea, #lm-submitter input").first.fill("README reader")
-        for attempt in range(3):  # a load event still re-rendering the box may drop a file set at that moment
-            page.locator("#lm-upload input[type=file]").set_input_files(str(example))
-            try:
-                page.locator("#lm-upload").get_by_text(example.name).wait_for(timeout=10_000)
-                break
-            except Exception:
-                if attempt == 2:
-                    raise
+        set_upload(page, example)
         page.locator("#lm-submit").click()
         panel = page.locator("#lm-outcome .lm-errors", has_text=example.name)
         panel.wait_for(timeout=60_000)

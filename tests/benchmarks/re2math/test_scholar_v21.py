@@ -7,7 +7,6 @@ math_bib modules are tested on their own first.
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -228,18 +227,12 @@ def test_every_world_21_manifest_field_is_bound(scholar_world_21, tmp_path):
 def test_world_21_build_is_the_pinned_bytes_and_a_consistent_rewrite_is_refused(scholar_world_21, tmp_path):
     """This run's build has exactly the pinned MANIFEST.json (byte-reproducible across processes, hash seeds and
     machines); a record edited with MANIFEST.json regenerated is refused by the pin, naming the field."""
+    from test_scholar_v2 import rewritten_consistently
+
     from lemmata.benchmarks.re2math.scholar.world.info21 import MANIFEST_SHA256
     from lemmata.benchmarks.re2math.scholar.world21 import open_world_21
-    from lemmata.core.hashing import sha256_file
-    from lemmata.release.manifest import read_manifest, write_manifest
 
-    assert sha256_file(scholar_world_21 / "MANIFEST.json") == MANIFEST_SHA256
-    copy = tmp_path / scholar_world_21.name
-    shutil.copytree(scholar_world_21, copy)
-    fields = read_manifest(copy).model_dump(exclude={"files", "schema_version"})
-    path = copy / "attributions.jsonl"
-    path.write_bytes(path.read_bytes().replace(b'"citing_record_id"', b'"citing_record_id" ', 1))
-    write_manifest(copy, **fields)
+    copy = rewritten_consistently(scholar_world_21, tmp_path, MANIFEST_SHA256)
     with pytest.raises(InputError) as err:
         open_world_21(copy)
     assert [p.field for p in err.value.problems] == ["manifest_sha256"]

@@ -302,6 +302,21 @@ def test_batch_search_gives_the_single_search_hits(world, rows):
     assert err.value.problems[0].line == 2 and err.value.problems[0].field == "n"
 
 
+def rewritten_consistently(built: Path, tmp_path: Path, pin: str) -> Path:
+    """A copy of a built world with one record edited and MANIFEST.json regenerated with the same fields, after
+    checking that the build has exactly the pinned MANIFEST.json (so every per-file check passes on the copy)."""
+    from lemmata.release.manifest import read_manifest, write_manifest
+
+    assert sha256_file(built / "MANIFEST.json") == pin
+    copy = tmp_path / built.name
+    shutil.copytree(built, copy)
+    fields = read_manifest(copy).model_dump(exclude={"files", "schema_version"})
+    path = copy / "attributions.jsonl"
+    path.write_bytes(path.read_bytes().replace(b'"citing_record_id"', b'"citing_record_id" ', 1))
+    write_manifest(copy, **fields)
+    return copy
+
+
 def test_build_is_the_pinned_bytes_and_a_consistent_rewrite_is_refused(world_dir, tmp_path):
     """The build is byte-reproducible: this run's build (another process, another hash seed, another day than the
     build the pin was taken from) has exactly the pinned MANIFEST.json, which lists every file's sha256. A folder
@@ -309,15 +324,8 @@ def test_build_is_the_pinned_bytes_and_a_consistent_rewrite_is_refused(world_dir
     per-file check and is refused by the pin, naming MANIFEST.json and the field."""
     from lemmata.benchmarks.re2math.scholar.world import open_world
     from lemmata.benchmarks.re2math.scholar.world.info import MANIFEST_SHA256
-    from lemmata.release.manifest import read_manifest, write_manifest
 
-    assert sha256_file(world_dir / "MANIFEST.json") == MANIFEST_SHA256
-    copy = tmp_path / world_dir.name
-    shutil.copytree(world_dir, copy)
-    fields = read_manifest(copy).model_dump(exclude={"files", "schema_version"})
-    path = copy / "attributions.jsonl"
-    path.write_bytes(path.read_bytes().replace(b'"citing_record_id"', b'"citing_record_id" ', 1))
-    write_manifest(copy, **fields)
+    copy = rewritten_consistently(world_dir, tmp_path, MANIFEST_SHA256)
     with pytest.raises(InputError) as err:
         open_world(copy)
     [problem] = [p for p in err.value.problems if p.field == "manifest_sha256"]
