@@ -242,3 +242,14 @@ def pytest_sessionfinish(session):
 
 
 _README_SERVER = pytest.StashKey[dict]()
+
+
+def pytest_xdist_auto_num_workers(config):
+    """Workers for ``--numprocesses=auto``: one per core plus one (``--maxprocesses`` still caps it). Much of a
+    worker's time is spent waiting — on a release or world another worker is building under the shared lock, on a
+    browser or a server — and an extra worker runs tests in those gaps."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - platforms without affinity masks
+        cores = os.cpu_count() or 1
+    return cores + 1

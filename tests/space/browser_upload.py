@@ -2,34 +2,38 @@
 
 The Submit tab's load events may re-render the box just as a file is set, which
 drops the file; and once a file is taken, Gradio replaces the box's file input
-with the file's name. So the file is set again only while the input is still
-there and shows no file, and a slow render is waited for rather than retried.
+with the file's name, after an upload that a loaded machine makes slow. So the
+helper polls: it sets the file again only when the input is there and nothing
+has shown for a while, and otherwise waits.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 BOX = "#lm-upload"
 
 
-def set_upload(page, path: Path, *, tries: int = 3, shown_s: float = 10.0) -> None:
-    """Choose ``path`` in the upload box (clearing a file chosen before) and wait until the box shows its name."""
+def set_upload(page, path: Path, *, timeout_s: float = 90.0, settle_s: float = 10.0) -> None:
+    """Choose ``path`` in the upload box (clearing a file chosen before) and wait until the box shows its name.
+
+    The file is set again whenever the box has shown neither the name nor a new input for ``settle_s`` since the
+    last try (a re-render dropped it); while the input is away and the name not yet shown, it only waits.
+    """
     clear = page.locator(f"{BOX} button[aria-label='Clear']")
     if clear.count():
         clear.first.click()
         clear.first.wait_for(state="detached", timeout=10_000)
     name = page.locator(BOX).get_by_text(path.name)
     field = page.locator(f"{BOX} input[type=file]")
-    for attempt in range(tries):
-        field.wait_for(state="attached", timeout=30_000)
-        field.set_input_files(str(path))
-        try:
-            name.wait_for(timeout=shown_s * 1000)
-            return
-        except Exception:
-            if not field.count():  # the box took the file and is still drawing its name: wait, do not set it again
-                name.wait_for(timeout=60_000)
-                return
-            if attempt == tries - 1:
-                raise
+    deadline = time.monotonic() + timeout_s
+    field.wait_for(state="attached", timeout=timeout_s * 1000)
+    field.set_input_files(str(path))
+    last = time.monotonic()
+    while not (name.count() and name.first.is_visible()):
+        assert time.monotonic() < deadline, f"the upload box never showed {path.name}"
+        if field.count() and time.monotonic() - last > settle_s:
+            field.set_input_files(str(path))
+            last = time.monotonic()
+        page.wait_for_timeout(250)

@@ -235,13 +235,16 @@ def _statements_in(texts: list[str], statements: list[str]) -> list[str]:
     those texts (in every text when it has no inner word). Every statement is checked against every text that
     could hold it.
     """
-    texts = [" ".join(t.split()) for t in texts]
     key = {s: max(words, key=len) for s in statements if (words := s.split()[1:-1])}
     wanted = set(key.values())
     holding: dict[str, list[int]] = {}
-    for i, text in enumerate(texts):
-        for w in wanted.intersection(text.split()):
+    normalised = []
+    for i, text in enumerate(texts):  # one split a text: its words, and the text re-joined from them
+        words = text.split()
+        normalised.append(" ".join(words))
+        for w in wanted.intersection(words):
             holding.setdefault(w, []).append(i)
+    texts = normalised
     every = range(len(texts))
     return [s for s in statements if any(s in texts[i] for i in (holding.get(key[s], ()) if s in key else every))]
 
