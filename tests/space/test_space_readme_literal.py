@@ -9,22 +9,26 @@ with no ``LEMMATA_*`` variables:
 the first start builds the releases from the mirror beside the checkout, the
 retrieval artifact, the reported rows and the baselines. One server serves every
 check. Any error toast, failed request, console error or server traceback fails
-the test. Screenshots of every tab go to ``test-output/readme-literal/``. How the server is started, and why
-the run's controller starts it early, is in :mod:`readme_server`.
+the test. Screenshots of every tab go to ``test-output/readme-literal/``.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
-
-import readme_server
 from browser_upload import set_upload
 
-ROOT = readme_server.ROOT
-OUT = readme_server.OUT
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "test-output"
 SHOTS = OUT / "readme-literal"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--no-first-run", "--disable-sync"]
@@ -32,32 +36,95 @@ FIRST_START_SECONDS = 900  # releases, artifact, reported rows and baselines, on
 TABS = (("Benchmarks", "overview"), ("Leaderboard", "board"), ("Across benchmarks", "matrix"), ("Submit", "submit"),
         ("Status", "status"), ("Audit", "audit"),
         ("About & cite", "about"), ("Admin", "admin"))
+README_PORT = 7860  # "serves on http://127.0.0.1:7860"
 SERVER_FAILURES = ("Traceback (most recent call last)", "InvalidPathError", "Cannot move")
 
 pytestmark = pytest.mark.browser
 
 
+def _port_free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _command() -> list[str]:
+    """``lemmata serve`` from the environment running the tests (the console script when installed)."""
+    script = Path(sys.executable).with_name("lemmata")
+    return [str(script), "serve"] if script.is_file() else [sys.executable, "-m", "lemmata", "serve"]
+
+
+def _home_outside_temp() -> Path:
+    """A fresh home folder outside the temp folder Gradio serves: beside the checkout when the checkout is not itself
+    under the temp folder (a CI clone may be), else under the user's cache or /var/tmp."""
+    import tempfile
+    import uuid
+
+    temp = str(Path(tempfile.gettempdir()).resolve())
+    for base in (OUT, Path.home() / ".cache" / "lemmata-readme-literal", Path("/var/tmp") / "lemmata-readme-literal"):
+        if not str(base.resolve()).startswith(temp):
+            home = base / ("readme-home" if base == OUT else f"home-{uuid.uuid4().hex[:12]}")
+            shutil.rmtree(home, ignore_errors=True)
+            try:
+                home.mkdir(parents=True)
+            except OSError:
+                continue
+            return home
+    pytest.fail("no writable folder outside the temp folder for the README-literal home")
+
+
 @pytest.fixture(scope="module")
 def server():
-    """The server as the README starts it: already started by the run's controller (under pytest-xdist, so its
-    first start ran beside the other tests), else started here; the fixture waits for ``[lemmata] ready``."""
-    state = readme_server.read_state()
-    owned = state is None
-    if owned:
-        try:
-            state = readme_server.start()
-        except RuntimeError as exc:
-            pytest.fail(str(exc))
-    if state["note"]:
-        print(state["note"])
+    home = _home_outside_temp()
+    import tempfile
+
+    assert not str(home.resolve()).startswith(str(Path(tempfile.gettempdir()).resolve()))
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("LEMMATA_", "GRADIO_")) and k != "XDG_DATA_HOME"}
+    env.update(HOME=str(home), PYTHONPATH=str(ROOT), GRADIO_ANALYTICS_ENABLED="False",
+               HF_HUB_OFFLINE=os.environ.get("HF_HUB_OFFLINE", "1"))
+    assert f"http://127.0.0.1:{README_PORT}" in (ROOT / "README.md").read_text(encoding="utf-8")
+    if _port_free(README_PORT):  # the README's own port, chosen by the command itself
+        port = README_PORT
+    else:  # another server holds 7860 on this machine: the one variable the README's command would need
+        port = _free_port()
+        env["GRADIO_SERVER_PORT"] = str(port)
+        print(f"port {README_PORT} is taken on this machine; the README-literal server runs on {port}")
+    log_path = OUT / "readme-literal-server.log"
+    log = log_path.open("w", encoding="utf-8")
+    # The working folder is Gradio's other default served folder, so it must not hold the home either (a
+    # README reader's ~ is not inside their checkout); the mirror is still found beside the checkout.
+    cwd = OUT / "readme-cwd"
+    cwd.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen(_command(), cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    deadline = time.monotonic() + FIRST_START_SECONDS
     try:
-        readme_server.wait_ready(state, FIRST_START_SECONDS)
-        home = Path(state["home"])
+        while "[lemmata] ready" not in log_path.read_text(encoding="utf-8", errors="replace"):
+            assert proc.poll() is None, "lemmata serve exited:\n" + log_path.read_text(encoding="utf-8")[-4000:]
+            assert time.monotonic() < deadline, "first start did not finish:\n" + log_path.read_text()[-4000:]
+            time.sleep(1)
         assert (home / ".local" / "share" / "lemmata" / "releases" / "re2math-1.0.0" / "croissant.json").is_file()
-        yield {"url": state["url"], "log": Path(state["log"]), "home": home}
+        yield {"url": f"http://127.0.0.1:{port}", "log": log_path, "home": home}
     finally:
-        if owned:
-            readme_server.stop(state)
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        log.close()
+        if not home.is_relative_to(OUT):  # a home made under the user's cache or /var/tmp goes again
+            shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
