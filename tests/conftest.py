@@ -167,7 +167,6 @@ def scholar_worlds(tmp_path_factory, scholar_world_21, scholar_artifacts) -> Pat
     return built_once(tmp_path_factory, "scholar-worlds", link)
 
 
-
 @pytest.fixture
 def worlds_in_home(scholar_worlds, re2math_release) -> Path:
     """This worker's test home (``LEMMATA_HOME``) with the session's Re²Math release and every offline world linked

@@ -167,7 +167,7 @@ def exact_search(queries: np.ndarray, docs: np.ndarray, doc_ids: Sequence[str], 
     ``excluded``: per query, a collection of document row indices never ranked
     for it (a dynamic corpus). Scores are float32 products, compared as stored.
 
-    Query blocks are searched in parallel by ``workers`` threads (default: one per core), each product on one
+    Query blocks are searched in parallel by ``workers`` threads (default: one per usable core), each product on one
     BLAS thread, so the scores — and the rankings — are the same whatever the number of workers or cores: they
     depend on the block shapes and the BLAS kernel only. Within a query block, each document block's candidates
     are kept as they come and only their k-th best score is tracked (one ``np.partition`` of at most 2k values
@@ -181,8 +181,9 @@ def exact_search(queries: np.ndarray, docs: np.ndarray, doc_ids: Sequence[str], 
     ...                             query_limits=[2021])[0]]
     ['z', 'b', 'y']
     """
-    import os
     from concurrent.futures import ThreadPoolExecutor
+
+    from lemmata.core.cores import usable_cores
 
     q = np.ascontiguousarray(queries, dtype=np.float32)
     n = docs.shape[0]
@@ -206,7 +207,7 @@ def exact_search(queries: np.ndarray, docs: np.ndarray, doc_ids: Sequence[str], 
                                    else None, doc_block=doc_block)
 
     starts = list(range(0, len(q), query_block))
-    workers = max(1, min(len(starts), workers or os.cpu_count() or 1))
+    workers = max(1, min(len(starts), workers or usable_cores()))
     with one_blas_thread():
         if workers == 1:
             blocks = [one(qa) for qa in starts]

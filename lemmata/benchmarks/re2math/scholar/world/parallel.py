@@ -13,22 +13,15 @@ small, the caller runs its loop instead.
 from __future__ import annotations
 
 import multiprocessing
-import os
 from collections.abc import Iterator, Sequence
 from typing import Any
+
+from lemmata.core.cores import usable_cores
 
 #: fewest queries that make another worker process worth its start (a fork and a pool: tens of milliseconds)
 MIN_PER_WORKER = 128
 
 _WORLD: Any = None  # set in each forked worker by _adopt
-
-
-def usable_cores() -> int:
-    """Cores this process may run on (its affinity mask where the platform has one)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - platforms without affinity masks
-        return os.cpu_count() or 1
 
 
 def batch_workers(queries: int, workers: int | None) -> int:
