@@ -31,6 +31,32 @@ os.environ.setdefault("HF_HOME", os.path.join(_HOME, "hf"))
 import pytest  # noqa: E402
 
 
+# Files that run first, longest first. The suite runs on two workers (``--dist=loadfile``, files in collection order:
+# ``--no-loadscope-reorder``), so the order decides how long the run takes. The README-literal server's first
+# start (releases, the current world, baselines: two minutes of one core in its own process) goes first, while the
+# other worker builds the session's shared releases and worlds; then the long files, so no long file starts
+# last while the other worker has nothing left (longest-processing-time-first). Every other file keeps its place.
+FIRST = (
+    "space/test_space_readme_literal.py",
+    "benchmarks/re2math/test_re2math_scoring.py",
+    "space/test_space_app.py",
+    "space/test_space_controls.py",
+    "benchmarks/re2math/source/test_source_retrieval.py",
+    "benchmarks/re2math/scholar/test_scholar_v2.py",
+    "test_evaluation.py",
+    "benchmarks/re2math/test_scholar_v21.py",
+    "benchmarks/re2math/agent/test_llm_agent.py",
+    "benchmarks/re2math/agent/test_baseline_agent.py",
+)
+
+
+def pytest_collection_modifyitems(session, config, items) -> None:
+    """Put the files of :data:`FIRST` first, in that order (a stable sort: tests keep their order in a file)."""
+    tests = Path(__file__).resolve().parent
+    rank = {str(tests / name): i for i, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(str(Path(item.fspath).resolve()), len(FIRST)))
+
+
 def _shared_root(tmp_path_factory) -> Path | None:
     """The run's temp folder shared by every worker process, or None when the suite runs in one process."""
     return tmp_path_factory.getbasetemp().parent if os.environ.get("PYTEST_XDIST_WORKER") else None

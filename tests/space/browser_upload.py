@@ -4,7 +4,10 @@ The Submit tab's load events may re-render the box just as a file is set, which
 drops the file; and once a file is taken, Gradio replaces the box's file input
 with the file's name, after an upload that a loaded machine makes slow. So the
 helper polls: it sets the file again only when the input is there and nothing
-has shown for a while, and otherwise waits.
+has shown for a while, and otherwise waits. A taken file is shown as its stem
+and its extension in two elements (``broken-run`` ``.jsonl``), so the name is
+found by the cell's label, not by its text (the whole name is on screen as
+text only while it uploads).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ def set_upload(page, path: Path, *, timeout_s: float = 90.0, settle_s: float = 1
     if clear.count():
         clear.first.click()
         clear.first.wait_for(state="detached", timeout=10_000)
-    name = page.locator(BOX).get_by_text(path.name)
+    name = page.locator(BOX).get_by_label(path.name, exact=True)
     field = page.locator(f"{BOX} input[type=file]")
     deadline = time.monotonic() + timeout_s
     field.wait_for(state="attached", timeout=timeout_s * 1000)
