@@ -33,6 +33,8 @@ def top_k(scores: Sequence[float] | np.ndarray, doc_ids: Sequence[str], k: int |
         raise ValueError(f"expected one score per document ({len(doc_ids)}), got shape {values.shape}")
     if not len(doc_ids):
         return []
+    if k is not None and k < len(doc_ids) and values.dtype.kind in "iuf" and not np.isnan(values).any():
+        return _top_few(values, doc_ids, max(k, 0))
     id_rank = np.argsort(np.asarray(doc_ids, dtype=object).astype(str), kind="stable")
     tiebreak = np.empty(len(doc_ids), dtype=np.int64)
     tiebreak[id_rank] = np.arange(len(doc_ids))
@@ -40,6 +42,31 @@ def top_k(scores: Sequence[float] | np.ndarray, doc_ids: Sequence[str], k: int |
     if k is not None:
         order = order[: max(k, 0)]
     return [(doc_ids[i], float(values[i])) for i in order]
+
+
+def _top_few(values: np.ndarray, doc_ids: Sequence[str], k: int) -> Ranking:
+    """:func:`top_k` for ``k`` below the corpus size, without sorting the corpus (scores free of NaN).
+
+    Why: a baseline ranks a 354k-record world once per query, and sorting every score and every id there cost a
+    quarter of a second a query. The k-th best score is found by a partial sort; every document scoring above it
+    is in the top k (fewer than k of them), and the places left go to the documents scoring exactly it, smallest
+    id first: the same list as the full sort, tie for tie.
+
+    >>> _top_few(np.array([0.5, 2.0, 0.5, 1.0, 0.5]), ["d", "a", "b", "c", "a0"], 3)
+    [('a', 2.0), ('c', 1.0), ('a0', 0.5)]
+    """
+    if k == 0:
+        return []
+    import heapq
+
+    scores = values.astype(np.float64)
+    kth = -np.partition(-scores, k - 1)[k - 1]
+    above = np.flatnonzero(scores > kth).tolist()
+    tied = np.flatnonzero(scores == kth).tolist()
+    above.sort(key=lambda i: (-scores[i], doc_ids[i], i))
+    # ties: smallest id first (equal ids, as the full sort's stable order, by position)
+    chosen = heapq.nsmallest(k - len(above), tied, key=lambda i: (doc_ids[i], i))
+    return [(doc_ids[i], float(values[i])) for i in above + chosen]
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Ranking], k: int | None = None, *, rrf_k: int = RRF_K) -> Ranking:

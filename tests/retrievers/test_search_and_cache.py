@@ -169,3 +169,19 @@ def test_cache_reencodes_a_damaged_chunk_and_keys_by_model_and_corpus(tmp_path):
     other_prompt.info = ModelInfo(name="counting-encoder", revision="1", prompts={"document": "passage: "})
     assert cache.folder(other_prompt, ids, texts) != folder
     assert cache.folder(enc, ids, texts[:-1] + ["changed"]) != folder
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_top_k_of_a_few_equals_the_full_sort_with_ties_and_signed_zeros(dtype):
+    """Top k below the corpus size takes a partial sort; it must give the full sort's prefix, tie for tie."""
+    rng = np.random.default_rng(7)
+    for case in range(400):
+        n = int(rng.integers(1, 300))
+        levels = rng.choice([-0.0, 0.0, 0.5, 1.0, 2.5, -1.0, 1e-30, 3.0], size=int(rng.integers(1, 8)))
+        values = (rng.choice(levels, size=n) if case % 2 else rng.normal(size=n).round(1)).astype(dtype)
+        ids = [f"d{int(x)}" for x in rng.integers(0, 10 * n, size=n)]  # ids may repeat: order by position then
+        if case % 3 == 0:
+            ids = list(dict.fromkeys(ids)) + [f"u{i}" for i in range(n - len(set(ids)))]
+        full = top_k(values, ids, None)
+        for k in {0, 1, 2, n // 3, n - 1, n, n + 5}:
+            assert top_k(values, ids, k) == full[:max(k, 0)], (case, k)
