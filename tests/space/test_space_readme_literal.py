@@ -99,6 +99,7 @@ def server():
         port = _free_port()
         env["GRADIO_SERVER_PORT"] = str(port)
         print(f"port {README_PORT} is taken on this machine; the README-literal server runs on {port}")
+    OUT.mkdir(parents=True, exist_ok=True)  # run first, in a fresh clone: nothing has made it yet
     log_path = OUT / "readme-literal-server.log"
     log = log_path.open("w", encoding="utf-8")
     # The working folder is Gradio's other default served folder, so it must not hold the home either (a
