@@ -97,6 +97,8 @@ VARIABLES: tuple[Variable, ...] = (
     _v("llm", "LEMMATA_LLM_CONCURRENCY", "chat requests in flight during a run", "8"),
     _v("llm", "LEMMATA_LLM_TIMEOUT_S", "seconds per chat request", "600"),
     _v("llm", "LEMMATA_LLM_MAX_RETRIES", "retries of a failed chat request (429, 5xx, timeouts)", "6"),
+    _v("llm", "LEMMATA_LLM_BACKOFF_S", "seconds before the first retry of a chat request, doubled at each "
+       "retry (at least the server's Retry-After)", "1"),
     _v("llm", "LEMMATA_LLM_CACHE", "folder of the on-disk chat request cache", "$LEMMATA_HOME/cache/chat"),
     # search and sources (Re²Math live protocol)
     _v("live", "SERPAPI_API_KEY", "SerpAPI key for recording Google Scholar searches (never written anywhere)",

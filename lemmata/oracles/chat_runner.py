@@ -253,6 +253,7 @@ class Endpoint(BaseModel):
         }
         for name, key, conv in (("LEMMATA_LLM_TIMEOUT_S", "timeout_s", float),
                                 ("LEMMATA_LLM_MAX_RETRIES", "max_retries", int),
+                                ("LEMMATA_LLM_BACKOFF_S", "backoff_s", float),
                                 ("LEMMATA_LLM_CONCURRENCY", "concurrency", int)):
             value = setting(name, env)
             if value:

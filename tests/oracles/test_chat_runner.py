@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from lemmata.core.errors import LemmataError
 from lemmata.oracles.chat_double import ChatDouble, Reply
 from lemmata.oracles.chat_runner import (
     ChatJob,
@@ -144,6 +145,10 @@ def test_endpoint_from_env_prefers_lemmata_settings_then_openai_variables():
     env |= {"LEMMATA_LLM_BASE_URL": "http://l.example/v1", "LEMMATA_LLM_API_KEY": "lk", "LEMMATA_LLM_CONCURRENCY": "3"}
     ep = Endpoint.from_env("m", env)
     assert (ep.base_url, ep.api_key, ep.concurrency) == ("http://l.example/v1", "lk", 3)
+    assert (ep.backoff_s, Endpoint.from_env("m", env | {"LEMMATA_LLM_BACKOFF_S": "0.25"}).backoff_s) == (1.0, 0.25)
+    for bad in ("-1", "nan", "soon"):
+        with pytest.raises(LemmataError, match="backoff_s|LEMMATA_LLM_BACKOFF_S"):
+            Endpoint.from_env("m", env | {"LEMMATA_LLM_BACKOFF_S": bad})
     assert Endpoint.from_env("m", {}).base_url == "https://api.openai.com/v1"
     assert json.loads(ep.model_dump_json()).get("api_key") == "lk"
 

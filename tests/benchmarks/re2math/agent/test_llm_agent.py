@@ -60,6 +60,7 @@ def test_run_re2math_scores_pending_then_judge_completes_a_new_version(world_hom
     with ChatDouble(agent, model_id="agent-x-0125") as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("LEMMATA_LLM_MAX_RETRIES", "1")
+        monkeypatch.setenv("LEMMATA_LLM_BACKOFF_S", "0")  # the 50 malformed replies are retried without a wait
         monkeypatch.setenv("LEMMATA_LLM_CONCURRENCY", "8")
         code = main(["run", "re2math", "--model", "agent-x", "--out", str(tmp_path / "out"), "--cache",
                      str(tmp_path / "cache.jsonl"), "--window", "3", "--track", "raw", "--quiet", "--no-score"])
