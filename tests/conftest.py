@@ -53,8 +53,8 @@ FIRST = (
 def pytest_collection_modifyitems(session, config, items) -> None:
     """Put the files of :data:`FIRST` first, in that order (a stable sort: tests keep their order in a file)."""
     tests = Path(__file__).resolve().parent
-    rank = {str(tests / name): i for i, name in enumerate(FIRST)}
-    items.sort(key=lambda item: rank.get(str(Path(item.fspath).resolve()), len(FIRST)))
+    rank = {tests / name: i for i, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.resolve(), len(FIRST)))
 
 
 def _shared_root(tmp_path_factory) -> Path | None:

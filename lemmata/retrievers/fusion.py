@@ -7,6 +7,7 @@ a run is then reproducible bit for bit whatever order the corpus was read in.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 
 import numpy as np
@@ -47,8 +48,8 @@ def top_k(scores: Sequence[float] | np.ndarray, doc_ids: Sequence[str], k: int |
 def _top_few(values: np.ndarray, doc_ids: Sequence[str], k: int) -> Ranking:
     """:func:`top_k` for ``k`` below the corpus size, without sorting the corpus (scores free of NaN).
 
-    Why: a baseline ranks a 354k-record world once per query, and sorting every score and every id there cost a
-    quarter of a second a query. The k-th best score is found by a partial sort; every document scoring above it
+    Why: a baseline ranks a 354k-record world once per query, and sorting every score and every id there cost
+    about 300 ms a query. The k-th best score is found by a partial sort; every document scoring above it
     is in the top k (fewer than k of them), and the places left go to the documents scoring exactly it, smallest
     id first: the same list as the full sort, tie for tie.
 
@@ -57,8 +58,6 @@ def _top_few(values: np.ndarray, doc_ids: Sequence[str], k: int) -> Ranking:
     """
     if k == 0:
         return []
-    import heapq
-
     scores = values.astype(np.float64)
     kth = -np.partition(-scores, k - 1)[k - 1]
     above = np.flatnonzero(scores > kth).tolist()
