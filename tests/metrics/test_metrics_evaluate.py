@@ -6,7 +6,6 @@ import ast
 import json
 import socket
 
-import evaluate
 import pytest
 import yaml
 
@@ -31,9 +30,17 @@ def offline(monkeypatch):
     monkeypatch.setattr(socket.socket, "connect", refuse)
 
 
+def _evaluate():
+    """The ``evaluate`` library, imported when a test runs: it imports ``transformers`` (seconds of CPU), which
+    would otherwise be paid by every worker while collecting, before any test starts."""
+    import evaluate
+
+    return evaluate
+
+
 def load(name, config=None, tmp_path=None):
     kwargs = {"cache_dir": str(tmp_path)} if tmp_path else {}
-    return evaluate.load(str(METRICS_DIR / name), config, **kwargs)
+    return _evaluate().load(str(METRICS_DIR / name), config, **kwargs)
 
 
 TOOL_PREDICTIONS = [
@@ -155,19 +162,19 @@ def test_pass_at_k_configuration(offline, tmp_path):
 
 def test_unknown_configuration_is_refused(offline):
     with pytest.raises(KeyError, match="unknown configuration 'pass@k'"):
-        evaluate.load(str(METRICS_DIR / "correctness"), "pass@k")
+        _evaluate().load(str(METRICS_DIR / "correctness"), "pass@k")
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_relative_local_path_loads(offline, monkeypatch, tmp_path, name):
     monkeypatch.chdir(repo_root())
-    module = evaluate.load(f"metrics/{name}", cache_dir=str(tmp_path))
+    module = _evaluate().load(f"metrics/{name}", cache_dir=str(tmp_path))
     assert module.name == name and module.citation and module.description
 
 
 def test_relative_local_path_computes(offline, monkeypatch, tmp_path):
     monkeypatch.chdir(repo_root())
-    module = evaluate.load("metrics/recall_at_k", cache_dir=str(tmp_path))
+    module = _evaluate().load("metrics/recall_at_k", cache_dir=str(tmp_path))
     assert module.compute(predictions=[["a"]], references=[["a"]], n_resamples=0)["recall@10"] == 1.0
 
 
