@@ -25,15 +25,15 @@ _PUBLIC: dict[str, str] = {
     "Problem": "lemmata.core.errors", "UnknownNameError": "lemmata.core.registry",
     # metadata and the registry
     "BenchmarkMeta": "lemmata.core.meta", "get_benchmark": "lemmata.families", "list_benchmarks": "lemmata.families",
-    "handler_for": "lemmata.families", "validate_upload": "lemmata.families",
+    "handler_for": "lemmata.families", "validate_upload": "lemmata.scoring",
     # releases
     "open_release": "lemmata.release.load", "release_path": "lemmata.catalog", "load_release": "lemmata.catalog",
     # results and scoring
-    "Result": "lemmata.formats.results", "FrozenTuple": "lemmata.formats.results", "score_file": "lemmata.tracks.runner",
+    "Result": "lemmata.formats.results", "FrozenTuple": "lemmata.formats.results", "score_file": "lemmata.scoring",
     "Store": "lemmata.store", "OracleConfig": "lemmata.tracks.base", "TrackHandler": "lemmata.tracks.base",
     "RankingTrack": "lemmata.tracks.ranking",
     # running a model on the ranking tracks
-    "evaluate": "lemmata.evaluation",
+    "evaluate": "lemmata.harness.evaluate",
 }
 
 __all__ = ["__version__", *sorted(_PUBLIC)]

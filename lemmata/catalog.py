@@ -137,6 +137,17 @@ def _collection(root: str, corpus: str, queries: str, qrels: str, excluded: str 
     return Collection(corpus=docs, queries=dict(zip(qs["_id"], qs["text"])), qrels=judged, excluded=out_excluded)
 
 
+def corpus_texts(release: Release, split: str) -> dict[str, str]:
+    """What a retriever reads of each document of a ``corpus`` split, by id in table order: title and text joined
+    as BEIR and MTEB join them. (A scoring :func:`collection` carries ids only; a model run needs the words.)"""
+    import pyarrow.parquet as pq
+
+    names = pq.read_schema(table_path(release, "corpus", split)).names
+    cols = read_columns(release, "corpus", split, ["_id", *(["title"] if "title" in names else []), "text"])
+    titles = cols.get("title") or [None] * len(cols["_id"])
+    return {i: " ".join(filter(None, (t, x))) for i, t, x in zip(cols["_id"], titles, cols["text"])}
+
+
 def collection(release: Release, *, corpus: str, queries: str, qrels: str, excluded: str | None = None) -> Collection:
     """A BEIR collection assembled from splits of a retrieval release's ``corpus``/``queries``/``qrels`` configs."""
     return _collection(str(release.root), corpus, queries, qrels, excluded)

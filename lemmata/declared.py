@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from lemmata.catalog import collection, load_release
+from lemmata.core.atomic import atomic_write_text
 from lemmata.core.errors import InputError, LemmataError
+from lemmata.core.jsonl import dumps_jsonl
 from lemmata.core.meta import BenchmarkMeta
 from lemmata.formats.beir import Collection, RunRecord
 from lemmata.formats.results import FrozenTuple
@@ -32,7 +34,8 @@ from lemmata.release.beir_builder import BeirFilesBuilder, BeirHubBuilder
 from lemmata.release.builder import ReleaseBuilder
 from lemmata.tracks.ranking import RankingRecord, RankingTrack, Scored, ranking_header, received_date, scoring_artifact
 
-__all__ = ["DeclaredRankingTrack", "declared_builder", "declared_track", "stale_kit", "submission_kit", "write_kit"]
+__all__ = ["DeclaredRankingTrack", "declared_builder", "declared_tasks", "declared_track", "stale_kit", "submission_kit",
+           "write_kit"]
 
 
 class DeclaredRankingTrack(RankingTrack):
@@ -113,6 +116,35 @@ def declared_builder(meta: BenchmarkMeta) -> type[ReleaseBuilder]:
                 {"meta": meta, "builder_id": f"lemmata.builders.declared.{meta.name}", "__module__": __name__})
 
 
+def declared_tasks(name: str, **_: object) -> list[Any]:
+    """The `lemmata evaluate` tasks of a declared ranking track: one submission per track (``qrels`` split), over
+    the served release's corpus (title and text, as BEIR and MTEB join them) and queries, with the plain header
+    the track's schema asks for. Built from the metadata alone, as the track and the builder are.
+
+    >>> declared_tasks.__name__  # exercised end to end by tests/release/test_declared_benchmark.py
+    'declared_tasks'
+    """
+    from lemmata.catalog import corpus_texts
+    from lemmata.families import get_benchmark
+    from lemmata.tracks.model_runs import Part, RankingTask
+
+    meta = get_benchmark(name)
+    spec = meta.ranking
+    if spec is None:
+        raise LemmataError(f"{meta.name}'s metadata declares no ranking track (meta.ranking)")
+    release = load_release(meta)
+    out = []
+    for track in meta.tracks:
+        coll = collection(release, corpus=spec.corpus, queries=spec.queries, qrels=track)
+        texts = corpus_texts(release, spec.corpus)
+        part = Part(doc_ids=list(coll.corpus), doc_texts=[texts[d] for d in coll.corpus],
+                    queries=dict(coll.queries), excluded=dict(coll.excluded))
+        out.append(RankingTask(name=f"{meta.name}:{track}", run_header=False, parts=[part],
+                               header={"benchmark": meta.name, "release": meta.release_id, "track": track},
+                               filename=f"{meta.name}.{track}"))
+    return out
+
+
 # -- the submission kit: README, JSON Schema and example, generated ------------------------------------------
 
 def kit_command(meta: BenchmarkMeta) -> str:
@@ -129,11 +161,11 @@ def submission_kit(meta: BenchmarkMeta, folder: str | Path = "submissions") -> d
     the page shows that score.
     """
     from lemmata.core.hashing import sha256_file
-    from lemmata.families import declared_releases, families, handler_for, validate_upload
+    from lemmata.families import declared_releases, families
     from lemmata.release.manifest import MANIFEST
-    from lemmata.tracks.base import OracleConfig
+    from lemmata.scoring import score_validated, validate_upload
     from lemmata.tracks.ranking_docs import ExampleShown, broken_copies, submission_readme
-    from lemmata.tracks.ranking_example import example_filename, example_lines, example_text
+    from lemmata.tracks.ranking_example import example_filename, example_lines
 
     declared = {m.name for f in families().values() for m in declared_releases(f)}
     if meta.name not in declared:
@@ -143,10 +175,9 @@ def submission_kit(meta: BenchmarkMeta, folder: str | Path = "submissions") -> d
     release = load_release(meta)
     lines = example_lines(meta, release, command=command)
     name = example_filename(meta)
-    text = example_text(lines)
+    text = dumps_jsonl(lines)
     validated = validate_upload(text.encode("utf-8"), name)
-    track = handler_for(meta.name)
-    result = track.score(validated, received_at=f"{meta.released}T00:00:00+00:00", oracles=OracleConfig())
+    track, result = score_validated(validated, received_at=f"{meta.released}T00:00:00+00:00")
     errors = []
     for broken in broken_copies(meta, lines):
         try:
@@ -176,10 +207,7 @@ def write_kit(meta: BenchmarkMeta, folder: str | Path = "submissions") -> list[P
                 not path.read_text(encoding="utf-8").startswith(GENERATED_MARK):
             raise LemmataError(f"{path} was written by hand (no generated mark on its first line); not overwritten")
     for path, text in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        atomic_write_text(path, text)
     return list(files)
 
 

@@ -1,11 +1,14 @@
-"""The one registry: every benchmark family, and through them every release, builder, track and importer.
+"""The one registry: every benchmark family, and through them every release, builder, track, run and verb.
 
-Families are named here once (:data:`FAMILIES`) and imported lazily; each
-declares what it contributes in a :class:`~lemmata.core.family.Family` record.
-Everything that looks a benchmark up by name — the CLI, the space, the catalog,
-the scoring runner — asks this module, and unknown names fail with close-match
-suggestions. This string table is the one sanctioned way a lower layer reaches
-a family: imports otherwise run one way (see the README's layout section).
+Families are named here once (:data:`FAMILIES`, plus any installed package's
+``lemmata.families`` entry point) and imported lazily; each declares what it
+contributes in a :class:`~lemmata.core.family.Family` record. Everything that
+looks a benchmark up by name — the CLI (its verbs, ``run`` protocols,
+``evaluate`` tracks and baselines), the space (briefs, start-up steps, panels),
+the catalog, the scoring path — asks this module, and unknown names fail with
+close-match suggestions. This string table is the one sanctioned way a lower
+layer reaches a family: imports otherwise run one way (see the README's layout
+section), and nothing above this module names a benchmark.
 """
 
 from __future__ import annotations
@@ -15,20 +18,21 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lemmata.core.errors import InputError, Problem
+from lemmata.core.errors import InputError
 from lemmata.core.family import Family
-from lemmata.core.hashing import sha256_bytes
 from lemmata.core.meta import BenchmarkMeta
 from lemmata.core.registry import Registry, UnknownNameError, resolve, suggest
 
 if TYPE_CHECKING:  # pragma: no cover
+    from lemmata.core.family import StartupStep
     from lemmata.formats.schema import SchemaFile
-    from lemmata.tracks.base import TrackHandler, Validated
+    from lemmata.tracks.base import TrackHandler
 
 __all__ = [
-    "FAMILIES", "UnknownNameError", "baseline_jobs", "builder_classes", "families", "get_benchmark", "handler_for",
-    "attach_runner_log", "known_benchmarks", "list_benchmarks", "refresh", "registry", "reported_importers",
-    "schema_files", "validate_upload",
+    "ENTRY_POINT_GROUP", "FAMILIES", "UnknownNameError", "artifact_versions", "baseline_commands", "baseline_jobs",
+    "briefs", "builder_classes", "commands", "conditions", "default_evaluation_tracks", "evaluation_tracks", "families",
+    "get_benchmark", "handler_for", "known_benchmarks", "list_benchmarks", "panels", "refresh",
+    "registry", "reported_importers", "run_protocols", "schema_files", "startup_steps",
 ]
 
 #: benchmark families (the ``family`` of their releases) and their packages under ``lemmata.benchmarks``, in the
@@ -37,19 +41,38 @@ FAMILIES: dict[str, str] = {"re2math": "re2math", "mathnet": "mathnet", "mirb": 
                             "taobench": "taobench", "math-arxiv-meta": "math_arxiv_meta"}
 
 
+#: the entry-point group through which an installed package adds a family (``name = "module:FAMILY"``), as
+#: pytest plugins and MTEB task packages plug in: the family's folder is the whole change
+ENTRY_POINT_GROUP = "lemmata.families"
+
+
+def _plugins() -> dict[str, str]:
+    """``name -> "module:FAMILY"`` of every installed ``lemmata.families`` entry point (built-in names win)."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name not in FAMILIES}
+
+
 @lru_cache(maxsize=1)
 def families() -> Registry[Family]:
     """Every family by name; a :data:`FAMILIES` value holding ':' is a full ``"module:FAMILY"`` reference (a family
-    outside ``lemmata.benchmarks``, e.g. one metadata module), any other a package under ``lemmata.benchmarks``."""
-    return Registry("benchmark family", Family,
-                    {name: package if ":" in package else f"lemmata.benchmarks.{package}:FAMILY"
-                     for name, package in FAMILIES.items()}).freeze()
+    outside ``lemmata.benchmarks``, e.g. one metadata module), any other a package under ``lemmata.benchmarks``;
+    installed plug-ins (:data:`ENTRY_POINT_GROUP`) come after the built-in families."""
+    entries = {name: package if ":" in package else f"lemmata.benchmarks.{package}:FAMILY"
+               for name, package in FAMILIES.items()}
+    return Registry("benchmark family", Family, {**entries, **_plugins()}).freeze()
 
 
 def refresh() -> None:
-    """Forget every table read from :data:`FAMILIES`, so a family added to it is seen (plug-ins, tests)."""
-    for cached in (families, registry, handlers):
+    """Forget every table read from :data:`FAMILIES` and the entry points, so a family added is seen (plug-ins,
+    tests)."""
+    for cached in (families, registry, handlers, evaluation_tracks, run_protocols):
         cached.cache_clear()
+
+
+def _refs(field: str) -> list[tuple[Family, str]]:
+    """``(family, absolute reference)`` of every entry of one tuple field of the families' records, in order."""
+    return [(f, f.ref(ref)) for f in families().values() for ref in getattr(f, field)]
 
 
 def declared_releases(family: Family) -> list[BenchmarkMeta]:
@@ -100,16 +123,23 @@ def builder_classes(family: str | None = None) -> list[type]:
     return out
 
 
+def _by_name(kind: str, type_: type, field: str, declared: Callable[[BenchmarkMeta], Any] | None = None) -> Registry:
+    """One registry over a ``name -> "module:attribute"`` field of every family's record, plus what ``declared``
+    derives for each declared release, in family order."""
+    out: Registry[Any] = Registry(kind, type_)
+    for family in families().values():
+        for name, ref in getattr(family, field).items():
+            out.register(name, family.ref(ref))
+        for meta in declared_releases(family) if declared else ():
+            out.register(meta.name, declared(meta))  # type: ignore[misc]
+    return out.freeze()
+
+
 @lru_cache(maxsize=1)
 def handlers() -> Registry[type]:
     """Track handler classes by the ``benchmark`` value of a submission header."""
-    out: Registry[type] = Registry("benchmark", type)
-    for family in families().values():
-        for benchmark, ref in family.handlers.items():
-            out.register(benchmark, family.ref(ref))
-        for meta in declared_releases(family):
-            out.register(meta.name, resolve("lemmata.declared:declared_track")(meta))  # type: ignore[operator]
-    return out.freeze()
+    return _by_name("benchmark", type, "handlers",
+                    lambda meta: resolve("lemmata.declared:declared_track")(meta))  # type: ignore[operator]
 
 
 def handler_for(benchmark: str) -> "TrackHandler":
@@ -121,82 +151,6 @@ def handler_for(benchmark: str) -> "TrackHandler":
 
 def known_benchmarks() -> list[str]:
     return sorted(handlers())
-
-
-def validate_upload(data: bytes, filename: str, *, max_bytes: int | None = None, runner_log: bytes | None = None,
-                    runner_log_name: str = "runner-log.jsonl") -> "Validated":
-    """Parse the envelope, dispatch on ``benchmark`` and validate completely.
-
-    Line problems of the envelope, header problems and record problems come back
-    together in one InputError; a file that is one JSON document is offered to
-    the families' recognisers, which may say what it is instead. A header that
-    declares a runner request log (``runner.log_sha256``) needs ``runner_log``,
-    and a given log needs such a header (:func:`attach_runner_log`).
-    """
-    validated = _validate(data, filename, max_bytes)
-    return attach_runner_log(validated, runner_log, runner_log_name)
-
-
-def attach_runner_log(validated: "Validated", log: bytes | None, log_name: str) -> "Validated":
-    """``validated`` with its runner request log checked, or unchanged when neither the header nor the caller
-    names a log; InputError when one names a log the other lacks, when the log does not hash to the header's
-    ``runner.log_sha256``, or when the benchmark's check finds a mismatch with the release."""
-    import dataclasses
-
-    declared = validated.declared_runner_log
-    if log is None and declared is None:
-        return validated
-    if log is None:
-        raise InputError.one(validated.filename, f"the header records a runner request log (sha256 {declared[:12]}…) "
-                                                 "but none was given: upload the log written beside the submission "
-                                                 "(*.runner-log.jsonl; `lemmata score --runner-log FILE`), or remove the header's runner field (the "
-                                                 "entry is then self-reported)", field="runner.log_sha256")
-    if declared is None:
-        raise InputError.one(log_name, "a runner request log was given, but the submission header records none "
-                                       "(runner.log_sha256): only a submission written by `lemmata run` names its log",
-                             field="runner")
-    actual = sha256_bytes(log)
-    if actual != declared:
-        raise InputError.one(log_name, f"the log hashes to {actual[:12]}…, but the submission header records "
-                                       f"runner.log_sha256 {declared[:12]}…: it was edited after the run hashed it, or "
-                                       "it is another run's log", field="runner.log_sha256")
-    outcome = handler_for(validated.benchmark).check_runner_log(validated, log, log_name)
-    return dataclasses.replace(validated, runner_log=outcome)
-
-
-def _validate(data: bytes, filename: str, max_bytes: int | None) -> "Validated":
-    from lemmata.formats.envelope import NotJsonl, cap_problems, parse_envelope, skipped
-
-    try:
-        envelope = parse_envelope(data, filename, max_bytes=max_bytes, keep_going=True)
-    except NotJsonl as exc:
-        raise InputError(recognised(exc.document, filename) or list(exc.problems)) from None
-    benchmark = envelope.header.get("benchmark")
-    if not isinstance(benchmark, str) or benchmark not in handlers():
-        reason = "header must name the benchmark (string)" if not isinstance(benchmark, str) else \
-            suggest("benchmark", benchmark, handlers())
-        raise InputError(cap_problems([Problem(filename, reason, envelope.header_line, "benchmark"),
-                                       *envelope.problems], filename),
-                         [skipped(filename, "the records", "the header names no known benchmark")])
-    try:
-        validated = handler_for(benchmark).validate(envelope, sha256_bytes(data))
-    except InputError as exc:  # the list a person reads stays bounded; the total stays stated
-        given = {id(p) for p in exc.problems}  # by identity: hashing a hostile file's problems costs seconds
-        found = [p for p in envelope.problems if id(p) not in given] + list(exc.problems)
-        raise InputError(cap_problems(found, filename), list(exc.skipped)) from None
-    if envelope.problems:  # a handler that forgot the envelope's line problems still cannot accept the file
-        raise InputError(cap_problems(list(envelope.problems), filename))
-    return validated
-
-
-def recognised(document: Any, filename: str) -> list["Problem"]:
-    """What a family's recogniser says about an upload that is one JSON document (empty: nobody knows it)."""
-    for family in families().values():
-        for ref in family.recognisers:
-            problems = family.load(ref)(document, filename)  # type: ignore[operator]
-            if problems:
-                return list(problems)
-    return []
 
 
 def schema_files() -> list["SchemaFile"]:
@@ -217,3 +171,72 @@ def baseline_jobs() -> list[tuple[str, Callable[[Path], Path]]]:
         if f.baselines:
             jobs.extend(f.load(f.baselines)())  # type: ignore[operator]
     return jobs
+
+
+@lru_cache(maxsize=1)
+def evaluation_tracks() -> Registry[Callable[..., list]]:
+    """Ranking track -> the function building its `lemmata evaluate` tasks (loaded on first use); a declared
+    family's ranking tracks derive theirs from their metadata (:func:`lemmata.declared.declared_tasks`)."""
+    return _by_name("ranking track", object, "evaluation", lambda meta: "lemmata.declared:declared_tasks")
+
+
+def default_evaluation_tracks() -> tuple[str, ...]:
+    """What `lemmata evaluate` runs when no track is named: each family's defaults, then every declared track."""
+    out = [t for f in families().values() for t in f.evaluation if t not in f.evaluation_on_request]
+    return tuple(out + [m.name for f in families().values() for m in declared_releases(f)])
+
+
+@lru_cache(maxsize=1)
+def run_protocols() -> Registry[Any]:
+    """`lemmata run NAME` -> the family's run protocol (a :class:`lemmata.harness.runs.RunProtocol`), by name."""
+    return _by_name("run protocol", object, "runs")
+
+
+def commands() -> list[Callable[[Any], None]]:
+    """The ``register(subparsers)`` function of every family's own CLI verb, family by family."""
+    return [resolve(ref) for _, ref in _refs("commands")]  # type: ignore[misc]
+
+
+def baseline_commands() -> list[Callable[[Any], None]]:
+    """The ``register(subparsers)`` function adding each family's `lemmata baselines run TRACK` sub-commands."""
+    return [resolve(ref) for _, ref in _refs("baseline_commands")]  # type: ignore[misc]
+
+
+def artifact_versions(family: str) -> Any:
+    """The family's versioned frozen artifacts (a :class:`lemmata.core.artifacts.ArtifactVersions`)."""
+    table = families()
+    if family not in table:
+        raise UnknownNameError(suggest("benchmark family", family, table))
+    f = table[family]
+    if f.artifacts is None:
+        raise UnknownNameError(f"benchmark family {family!r} has no versioned artifacts")
+    return f.load(f.artifacts)
+
+
+def artifact_families() -> list[str]:
+    """Names of the families that publish versioned frozen artifacts."""
+    return [name for name, f in families().items() if f.artifacts]
+
+
+def briefs() -> dict[str, Any]:
+    """Submission benchmark -> its overview brief, from every family that writes them."""
+    out: dict[str, Any] = {}
+    for f in families().values():
+        if f.briefs:
+            out.update(f.load(f.briefs))  # type: ignore[arg-type]
+    return out
+
+
+def startup_steps() -> list["StartupStep"]:
+    """Every start-up step the families need the space to run (e.g. build a current artifact), family by family."""
+    return [resolve(ref) for _, ref in _refs("startup")]  # type: ignore[misc]
+
+
+def conditions() -> list[Any]:
+    """Every family's own declared run conditions (:class:`lemmata.core.family.Condition`), in family order."""
+    return [resolve(ref) for _, ref in _refs("conditions")]
+
+
+def panels() -> list[Any]:
+    """Every family's extra board panel, in family order."""
+    return [resolve(ref) for _, ref in _refs("panels")]

@@ -175,7 +175,7 @@ def ann(n: int, index_path: str, kind: str = "ivf") -> dict:
 
 
 def e2e(cache_dir: str) -> dict:
-    from lemmata.evaluation import evaluate
+    from lemmata.harness.evaluate import evaluate
     from lemmata.retrievers.embedding_cache import EmbeddingCache
 
     t = time.perf_counter()

@@ -62,7 +62,7 @@ import json, resource, sys, time
 sys.path.insert(0, ".")
 from perf.hostile_input_speed import build
 from lemmata.core.errors import Error
-from lemmata.families import validate_upload
+from lemmata.scoring import validate_upload
 data = build(sys.argv[1])
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter()
@@ -80,7 +80,12 @@ print(json.dumps({"bytes": len(data), "seconds": seconds, "peak_rss_mb": peak / 
 
 
 def main(argv: list[str]) -> int:
-    kinds = argv or list(KINDS)
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("kinds", nargs="*", choices=[*KINDS, []], metavar="KIND",
+                        help=f"hostile file kinds to try (default all: {', '.join(KINDS)})")
+    kinds = parser.parse_args(argv).kinds or list(KINDS)
     print(f"{'kind':32} {'MiB':>6} {'seconds':>8} {'peak RSS MB':>11} {'listed':>6}  outcome / last problem")
     worst = 0.0
     for kind in kinds:

@@ -54,7 +54,7 @@ def main(argv: list[str]) -> int:
                _best(lambda: open_release_folder(folder), args.repeat, False)]
         print(f"{release_id:28} " + " ".join(f"{1000 * v:>10.1f}" for v in row))
     if args.world is not None:
-        from lemmata.benchmarks.re2math.scholar.world import open_world
+        from lemmata.benchmarks.re2math.scholar.world.v2_0 import open_world
         from lemmata.release.manifest import verify_manifest
 
         def before() -> None:  # what open_world did until now: the files' hashes, the id, the tokenizer

@@ -3,7 +3,7 @@
 Cases, each in a fresh process so peak memory is its own:
 
 - ``honest``: a full run of taobench-150-1.1.0, both formulations, n = 8 (2,400 answers of ~2 KB), validated with
-  its submission through :func:`lemmata.families.validate_upload` (read, recompute prompts and keys), then every
+  its submission through :func:`lemmata.scoring.validate_upload` (read, recompute prompts and keys), then every
   attempt re-extracted as scoring does (reported apart: scoring runs in the worker);
 - ``tiny-entries``: a log at the 64 MiB cap made of the smallest valid-looking entries (the line cap stops it);
 - ``many-answers``: 99,000 well-formed answers (under the line cap), none for a submitted exercise;
@@ -65,7 +65,7 @@ def honest(releases: str) -> tuple[bytes, bytes]:
 
 def case(name: str, releases: str) -> None:
     from lemmata.core.errors import InputError
-    from lemmata.families import validate_upload
+    from lemmata.scoring import validate_upload
 
     sub, log = honest(releases)
     if name == "tiny-entries":

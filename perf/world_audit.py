@@ -207,7 +207,7 @@ def main() -> None:
 
     import numpy as np
 
-    from lemmata.benchmarks.re2math.agent import clip, extract_sentence
+    from lemmata.benchmarks.re2math.agent.lexical import clip, extract_sentence
     from lemmata.benchmarks.re2math.render import render_instance
     from lemmata.benchmarks.re2math.scholar.matcher import SourceRef, is_citing_paper
     from lemmata.release.load import open_release

@@ -100,7 +100,8 @@ def main() -> None:
     from lemmata.benchmarks.re2math.render import render_instance
     from lemmata.release.load import open_release
     from lemmata.benchmarks.re2math.scholar.artifact import build_artifact, open_artifact
-    from lemmata.benchmarks.re2math.scholar.world import RECORDS_FILE, build_world, open_world
+    from lemmata.benchmarks.re2math.scholar.world import RECORDS_FILE
+    from lemmata.benchmarks.re2math.scholar.world.v2_0 import build_world, open_world
 
     with tempfile.TemporaryDirectory(prefix="lemmata-world-leaks-") as tmp:
         release = Path(args.release) if args.release else None

@@ -123,7 +123,7 @@ def scholar_artifacts(tmp_path_factory, re2math_release, distractor_release) -> 
     """Both offline Re2Math artifacts, built once per run: the 2.0.0 world (what submissions use) and 1.0.0
     (superseded, still audits). Read-only: a test that tampers copies the folder first."""
     from lemmata.benchmarks.re2math.scholar.artifact import build_artifact
-    from lemmata.benchmarks.re2math.scholar.world import build_world
+    from lemmata.benchmarks.re2math.scholar.world.v2_0 import build_world
 
     def build(root: Path) -> Path:
         build_artifact(re2math_release, root)
@@ -171,7 +171,7 @@ def re2math_sources_copy(tmp_path) -> Path:
 def scholar_world_21(tmp_path_factory, re2math_release, distractor_release) -> Path:
     """The current offline world, re2math-scholar-offline-2.1.0 (2.0.0's records plus the math_bib distractors, one
     display, opaque ids), built once per session from the mirror. Read-only: a test that tampers copies it first."""
-    from lemmata.benchmarks.re2math.scholar.world21 import build_world_21
+    from lemmata.benchmarks.re2math.scholar.world.v2_1 import build_world as build_world_21
 
     return built_once(tmp_path_factory, "scholar-world-21",
                       lambda d: build_world_21(re2math_release, distractor_release, d))

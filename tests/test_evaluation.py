@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lemmata.evaluation import evaluate
+from lemmata.harness.evaluate import evaluate
 from lemmata.retrievers.embedding_cache import EmbeddingCache
-from lemmata.tracks.runner import score_file
+from lemmata.scoring import score_file
 from lemmata.store import Store
 
 THEOREM = "re2math-theorem-retrieval"
@@ -34,6 +34,24 @@ def hub_releases():
                           (MirbBuilder, FIXTURES / "mirb", "mirb-1.0.0")):
         if not (releases_dir() / rid).is_dir():
             cls(source_dir=src).build(releases_dir(), quiet=True)
+
+
+def test_every_ranking_task_gives_the_model_the_documents_words(hub_releases):
+    """A model ranks what the release serves: each document's title and text, never the empty text of the id-only
+    collection the scorer reads (an earlier MIRB and MathNet-Retrieve run encoded empty strings)."""
+    import pyarrow.parquet as pq
+
+    from lemmata.catalog import load_release, table_path
+    from lemmata.families import get_benchmark
+    from lemmata.harness.evaluate import resolve_tasks
+
+    for task in resolve_tasks(["mirb", "mathnet-retrieve"]):
+        release = load_release(get_benchmark(task.header["release"]))
+        for part in task.parts:
+            table = pq.read_table(table_path(release, "corpus", part.label or "corpus")).to_pylist()
+            served = {r["_id"]: " ".join(filter(None, (r.get("title"), r["text"]))) for r in table}
+            texts = part.texts()
+            assert all(texts) and dict(zip(part.doc_ids, texts)) == {d: served[d] for d in part.doc_ids}
 
 
 def _group(store: Store, result_id: str) -> str:
@@ -80,11 +98,12 @@ def _tiny_sentence_transformer(folder: Path) -> Path:
 
     from lemmata.benchmarks.mirb.track import task_collection
     from lemmata.benchmarks.mirb.meta import MIRB, TASK_NAMES
+    from lemmata.catalog import corpus_texts, load_release
 
     words: dict[str, None] = {"[UNK]": None, "[PAD]": None}
     for t in TASK_NAMES:
         coll = task_collection(MIRB.release_id, t)
-        for text in [*coll.queries.values(), *(d.text for d in coll.corpus.values())]:
+        for text in [*coll.queries.values(), *corpus_texts(load_release(MIRB), t).values()]:
             words.update(dict.fromkeys(text.lower().split()))
     tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
     tok.normalizer = normalizers.Lowercase()
@@ -190,13 +209,13 @@ def test_openai_compatible_endpoint_with_cached_corpus(tmp_path, monkeypatch):
 def served_source_track(scholar_artifacts, re2math_release):
     """The source track over the session's built world and release (``conftest.scholar_artifacts``), the world linked
     where the harness opens the track's world: nothing is built here."""
-    from lemmata.benchmarks.re2math.scholar.world import default_world_path
+    from lemmata.benchmarks.re2math.scholar.worlds import world_path
     from lemmata.benchmarks.re2math.source.retrieval import make_source_track
     from lemmata.catalog import open_release_folder
     from lemmata.benchmarks.re2math.scholar.worlds import open_any_world
 
-    built = scholar_artifacts / default_world_path().name
-    link = default_world_path()
+    built = scholar_artifacts / world_path("2.0.0").name
+    link = world_path("2.0.0")
     if not link.exists():
         link.parent.mkdir(parents=True, exist_ok=True)
         link.symlink_to(built, target_is_directory=True)

@@ -7,16 +7,19 @@ The layers, bottom to top (the README's layout section says the same in words):
 1     ``lemmata.formats``, ``lemmata.metrics``, ``lemmata.lean``
 2     ``lemmata.release``, ``lemmata.oracles``, ``lemmata.retrievers``, ``lemmata.materialisers``,
       ``lemmata.store``
-3     ``lemmata.tracks`` (with ``lemmata.tracks.runner``), ``lemmata.families``
-4     ``lemmata.catalog``, ``lemmata.declared``
-5     ``lemmata.benchmarks.<family>``
-6     ``lemmata.space``, ``lemmata.cli``, ``lemmata.__main__``, ``lemmata.evaluation``
+3     ``lemmata.tracks``
+4     ``lemmata.families`` (the registry)
+5     ``lemmata.scoring``, ``lemmata.catalog``, ``lemmata.declared``
+6     ``lemmata.harness``
+7     ``lemmata.benchmarks.<family>``
+8     ``lemmata.space``, ``lemmata.cli``, ``lemmata.__main__``
 ====  ==========================================================================================
 
 Every import counts — at module level, inside functions and under ``TYPE_CHECKING`` — since an import
 hidden in a function is still an arrow. The registry names families as ``"module:attribute"``
 strings and loads them lazily; that is the one sanctioned way a lower layer reaches a family, and it
-is not an import.
+is not an import. ``cli``, ``space`` and ``harness`` sit above the families or below them, but either way
+import no module of a specific family: a benchmark plugs in through its family record alone.
 """
 
 from __future__ import annotations
@@ -31,11 +34,15 @@ LAYERS: dict[str, int] = {
     "lemmata.formats": 1, "lemmata.metrics": 1, "lemmata.lean": 1,
     "lemmata.release": 2, "lemmata.oracles": 2, "lemmata.retrievers": 2, "lemmata.materialisers": 2,
     "lemmata.store": 2,
-    "lemmata.tracks": 3, "lemmata.families": 3,
-    "lemmata.catalog": 4, "lemmata.declared": 4,
-    "lemmata.benchmarks": 5,
-    "lemmata.space": 6, "lemmata.cli": 6, "lemmata.__main__": 6, "lemmata.evaluation": 6, "lemmata.mteb_export": 6,
+    "lemmata.tracks": 3,
+    "lemmata.families": 4,
+    "lemmata.scoring": 5, "lemmata.catalog": 5, "lemmata.declared": 5,
+    "lemmata.harness": 6,
+    "lemmata.benchmarks": 7,
+    "lemmata.space": 8, "lemmata.cli": 8, "lemmata.__main__": 8,
 }
+#: generic layers: they reach a benchmark only through the registry (no import of ``lemmata.benchmarks.<family>``)
+GENERIC = ("lemmata.cli", "lemmata.space", "lemmata.harness", "lemmata.__main__")
 
 
 def module_name(path: Path) -> str:
@@ -118,6 +125,21 @@ def test_imports_run_down():
                 upward.append(f"lemmata/{p.relative_to(PACKAGE)}:{line}: family {family(m)} imports family "
                               f"{family(target)} ({target})")
     assert upward == [], "\n".join(upward)
+
+
+def test_generic_layers_name_no_family():
+    """The CLI, the space and the harness import no module of a specific benchmark family (at any depth, in any
+    function): what a family contributes reaches them through :mod:`lemmata.families` alone."""
+    mods = modules()
+    known = set(mods)
+    found = []
+    for m, p in mods.items():
+        if not any(m == g or m.startswith(g + ".") for g in GENERIC):
+            continue
+        for line, target, _ in imports(p, known):
+            if target == "lemmata.benchmarks" or target.startswith("lemmata.benchmarks."):
+                found.append(f"lemmata/{p.relative_to(PACKAGE)}:{line}: {m} imports {target}")
+    assert found == [], "\n".join(found)
 
 
 def test_no_private_names_cross_modules():

@@ -13,8 +13,8 @@ def test_mteb_task_scores_equal_lemmata_evaluate(tmp_path, monkeypatch):
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
     from lemmata.benchmarks.taobench.evaluation_tasks import equivalence_task
-    from lemmata.evaluation import evaluate
-    from lemmata.mteb_export import mteb_tasks
+    from lemmata.harness.evaluate import evaluate
+    from lemmata.harness.mteb_export import mteb_tasks
     from lemmata.retrievers.embedding_cache import EmbeddingCache
 
     monkeypatch.setenv("MTEB_CACHE", str(tmp_path / "mteb-cache"))

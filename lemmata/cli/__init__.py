@@ -1,8 +1,11 @@
 """The ``lemmata`` command line.
 
-Each subcommand lives in :mod:`lemmata.cli` as a module with
-``register(subparsers)``; heavy libraries are imported inside the handlers so
-``lemmata --help`` stays fast. Errors on user input print one report and exit 2;
+Each generic subcommand lives in :mod:`lemmata.cli` as a module with
+``register(subparsers)``; a benchmark's own verbs (``render``, ``taobench``,
+``re2math``, ``mathrag``, …) come from its family record through the registry
+(``Family.commands``), as its ``lemmata run`` protocols do, so the CLI names no
+benchmark. Heavy libraries are imported inside the handlers so ``lemmata
+--help`` stays fast. Errors on user input print one report and exit 2;
 environment failures (no network, missing oracle) print one sentence and exit 1.
 """
 
@@ -14,8 +17,9 @@ import sys
 
 from lemmata import __version__
 
-#: command modules, in --help order
-COMMANDS = ("list", "build", "render", "publish", "cards", "schemas", "submission-kit", "serve", "artifact", "evaluate", "baselines", "score", "run", "judge", "taobench", "re2math", "mathrag", "env")
+#: generic command modules, in --help order (the families' own verbs follow them)
+COMMANDS = ("list", "build", "publish", "cards", "schemas", "submission-kit", "serve", "evaluate", "baselines",
+            "score", "run", "judge", "env")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,6 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     for name in COMMANDS:
         importlib.import_module(f"lemmata.cli.{name.replace('-', '_')}").register(sub)
+    from lemmata.families import commands
+
+    for register in commands():
+        register(sub)
     return parser
 
 

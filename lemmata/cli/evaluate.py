@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def register(sub) -> None:
-    from lemmata.evaluation import DEFAULT_TRACKS, TRACKS
+    from lemmata.harness.evaluate import default_tracks, tracks
 
     p = sub.add_parser(
         "evaluate", help="run a model on the ranking tracks: submission files plus scored results",
@@ -15,8 +15,8 @@ def register(sub) -> None:
         "openai:MODEL (endpoint from LEMMATA_EMBEDDINGS_BASE_URL / _API_KEY) | a model folder.")
     p.add_argument("--model", required=True, metavar="SPEC", help="the model to run (see above)")
     p.add_argument("--track", action="append", metavar="NAME[:VARIANT]",
-                   help=f"ranking track, repeatable: {', '.join(TRACKS)}; ':VARIANT' picks one (e.g. "
-                        f"re2math-theorem-retrieval:raw). Default: {', '.join(DEFAULT_TRACKS)}")
+                   help=f"ranking track, repeatable: {', '.join(tracks())}; ':VARIANT' picks one (e.g. "
+                        f"re2math-theorem-retrieval:raw). Default: {', '.join(default_tracks())}")
     p.add_argument("--split", choices=("test", "dev"), default="test",
                    help="Re2Math query split (test = Eval-200; default test)")
     p.add_argument("--out", metavar="DIR", help="where submission files go (default: $LEMMATA_HOME/runs)")
@@ -42,7 +42,7 @@ def register(sub) -> None:
 def run(args) -> int:
     import sys
 
-    from lemmata.evaluation import evaluate
+    from lemmata.harness.evaluate import evaluate
     from lemmata.tracks.baseline_report import result_line
 
     prompts = {k: v for k, v in (("query", args.query_prompt), ("document", args.document_prompt)) if v}

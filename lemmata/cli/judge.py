@@ -45,7 +45,7 @@ def run(args) -> int:
 
 def fill_pending(store, oracles, *, only: list[str] | None = None) -> list[str]:
     """Rescore the pending submissions of ``store``; one line per submission saying what changed."""
-    from lemmata.tracks.runner import failure_reason, score_stored, settled_status
+    from lemmata.scoring import failure_reason, score_stored, settled_status
 
     wanted = set(only or [])
     out = []

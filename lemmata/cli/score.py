@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 
 
 def register(sub) -> None:
@@ -58,8 +57,7 @@ def run(args) -> int:
     from pathlib import Path
 
     from lemmata.core.errors import InputError
-    from lemmata.families import handler_for, validate_upload
-    from lemmata.tracks.base import OracleConfig
+    from lemmata.scoring import oracles_from_env, score_validated, validate_upload
 
     if args.reported:
         from lemmata.families import reported_importers
@@ -78,7 +76,6 @@ def run(args) -> int:
     if not path.is_file():
         raise InputError.one(str(path), "no such file")
     data = path.read_bytes()
-    received = args.received_at or dt.datetime.now(dt.timezone.utc).date().isoformat()
     log = Path(args.runner_log) if args.runner_log else None
     if log is not None and not log.is_file():
         raise InputError.one(str(log), "no such file", field="runner_log")
@@ -87,17 +84,9 @@ def run(args) -> int:
                                 runner_log_name=log.name if log is not None else "runner-log.jsonl")
     if not args.quiet:
         print(f"valid: {validated.summary}", file=sys.stderr)
-    judge = lean = None
-    if not args.no_live_judge:
-        from lemmata.oracles.chat import judge_from_env
-        from lemmata.oracles.lean import verifier_from_env
-
-        judge, lean = judge_from_env(), verifier_from_env()
-    handler = handler_for(validated.benchmark)
-    if hasattr(handler, "quiet"):
-        handler.quiet = args.quiet
     extra = {k: v for k, v in (("judge_artifact", args.judge_artifact), ("lean_artifact", args.lean_artifact)) if v}
-    result = handler.score(validated, received_at=received, oracles=OracleConfig(judge=judge, lean=lean, extra=extra))
+    handler, result = score_validated(validated, received_at=args.received_at, quiet=args.quiet,
+                                      oracles=oracles_from_env(live=not args.no_live_judge, extra=extra))
     if args.out:
         Path(args.out).write_text(result.to_json(), encoding="utf-8")
     else:

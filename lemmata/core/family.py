@@ -11,9 +11,79 @@ builders, handlers, importers or baseline jobs.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
+from lemmata.core.errors import Error
+from lemmata.core.models import Frozen
 from lemmata.core.registry import resolve
+
+
+class Skip(Error):
+    """Raised by a start-up step that has nothing to do; the message says why."""
+
+
+class Brief(BaseModel):
+    """What a visitor needs to know of one submission benchmark, in a sentence each."""
+
+    model_config = ConfigDict(frozen=True)
+
+    task: str
+    given: str
+    returns: str
+    score_meaning: str
+
+
+class Condition(Frozen):
+    """One declared condition a header flag may carry."""
+
+    flag: str = Field(description="the key in the result's flags")
+    badge: str = Field(description="short text of the badge, shown when the condition holds")
+    description: str = Field(description="the badge's tooltip")
+    splits: bool = Field(description="rows that differ in it are never ranked together")
+    value: bool | str = Field(default=True, description="the flag's value when the condition holds")
+
+    def holds(self, flags: Mapping[str, Any]) -> bool:
+        """Whether ``flags`` carry this condition (``True`` must be the boolean, never a truthy stand-in).
+
+        >>> Condition(flag="f", badge="b", description="d", splits=False, value="ok").holds({"f": "ok"})
+        True
+        """
+        found = flags.get(self.flag)
+        return found is True if self.value is True else (isinstance(found, str) and found == self.value)
+
+
+@dataclass(frozen=True)
+class Panel:
+    """A section a family adds below the Across-benchmarks matrix (``Family.panels``), e.g. MathNet's MathRAG matrix.
+
+    ``load(store)`` reads what it shows from the store's verified results (the space calls it once per store
+    generation and caches the outcome); ``render(table)`` turns that into escaped HTML (with
+    :func:`lemmata.core.escape.esc`); ``css`` is added to the page's styles. The section is shown in an element
+    with the id ``lm-<key>``.
+    """
+
+    key: str
+    load: Callable[[Any], Any]
+    render: Callable[[Any], str]
+    css: str = ""
+
+
+@dataclass(frozen=True)
+class StartupStep:
+    """Work a family needs done when the space starts (``Family.startup``), shown on its start-up panel.
+
+    ``run(report)`` does it (reporting progress lines) and returns what it did, or raises :class:`Skip`;
+    ``needed_by`` names the submission benchmarks whose scoring waits for it (an upload to them is told so).
+    """
+
+    key: str
+    label: str
+    run: Callable[[Callable[[str], None]], str]
+    needed_by: tuple[str, ...] = ()
 
 
 class Family(BaseModel):
@@ -34,8 +104,31 @@ class Family(BaseModel):
                                          "JSON document (and its file name) and returning the Problems that say "
                                          "what it is, or none when it is not the family's")
     declared: bool = Field(default=False, description="every release whose metadata declares a ranking track "
-                                                      "(``ranking``, ``beir``) gets the builder and the track "
-                                                      "derived from it (lemmata.declared)")
+                                                      "(``ranking``, ``beir``) gets the builder, the track and the "
+                                                      "`lemmata evaluate` tasks derived from it (lemmata.declared)")
+    evaluation: dict[str, str] = Field(default_factory=dict,
+                                       description="ranking track -> 'module:function(name, split=, year_cutoff=)' "
+                                                   "building its `lemmata evaluate` tasks")
+    evaluation_on_request: tuple[str, ...] = Field(default=(), description="tracks of ``evaluation`` that "
+                                                   "`lemmata evaluate` runs only when named (every other track runs "
+                                                   "when none is named)")
+    runs: dict[str, str] = Field(default_factory=dict, description="`lemmata run NAME` -> 'module:attribute' of "
+                                 "its RunProtocol (lemmata.harness.runs): a chat model under the paper's protocol")
+    commands: tuple[str, ...] = Field(default=(), description="'module:function' registering each of the "
+                                      "family's own CLI verbs on the top-level sub-parsers")
+    baseline_commands: tuple[str, ...] = Field(default=(), description="'module:function' registering the "
+                                               "family's `lemmata baselines run TRACK` sub-commands")
+    artifacts: str | None = Field(default=None, description="'module:attribute' of the family's ArtifactVersions "
+                                  "(frozen retrieval artifacts by version, the current one and what superseded "
+                                  "each)")
+    briefs: str | None = Field(default=None, description="'module:attribute' of a mapping from each submission "
+                               "benchmark to its overview Brief (what a visitor reads before any number)")
+    startup: tuple[str, ...] = Field(default=(), description="'module:attribute' of each StartupStep the space "
+                                     "runs for the family when it starts (e.g. building its current artifact)")
+    panels: tuple[str, ...] = Field(default=(), description="'module:attribute' of each Panel the family adds to "
+                                    "the Across-benchmarks tab")
+    conditions: tuple[str, ...] = Field(default=(), description="'module:attribute' of each declared run Condition "
+                                        "of the family's own (a header flag shown as a badge, or splitting groups)")
 
     @property
     def name(self) -> str:

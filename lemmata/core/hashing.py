@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from lemmata.core.atomic import atomic_write_text
+
 _CHUNK = 1 << 20
 
 
@@ -40,6 +42,14 @@ def sha256_json(obj: Any) -> str:
     return sha256_bytes(canonical_json(obj))
 
 
-def write_json(path: str | Path, obj: Any) -> None:
-    """Pretty, stable JSON with a trailing newline (diff-friendly, byte-reproducible)."""
-    Path(path).write_text(json.dumps(obj, indent=2, sort_keys=False, ensure_ascii=False) + "\n", encoding="utf-8")
+def write_json(path: str | Path, obj: Any, *, mode: int = 0o666) -> None:
+    """Pretty, stable JSON with a trailing newline (diff-friendly, byte-reproducible), written whole or not at all
+    (:func:`~lemmata.core.atomic.atomic_write_text`; ``mode`` as it takes it).
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "a.json"
+    >>> write_json(path, {"b": ["é"], "a": 1})
+    >>> path.read_bytes()
+    b'{\\n  "b": [\\n    "\\xc3\\xa9"\\n  ],\\n  "a": 1\\n}\\n'
+    """
+    atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=False, ensure_ascii=False) + "\n", mode=mode)

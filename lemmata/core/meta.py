@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
+
+from lemmata.core.models import Frozen
 
 _SHA256 = r"^[0-9a-f]{64}$"
 _SLUG = r"^[a-z0-9][a-z0-9-]*[a-z0-9]$"
@@ -26,11 +28,7 @@ TaskType = Literal[
 ]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class SourceFile(_Frozen):
+class SourceFile(Frozen):
     """One raw upstream file, pinned by URL and sha256."""
 
     name: str = Field(description="file name inside the mirror folder")
@@ -41,7 +39,7 @@ class SourceFile(_Frozen):
     description: str = ""
 
 
-class HubPin(_Frozen):
+class HubPin(Frozen):
     """A Hugging Face Hub dataset pinned to one revision."""
 
     repo_id: str
@@ -50,20 +48,20 @@ class HubPin(_Frozen):
     description: str = ""
 
 
-class ConfigSpec(_Frozen):
+class ConfigSpec(Frozen):
     name: str = Field(pattern=r"^[a-z0-9_]+$")
     description: str
     splits: tuple[str, ...]
     default: bool = False
 
 
-class MainScore(_Frozen):
+class MainScore(Frozen):
     metric: str
     description: str
     higher_is_better: bool = True
 
 
-class RankingSpec(_Frozen):
+class RankingSpec(Frozen):
     """How a BEIR-style release is submitted and scored: what its ranking track is derived from.
 
     A ranking track of the release is then declared, not programmed: its header
@@ -97,7 +95,7 @@ class RankingSpec(_Frozen):
         return value
 
 
-class BeirLayout(_Frozen):
+class BeirLayout(Frozen):
     """Where a BEIR-style snapshot keeps its files (paths inside it, as upstream's own loader reads them)."""
 
     corpus: str = "corpus.jsonl"
@@ -106,7 +104,7 @@ class BeirLayout(_Frozen):
     with_title: bool = Field(default=True, description="the corpus carries a ``title`` column")
 
 
-class BenchmarkMeta(_Frozen):
+class BenchmarkMeta(Frozen):
     """Everything a user needs to cite, load and score one benchmark release."""
 
     name: str = Field(pattern=_SLUG, description="registry name, e.g. 're2math'")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -122,54 +122,56 @@ class Doc:
     title: str | None = None
 
 
-def read_corpus(paths: Paths, *, label: str | None = None) -> dict[str, Doc]:
-    """Documents by id, in file order; ``title`` is optional, ``text`` required (may be empty)."""
+def _by_id(paths: Paths, label: str | None, what: str, value: Callable[..., Any]) -> dict[str, Any]:
+    """``value(id, record, reject)`` of every record by its ``_id``, in file order.
+
+    A missing or repeated id is a problem of its line; ``value`` reports a bad record
+    through ``reject(reason, field)`` (which returns None) and the record is left out.
+    """
     problems = _Problems()
-    docs: dict[str, Doc] = {}
+    out: dict[str, Any] = {}
     first_line: dict[str, tuple[str, int]] = {}
     for name, line, rec in _records(paths, label):
-        doc_id = _as_id(rec.get("_id"))
-        if doc_id is None:
-            problems.add(name, "missing or empty document id (a non-empty string)", line, "_id")
+        key = _as_id(rec.get("_id"))
+        if key is None:
+            problems.add(name, f"missing or empty {what} id (a non-empty string)", line, "_id")
             continue
-        text, title = rec.get("text"), rec.get("title")
-        if not isinstance(text, str):
-            problems.add(name, "missing text (a string)" if text is None else "text must be a string", line, "text")
+        item = value(key, rec, lambda reason, field: problems.add(name, reason, line, field))
+        if item is None:
             continue
-        if title is not None and not isinstance(title, str):
-            problems.add(name, "title must be a string", line, "title")
+        if key in out:
+            problems.add(name, f"duplicate {what} id {key!r} (first on {_where(first_line[key], name)})", line, "_id")
             continue
-        if doc_id in docs:
-            problems.add(name, f"duplicate document id {doc_id!r} (first on {_where(first_line[doc_id], name)})",
-                         line, "_id")
-            continue
-        docs[doc_id] = Doc(doc_id, text, title)
-        first_line[doc_id] = (name, line)
+        out[key] = item
+        first_line[key] = (name, line)
     problems.raise_if_any()
-    return docs
+    return out
+
+
+def _doc(doc_id: str, rec: dict[str, Any], reject: Callable[[str, str], None]) -> Doc | None:
+    text, title = rec.get("text"), rec.get("title")
+    if not isinstance(text, str):
+        return reject("missing text (a string)" if text is None else "text must be a string", "text")
+    if title is not None and not isinstance(title, str):
+        return reject("title must be a string", "title")
+    return Doc(doc_id, text, title)
+
+
+def _query(qid: str, rec: dict[str, Any], reject: Callable[[str, str], None]) -> str | None:
+    text = rec.get("text")
+    if not isinstance(text, str) or not text.strip():
+        return reject("missing or empty query text", "text")
+    return text
+
+
+def read_corpus(paths: Paths, *, label: str | None = None) -> dict[str, Doc]:
+    """Documents by id, in file order; ``title`` is optional, ``text`` required (may be empty)."""
+    return _by_id(paths, label, "document", _doc)
 
 
 def read_queries(paths: Paths, *, label: str | None = None) -> dict[str, str]:
     """Query text by id, in file order."""
-    problems = _Problems()
-    queries: dict[str, str] = {}
-    first_line: dict[str, tuple[str, int]] = {}
-    for name, line, rec in _records(paths, label):
-        qid = _as_id(rec.get("_id"))
-        if qid is None:
-            problems.add(name, "missing or empty query id (a non-empty string)", line, "_id")
-            continue
-        text = rec.get("text")
-        if not isinstance(text, str) or not text.strip():
-            problems.add(name, "missing or empty query text", line, "text")
-            continue
-        if qid in queries:
-            problems.add(name, f"duplicate query id {qid!r} (first on {_where(first_line[qid], name)})", line, "_id")
-            continue
-        queries[qid] = text
-        first_line[qid] = (name, line)
-    problems.raise_if_any()
-    return queries
+    return _by_id(paths, label, "query", _query)
 
 
 # -- qrels ---------------------------------------------------------------------------

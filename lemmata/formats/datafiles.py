@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from lemmata.core.errors import InputError
+from lemmata.core.errors import InputError, Problem
 
-__all__ = ["iter_records"]
+__all__ = ["iter_records", "iter_valid", "read_unique"]
 
 
 def iter_records(path: Path, *, label: str | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -57,3 +57,53 @@ def iter_records(path: Path, *, label: str | None = None) -> Iterator[tuple[int,
                 yield reader.line_num, dict(rec)
     else:
         raise InputError.one(name, "unsupported data file type (expected .jsonl, .json, .parquet, .csv or .tsv)")
+
+
+def read_unique(path: Path, label: str, model: type[Any], key: str,
+                duplicate: str = "duplicate {key} {value!r} (first on line {first})") -> list[tuple[int, Any]]:
+    """``(line, row)`` of a JSONL file, each line validated against ``model`` and its ``key`` unique.
+
+    Every bad line and field, and every repeated key (``duplicate`` says it, with fields
+    ``key``, ``value`` and ``first``), is reported at once in one :class:`InputError`.
+    """
+    from pydantic import ValidationError
+
+    from lemmata.core.jsonl import iter_jsonl
+
+    out: list[tuple[int, Any]] = []
+    problems: list[Problem] = []
+    seen: dict[str, int] = {}
+    for lineno, obj in iter_jsonl(path, label=label):
+        try:
+            row = model.model_validate(obj)
+        except ValidationError as exc:
+            for err in exc.errors():
+                problems.append(Problem(label, err["msg"], lineno, ".".join(str(p) for p in err["loc"])))
+            continue
+        value = getattr(row, key)
+        if value in seen:
+            problems.append(Problem(label, duplicate.format(key=key, value=value, first=seen[value]), lineno, key))
+            continue
+        seen[value] = lineno
+        out.append((lineno, row))
+    if problems:
+        raise InputError(problems)
+    return out
+
+
+def iter_valid(path: str | Path, model: type[Any], problems: list[Problem], *,
+               label: str | None = None) -> Iterator[tuple[int, Any]]:
+    """``(line, row)`` of every JSONL line ``model`` accepts; a refused line adds its first error to ``problems``."""
+    from pydantic import ValidationError
+
+    from lemmata.core.jsonl import iter_jsonl
+
+    name = label or str(path)
+    for lineno, obj in iter_jsonl(path, label=label):
+        try:
+            row = model.model_validate(obj)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            problems.append(Problem(name, err["msg"], lineno, ".".join(str(p) for p in err["loc"]) or None))
+            continue
+        yield lineno, row

@@ -76,6 +76,19 @@ def skipped(filename: str, what: str, why: str) -> Problem:
     return Problem(filename, f"{what} were not checked: {why}", field=CHECKS)
 
 
+def no_records(envelope: Envelope) -> list[Problem]:
+    """The problem of a file whose header no record line follows, or none.
+
+    A broken record line is no missing one: the envelope's own problems already name it.
+
+    >>> no_records(Envelope(filename="f.jsonl", header={}, header_line=1, records=[]))[0].reason
+    'no records after the header'
+    """
+    if envelope.records or envelope.problems:
+        return []
+    return [Problem(envelope.filename, "no records after the header")]
+
+
 def single_document(data: bytes, filename: str) -> NotJsonl | None:
     """The error for an upload that is one JSON object or array spread over many lines, else None.
 

@@ -19,9 +19,10 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_serializer
+from pydantic import Field, ValidationInfo, field_validator, model_serializer
 
 from lemmata.core.hashing import sha256_json
+from lemmata.core.models import Frozen
 from lemmata.formats.names import clean_name
 
 RESULT_SCHEMA = "lemmata.result/1"
@@ -30,11 +31,23 @@ Kind = Literal["scored", "reported"]
 Status = Literal["complete", "pending_oracle"]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+def omit_when_none(*fields: str) -> Any:
+    """A model serializer that leaves ``fields`` out of the dump while they are None.
+
+    Fields added to a stored format after records were stored are named here, so a record
+    stored before them dumps as it did: its bytes and its content-hash id stay the same.
+    """
+    def omit(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        for key in fields:
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
+    return model_serializer(mode="wrap")(omit)
 
 
-class FrozenTuple(_Model):
+class FrozenTuple(Frozen):
     """What a number was computed against; results are comparable only within one group."""
 
     dataset_release: str = Field(description="release id, e.g. 're2math-1.0.0'")
@@ -63,7 +76,7 @@ _OPTIONAL_MODEL_FIELDS = ("kind", "parameters", "dimension", "max_length", "open
                           "prompts", "index", "endpoint_model", "sampling", "prompt_version", "modality")
 
 
-class ModelInfo(_Model):
+class ModelInfo(Frozen):
     """Who produced a submission: the declared model identity, shown on the board and part of the result."""
 
     name: str = Field(min_length=1, max_length=200)
@@ -104,13 +117,7 @@ class ModelInfo(_Model):
             raise ValueError("url must be an http(s) URL without spaces or quotes")
         return v or None
 
-    @model_serializer(mode="wrap")
-    def _omit_unset_optional(self, handler: Any) -> dict[str, Any]:
-        data = handler(self)
-        for key in _OPTIONAL_MODEL_FIELDS:
-            if data.get(key) is None:
-                data.pop(key, None)
-        return data
+    _omit_unset_optional = omit_when_none(*_OPTIONAL_MODEL_FIELDS)
 
     def identity(self) -> str:
         """A hash of everything that makes a system this system (name, revision, prompts, index, sampling…).
@@ -136,7 +143,7 @@ class ModelInfo(_Model):
         return sha256_json(body)[:16]
 
 
-class Score(_Model):
+class Score(Frozen):
     """The headline number of a result, with its interval when one is defined."""
 
     metric: str
@@ -147,7 +154,7 @@ class Score(_Model):
     total: int | None = None
 
 
-class Result(_Model):
+class Result(Frozen):
     schema_version: Literal["lemmata.result/1"] = RESULT_SCHEMA
     result_id: str = ""
     version: int = Field(default=1, ge=1)
@@ -173,12 +180,7 @@ class Result(_Model):
         description="hash of every stored field but result_id and itself (scored_at included): binds the date, "
                     "which the result id leaves out so that rescoring the same file gives the same id")
 
-    @model_serializer(mode="wrap")
-    def _omit_unsealed(self, handler: Any) -> dict[str, Any]:
-        data = handler(self)
-        if data.get("sealed_sha256") is None:  # results stored before the seal keep their bytes and ids
-            data.pop("sealed_sha256", None)
-        return data
+    _omit_unsealed = omit_when_none("sealed_sha256")  # results stored before the seal keep their bytes and ids
 
     def content_id(self) -> str:
         """Hash of the result without ``result_id``, ``scored_at`` and the seal (the same file scored twice has

@@ -21,13 +21,14 @@ and field.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from lemmata.core.errors import InputError, Problem
+from lemmata.core.jsonl import dumps_jsonl
+from lemmata.core.models import Exact
 from lemmata.formats.envelope import stopped
 from lemmata.formats.strict_json import MAX_DEPTH, parse_line
 
@@ -49,11 +50,7 @@ STOP_AFTER = 200
 _HEX64 = r"^[0-9a-f]{64}$"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
-class RunnerInfo(_Strict):
+class RunnerInfo(Exact):
     """Header field ``runner``: the submission was written by Lemmata's runner, whose request log hashes to
     ``log_sha256`` (upload the log beside the file; the scorer checks it against the release)."""
 
@@ -64,7 +61,7 @@ class RunnerInfo(_Strict):
                                                         "submission")
 
 
-class LoggedSampling(_Strict):
+class LoggedSampling(Exact):
     """The sampling settings of every request (the chat runner's ``Sampling``)."""
 
     temperature: float
@@ -73,7 +70,7 @@ class LoggedSampling(_Strict):
     seed: int | None = None
 
 
-class LoggedAnswer(_Strict):
+class LoggedAnswer(Exact):
     """One answer as the runner recorded it: ``text`` when usable, else ``abstention`` says why."""
 
     text: str | None = None
@@ -85,7 +82,7 @@ class LoggedAnswer(_Strict):
     cost: float | None = None
 
 
-class LogHeader(_Strict):
+class LogHeader(Exact):
     """Line 1 of a request log."""
 
     format: Literal["lemmata-runner-log/1"]
@@ -99,7 +96,7 @@ class LogHeader(_Strict):
     n: int = Field(ge=1)
 
 
-class LogEntry(_Strict):
+class LogEntry(Exact):
     """One request and the answer the run used."""
 
     key: str = Field(pattern=_HEX64, description="the runner's request key (cache key)")
@@ -115,10 +112,7 @@ class LogEntry(_Strict):
 def log_bytes(header: LogHeader, entries: Iterable[LogEntry]) -> bytes:
     """The log file: the header line, then one line per entry (in the run's job order, so reruns are
     byte-identical)."""
-    lines = [json.dumps(header.model_dump(mode="json"), ensure_ascii=False, sort_keys=True)]
-    lines += [json.dumps(e.model_dump(mode="json", exclude_none=False), ensure_ascii=False, sort_keys=True)
-              for e in entries]
-    return ("\n".join(lines) + "\n").encode("utf-8")
+    return dumps_jsonl([header, *entries], sort_keys=True).encode("utf-8")
 
 
 def declared_log_sha256(header: Any) -> str | None:

@@ -34,12 +34,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
+from lemmata.core.models import Strict
 from lemmata.core.settings import environment, read as setting
 from lemmata.core.errors import InputError, LemmataError, Problem
 from lemmata.core.hashing import sha256_bytes
-from lemmata.core.jsonl import iter_jsonl
+from lemmata.formats.datafiles import iter_valid
 from lemmata.materialisers.arxiv import ArxivAccessRefused, ArxivClient, ArxivError, NotOnArxiv
 from lemmata.materialisers.eprint import EprintError, unpack
 from lemmata.materialisers.fixedtext import FORMAT, source_text
@@ -71,8 +70,7 @@ class Materialisation:
         return self.record.status == "materialised"
 
 
-class _DoiRow(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class _DoiRow(Strict):
     doi: str
     arxiv_id: str
 
@@ -86,13 +84,7 @@ def read_doi_table(path: str | Path) -> dict[str, str]:
     first: dict[str, int] = {}
     problems: list[Problem] = []
     name = str(path)
-    for lineno, obj in iter_jsonl(path):
-        try:
-            row = _DoiRow.model_validate(obj)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            problems.append(Problem(name, err["msg"], lineno, ".".join(str(p) for p in err["loc"]) or None))
-            continue
+    for lineno, row in iter_valid(path, _DoiRow, problems):
         doi, aid = normalize_doi(row.doi), normalize_arxiv_id(row.arxiv_id)
         if doi is None:
             problems.append(Problem(name, f"not a DOI: {row.doi!r}", lineno, "doi"))

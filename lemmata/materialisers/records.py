@@ -18,10 +18,11 @@ import datetime as dt
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from lemmata.core.hashing import sha256_json
 from lemmata.core.identifiers import normalize_arxiv_id, normalize_doi
+from lemmata.core.models import Frozen
 
 RECORD_SCHEMA = "lemmata.materialisation/1"
 Status = Literal["materialised", "unavailable", "pending"]
@@ -33,7 +34,7 @@ _VERSION = re.compile(r"v(\d+)$", re.IGNORECASE)
 _SHA = r"^[0-9a-f]{64}$"
 
 
-class SourceRequest(BaseModel):
+class SourceRequest(Frozen):
     """The source to materialise: an arXiv id (a ``vN`` suffix pins the version) and/or a DOI.
 
     >>> SourceRequest(arxiv_id="arXiv:1502.05240v2").key
@@ -41,8 +42,6 @@ class SourceRequest(BaseModel):
     >>> SourceRequest(doi="https://doi.org/10.1000/ABC").key, SourceRequest(doi="10.48550/arXiv.2112.09334").arxiv_id
     ('doi:10.1000/abc', '2112.09334')
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     arxiv_id: str | None = None
     version: int | None = Field(None, ge=1)
@@ -93,20 +92,18 @@ class SourceRequest(BaseModel):
         return f"doi:{self.doi}"
 
 
-class Resolution(BaseModel):
+class Resolution(Frozen):
     """Which arXiv e-print the request resolved to, and by which route."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     arxiv_id: str
     version: int | None = Field(None, ge=1)
     via: Via
 
 
-class MaterialisationRecord(BaseModel):
+class MaterialisationRecord(Frozen):
     """One line of the materialisation log."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(populate_by_name=True)
 
     schema_: Literal["lemmata.materialisation/1"] = Field(RECORD_SCHEMA, alias="schema")
     key: str

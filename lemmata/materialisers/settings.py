@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
+from lemmata.core.models import Frozen
 from lemmata.core.settings import environment, read as setting
 from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_json
@@ -32,10 +33,8 @@ _ENV_FIELDS = ("timeout_s", "max_retries", "backoff_s", "max_backoff_s", "min_in
                "prose_budget_chars", "max_statement_chars", "max_text_chars", "max_input_depth", "pdf_max_pages")
 
 
-class MaterialiserSettings(BaseModel):
+class MaterialiserSettings(Frozen):
     """Everything a materialiser is configured with (no credential: arXiv needs none)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     arxiv_base_url: str = "https://arxiv.org"
     arxiv_api_url: str = "https://export.arxiv.org/api/query"

@@ -25,18 +25,19 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from lemmata import __version__
+from lemmata.core.atomic import atomic_write_bytes
 from lemmata.core.errors import InputError, LemmataError, Problem
 from lemmata.core.hashing import sha256_bytes, sha256_file, write_json
-from lemmata.core.jsonl import iter_jsonl
+from lemmata.core.models import Frozen
+from lemmata.formats.datafiles import iter_valid
 from lemmata.materialisers.records import MaterialisationRecord
 from lemmata.release.manifest import MANIFEST, Manifest, ManifestFile, read_manifest, verify_manifest
 
@@ -46,22 +47,12 @@ LOCK_FILE = ".lock"
 STORE_SCHEMA = "lemmata.materialisation-store/1"
 
 
-class StoreHeader(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+class StoreHeader(Frozen):
+    model_config = ConfigDict(populate_by_name=True)
 
     schema_: Literal["lemmata.materialisation-store/1"] = Field(STORE_SCHEMA, alias="schema")
     text_settings: dict[str, Any]
     text_settings_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 class MaterialisationStore:
@@ -100,13 +91,7 @@ class MaterialisationStore:
         text_hashes: dict[str, str] = {}
         log = str(self.log_path)
         if self.log_path.exists():
-            for lineno, obj in iter_jsonl(self.log_path):
-                try:
-                    rec = MaterialisationRecord.model_validate(obj)
-                except ValidationError as exc:
-                    err = exc.errors()[0]
-                    problems.append(Problem(log, err["msg"], lineno, ".".join(str(p) for p in err["loc"]) or None))
-                    continue
+            for lineno, rec in iter_valid(self.log_path, MaterialisationRecord, problems, label=log):
                 if rec.record_sha256 != rec.content_sha256():
                     problems.append(Problem(log, "record does not match its record_sha256: the line was edited",
                                             lineno, "record_sha256"))
@@ -194,7 +179,7 @@ class MaterialisationStore:
                 manifest = self._manifest()
                 entries = {f.path: f for f in manifest.files}
                 if data is not None and record.text_file not in entries:
-                    _atomic_write(self.folder / record.text_file, data)
+                    atomic_write_bytes(self.folder / record.text_file, data, mode=0o600)
                     entries[record.text_file] = ManifestFile(path=record.text_file, sha256=record.text_sha256,
                                                              bytes=len(data))
                 line = (json.dumps(record.model_dump(mode="json", by_alias=True), ensure_ascii=False,
@@ -208,9 +193,7 @@ class MaterialisationStore:
                     entries[name] = ManifestFile(path=name, sha256=sha256_file(path), bytes=path.stat().st_size)
                 self._log_sha256 = entries[LOG_FILE].sha256
                 manifest = manifest.model_copy(update={"files": [entries[k] for k in sorted(entries)]})
-                _atomic_write(self.folder / MANIFEST,
-                              (json.dumps(manifest.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n")
-                              .encode("utf-8"))
+                write_json(self.folder / MANIFEST, manifest.model_dump(mode="json"), mode=0o600)
                 self._records.append(record)
                 if record.final:
                     self._final.setdefault(record.key, record)

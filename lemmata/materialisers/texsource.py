@@ -137,6 +137,29 @@ def skip_blank(text: str, i: int) -> int:
     return i
 
 
+def _closing(text: str, i: int, closer: str) -> int | None:
+    """Where the bracket opened at ``i`` closes: the first ``closer`` outside braces nested after it.
+
+    A backslash escapes the next character; a bracket still open :data:`MAX_GROUP_CHARS` on is None.
+    """
+    depth = 0
+    end = min(len(text), i + MAX_GROUP_CHARS)
+    j = i + 1
+    while j < end:
+        c = text[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == closer and depth <= 0:
+            return j
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        j += 1
+    return None
+
+
 def read_group(text: str, i: int) -> tuple[str, int] | None:
     r"""The balanced ``{…}`` group at ``i`` (contents, index after it), a control word, or one character.
 
@@ -146,28 +169,27 @@ def read_group(text: str, i: int) -> tuple[str, int] | None:
     if i >= len(text):
         return None
     if text[i] == "{":
-        depth = 0
-        j = i
-        end = min(len(text), i + MAX_GROUP_CHARS)
-        while j < end:
-            c = text[j]
-            if c == "\\":
-                j += 2
-                continue
-            if c == "{":
-                depth += 1
-            elif c == "}":
-                depth -= 1
-                if depth == 0:
-                    return text[i + 1 : j], j + 1
-            j += 1
-        return None
+        j = _closing(text, i, "}")
+        return None if j is None else (text[i + 1 : j], j + 1)
     if text[i] == "\\":
         m = _CONTROL_WORD.match(text, i)
         if m:
             return m.group(0), m.end()
         return text[i : i + 2], i + 2
     return text[i], i + 1
+
+
+def read_pair(text: str, i: int) -> tuple[str, str, int] | None:
+    """Two groups at ``i``, blanks between them skipped: ``(first, second, index after the second)``.
+
+    >>> read_pair("{a} {b}c", 0), read_pair("{a}", 0)
+    (('a', 'b', 7), None)
+    """
+    first = read_group(text, i)
+    if first is None:
+        return None
+    second = read_group(text, skip_blank(text, first[1]))
+    return None if second is None else (first[0], second[0], second[1])
 
 
 def read_optional(text: str, i: int) -> tuple[str | None, int]:
@@ -178,22 +200,8 @@ def read_optional(text: str, i: int) -> tuple[str | None, int]:
     """
     if i >= len(text) or text[i] != "[":
         return None, i
-    depth = 0
-    end = min(len(text), i + MAX_GROUP_CHARS)
-    j = i + 1
-    while j < end:
-        c = text[j]
-        if c == "\\":
-            j += 2
-            continue
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-        elif c == "]" and depth <= 0:
-            return text[i + 1 : j], j + 1
-        j += 1
-    return None, i
+    j = _closing(text, i, "]")
+    return (None, i) if j is None else (text[i + 1 : j], j + 1)
 
 
 # -- the source tree --------------------------------------------------------------------------------------
@@ -395,14 +403,12 @@ def _read_definition(text: str, m: re.Match, defs: Definitions, notes: Notes) ->
             defs.macros[cw.group(1)] = body[0]
         return body[1]
     if cmd == "DeclareMathOperator":
-        name = read_group(text, i)
-        if name is None:
+        pair = read_pair(text, i)
+        if pair is None or not pair[0].strip().startswith("\\"):
             return None
-        body = read_group(text, skip_blank(text, name[1]))
-        if body is None or not name[0].strip().startswith("\\"):
-            return None
-        defs.macros[name[0].strip()[1:]] = f"\\operatorname{star}{{{body[0]}}}"
-        return body[1]
+        name, body, after = pair
+        defs.macros[name.strip()[1:]] = f"\\operatorname{star}{{{body}}}"
+        return after
     if cmd in ("newenvironment", "renewenvironment"):
         name = read_group(text, i)
         if name is None:
@@ -410,11 +416,8 @@ def _read_definition(text: str, m: re.Match, defs: Definitions, notes: Notes) ->
         j = skip_blank(text, name[1])
         _, j = read_optional(text, j)
         _, j = read_optional(text, skip_blank(text, j))
-        begin = read_group(text, skip_blank(text, j))
-        if begin is None:
-            return None
-        end = read_group(text, skip_blank(text, begin[1]))
-        return None if end is None else end[1]
+        pair = read_pair(text, skip_blank(text, j))  # the begin and end code
+        return None if pair is None else pair[2]
     if cmd in ("newtheorem", "spnewtheorem"):
         return _read_newtheorem(text, i, star == "*", cmd == "spnewtheorem", defs)
     if cmd == "declaretheorem":
@@ -437,14 +440,12 @@ def _read_definition(text: str, m: re.Match, defs: Definitions, notes: Notes) ->
                 defs.within[env] = parent
         return name[1]
     if cmd == "numberwithin":
-        counter = read_group(text, i)
-        if counter is None:
+        pair = read_pair(text, i)
+        if pair is None:
             return None
-        parent = read_group(text, skip_blank(text, counter[1]))
-        if parent is None:
-            return None
-        defs.within[counter[0].strip()] = parent[0].strip()
-        return parent[1]
+        counter, parent, after = pair
+        defs.within[counter.strip()] = parent.strip()
+        return after
     if cmd == "theoremstyle":
         g = read_group(text, i)
         return None if g is None else g[1]

@@ -23,21 +23,18 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, ValidationError, model_validator
+from pydantic import BaseModel, Field, NonNegativeInt, PositiveInt, ValidationError, model_validator
 
 from lemmata.core.errors import InputError, Problem
+from lemmata.core.models import Frozen
 from lemmata.metrics.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_interval, paired_bootstrap_interval
 from lemmata.metrics.rates import MetricResult, summarize_rates
-from lemmata.metrics.tool_acc import FINAL_NEGATIVES, VERDICTS, Verdict
+from lemmata.metrics.tool_acc import VERDICTS, Verdict, conjunction
 
 _MAX_LISTED = 20
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class FormalizationVerdict(_Frozen):
+class FormalizationVerdict(Frozen):
     """Checker and judge verdicts on one formalized statement."""
 
     item_id: str = Field(min_length=1)
@@ -46,7 +43,7 @@ class FormalizationVerdict(_Frozen):
     group: str | None = Field(default=None, min_length=1, description="stratum, e.g. chapter or domain")
 
 
-class CorrectnessReport(_Frozen):
+class CorrectnessReport(Frozen):
     """Correctness, compile rate and faithfulness among compiling statements; strata keyed by ``group``."""
 
     n_items: int = Field(ge=1)
@@ -55,7 +52,7 @@ class CorrectnessReport(_Frozen):
     faithful_given_compiles: MetricResult | None = Field(description="None when nothing compiles")
 
 
-class AttemptCounts(_Frozen):
+class AttemptCounts(Frozen):
     """Attempts on one item: ``n`` made, ``c`` verified correct, ``pending`` awaiting the checker."""
 
     item_id: str = Field(min_length=1)
@@ -71,12 +68,12 @@ class AttemptCounts(_Frozen):
         return self
 
 
-class GroupMean(_Frozen):
+class GroupMean(Frozen):
     n_items: int = Field(ge=1)
     mean: float
 
 
-class PassAtKResult(_Frozen):
+class PassAtKResult(Frozen):
     k: int = Field(ge=1)
     n_items: int = Field(ge=1)
     mean: float = Field(ge=0.0, le=1.0, description="mean over items of the unbiased pass@k")
@@ -86,14 +83,14 @@ class PassAtKResult(_Frozen):
     per_item: dict[str, float]
 
 
-class Contingency(_Frozen):
+class Contingency(Frozen):
     both: int = Field(ge=0)
     only_a: int = Field(ge=0)
     only_b: int = Field(ge=0)
     neither: int = Field(ge=0)
 
 
-class PairedComparison(_Frozen):
+class PairedComparison(Frozen):
     n_items: int = Field(ge=1)
     mean_a: float
     mean_b: float
@@ -133,14 +130,6 @@ def _validated(items: Iterable[Any], model: type[BaseModel], what: str) -> list[
     return records
 
 
-def _and(a: str, b: str) -> tuple[bool, bool]:
-    if a == "yes" and b == "yes":
-        return True, False
-    if a in FINAL_NEGATIVES or b in FINAL_NEGATIVES:
-        return False, False
-    return False, True
-
-
 def correctness_report(verdicts: Iterable[FormalizationVerdict | Mapping[str, Any]]) -> CorrectnessReport:
     """Correctness (compiles ∧ faithful), compile rate and faithful-given-compiles, with strata by ``group``.
 
@@ -156,7 +145,7 @@ def correctness_report(verdicts: Iterable[FormalizationVerdict | Mapping[str, An
     """
     records = _validated(verdicts, FormalizationVerdict, "verdicts")
     groups = [r.group for r in records] if records[0].group is not None else None
-    both = [_and(r.compiles, r.faithful) for r in records]
+    both = [conjunction(r.compiles, r.faithful) for r in records]
     compiles = np.array([r.compiles == "yes" for r in records])
     correct, compile_rate = summarize_rates(
         ["Correctness", "CompileRate"],

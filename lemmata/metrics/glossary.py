@@ -19,13 +19,13 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from lemmata.core.models import Frozen
 
 
-class Term(BaseModel):
+class Term(Frozen):
     """One column's label and definition."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     key: str = Field(description="the metric key as stored; '{k}' stands for an integer cut-off")
     label: str = Field(description="the column header a visitor reads")

@@ -91,6 +91,14 @@ def _as_values(values: Sequence[float] | np.ndarray, name: str) -> np.ndarray:
     return arr
 
 
+def _vector(values: Sequence[float] | np.ndarray) -> np.ndarray:
+    """``values`` as one column: the single-interval functions take a vector, never a matrix."""
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.ndim != 1:
+        raise ValueError(f"values must be a vector, got shape {arr.shape}")
+    return arr
+
+
 def cluster_codes(clusters: Sequence[str] | np.ndarray, n_items: int) -> tuple[np.ndarray, int]:
     labels = np.asarray(clusters)
     if labels.ndim != 1 or labels.shape[0] != n_items:
@@ -141,14 +149,9 @@ def resampled_ratios(sums: np.ndarray, sizes: np.ndarray, n_resamples: int, seed
     return estimates
 
 
-def cluster_bootstrap_intervals(
-    values: Sequence[float] | np.ndarray,
-    clusters: Sequence[str] | np.ndarray,
-    *,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    confidence: float = 0.95,
-) -> list[tuple[float, float]]:
+def cluster_bootstrap_intervals(values: Sequence[float] | np.ndarray, clusters: Sequence[str] | np.ndarray, *,
+                                n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                                confidence: float = 0.95) -> list[tuple[float, float]]:
     """Cluster-bootstrap intervals of pooled means, one per column of ``values``.
 
     All columns share the same resampled clusters, so intervals of several rates
@@ -166,14 +169,9 @@ def cluster_bootstrap_intervals(
     return percentile_bounds(resampled_ratios(sums, sizes, n_resamples, seed), confidence)
 
 
-def cluster_bootstrap_interval(
-    values: Sequence[float] | np.ndarray,
-    clusters: Sequence[str] | np.ndarray,
-    *,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    confidence: float = 0.95,
-) -> tuple[float, float]:
+def cluster_bootstrap_interval(values: Sequence[float] | np.ndarray, clusters: Sequence[str] | np.ndarray, *,
+                               n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                               confidence: float = 0.95) -> tuple[float, float]:
     """Cluster-bootstrap interval of the pooled mean of ``values`` (clusters = citing papers in Re²Math).
 
     >>> cluster_bootstrap_interval([1, 1, 0, 1, 0, 0], ["a", "a", "b", "c", "c", "d"], n_resamples=500, seed=1)
@@ -184,19 +182,12 @@ def cluster_bootstrap_interval(
     lemmata.core.errors.InputError: 1 problem found:
       - values: non-finite value (NaN or inf) at item 1
     """
-    arr = np.asarray(values, dtype=np.float64)
-    if arr.ndim != 1:
-        raise ValueError(f"values must be a vector, got shape {arr.shape}")
-    return cluster_bootstrap_intervals(arr, clusters, n_resamples=n_resamples, seed=seed, confidence=confidence)[0]
+    return cluster_bootstrap_intervals(_vector(values), clusters, n_resamples=n_resamples, seed=seed,
+                                       confidence=confidence)[0]
 
 
-def bootstrap_intervals(
-    values: Sequence[float] | np.ndarray,
-    *,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    confidence: float = 0.95,
-) -> list[tuple[float, float]]:
+def bootstrap_intervals(values: Sequence[float] | np.ndarray, *, n_resamples: int = DEFAULT_RESAMPLES,
+                        seed: int = DEFAULT_SEED, confidence: float = 0.95) -> list[tuple[float, float]]:
     """Percentile-bootstrap intervals of the mean over items, one per column, sharing resamples."""
     check_resampling(n_resamples, confidence, seed)
     arr = _as_values(values, "values")
@@ -204,13 +195,8 @@ def bootstrap_intervals(
     return percentile_bounds(resampled_ratios(arr, sizes, n_resamples, seed), confidence)
 
 
-def bootstrap_interval(
-    values: Sequence[float] | np.ndarray,
-    *,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    confidence: float = 0.95,
-) -> tuple[float, float]:
+def bootstrap_interval(values: Sequence[float] | np.ndarray, *, n_resamples: int = DEFAULT_RESAMPLES,
+                       seed: int = DEFAULT_SEED, confidence: float = 0.95) -> tuple[float, float]:
     """Percentile-bootstrap interval of the mean of ``values`` (items resampled with replacement).
 
     >>> bootstrap_interval([0.0, 0.5, 1.0, 1.0], n_resamples=1000)
@@ -220,20 +206,12 @@ def bootstrap_interval(
     ...
     ValueError: values is empty: nothing to resample
     """
-    arr = np.asarray(values, dtype=np.float64)
-    if arr.ndim != 1:
-        raise ValueError(f"values must be a vector, got shape {arr.shape}")
-    return bootstrap_intervals(arr, n_resamples=n_resamples, seed=seed, confidence=confidence)[0]
+    return bootstrap_intervals(_vector(values), n_resamples=n_resamples, seed=seed, confidence=confidence)[0]
 
 
-def paired_bootstrap_interval(
-    a: Sequence[float] | np.ndarray,
-    b: Sequence[float] | np.ndarray,
-    *,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    confidence: float = 0.95,
-) -> tuple[float, float]:
+def paired_bootstrap_interval(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, *,
+                              n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                              confidence: float = 0.95) -> tuple[float, float]:
     """Interval of ``mean(a) - mean(b)`` for paired per-item vectors (items resampled jointly).
 
     Resampling pairs keeps the item-level correlation between the two systems, so

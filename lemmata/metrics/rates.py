@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from lemmata.core.errors import InputError, Problem
+from lemmata.core.models import Frozen
 from lemmata.metrics.intervals import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -30,11 +31,7 @@ from lemmata.metrics.intervals import (
 _MAX_LISTED = 20
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class GroupRate(_Frozen):
+class GroupRate(Frozen):
     """One row of a stratified table."""
 
     count: int = Field(ge=0)
@@ -43,7 +40,7 @@ class GroupRate(_Frozen):
     pending: int = Field(default=0, ge=0)
 
 
-class MetricResult(_Frozen):
+class MetricResult(Frozen):
     """A rate with the paper's uncertainty fields (names as in ``paper_all_tables.json``)."""
 
     name: str

@@ -41,9 +41,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from operator import itemgetter, methodcaller
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from lemmata.core.errors import InputError, Problem
+from lemmata.core.models import Frozen
 from lemmata.metrics.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_intervals
 
 Run = Mapping[str, Mapping[str, float]]
@@ -62,10 +63,8 @@ _MAX_LISTED = 20
 _keys, _values = methodcaller("keys"), methodcaller("values")
 
 
-class MeasureResult(BaseModel):
+class MeasureResult(Frozen):
     """One measure over all queries: mean, bootstrap-over-queries interval and per-query values."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = Field(description="e.g. 'ndcg@10'")
     trec_eval: str = Field(description="the trec_eval measure it is computed from")
@@ -74,10 +73,8 @@ class MeasureResult(BaseModel):
     per_query: tuple[float, ...] = Field(description="aligned with RetrievalEvaluation.query_ids")
 
 
-class RetrievalEvaluation(BaseModel):
+class RetrievalEvaluation(Frozen):
     """Every requested measure of one run against one set of qrels."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     query_ids: tuple[str, ...] = Field(description="sorted query ids")
     relevance_level: int

@@ -45,9 +45,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, model_validator
+from pydantic import Field, PositiveInt, ValidationError, model_validator
 
 from lemmata.core.errors import InputError, Problem
+from lemmata.core.models import Frozen
 from lemmata.metrics.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from lemmata.metrics.rates import MetricResult, summarize_rates
 
@@ -60,10 +61,8 @@ DEFAULT_CITE_RECALL_N = 20
 _MAX_LISTED = 20
 
 
-class InstanceVerdicts(BaseModel):
+class InstanceVerdicts(Frozen):
     """Everything scored about one Re²Math gap for one system."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     instance_id: str = Field(min_length=1)
     paper_key: str = Field(min_length=1, description="version-free citing-paper id; the bootstrap cluster")
@@ -93,18 +92,14 @@ class InstanceVerdicts(BaseModel):
         return self
 
 
-class BucketCount(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class BucketCount(Frozen):
     count: int = Field(ge=0)
     rate: float = Field(ge=0.0, le=1.0)
     pending: int = Field(ge=0, description="instances in this bucket only because a verdict is pending")
 
 
-class FailureDecomposition(BaseModel):
+class FailureDecomposition(Frozen):
     """Where each instance's attempt stopped; the three buckets partition the instances."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     total: int = Field(ge=1)
     no_grounded_support: BucketCount
@@ -112,10 +107,8 @@ class FailureDecomposition(BaseModel):
     success: BucketCount
 
 
-class ToolAccReport(BaseModel):
+class ToolAccReport(Frozen):
     """All Re²Math metrics of one system on one instance set (the paper's main tables)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     n_instances: int = Field(ge=1)
     cite_recall_n: int = Field(ge=1)
@@ -186,8 +179,12 @@ def _coerce(verdicts: Iterable[InstanceVerdicts | Mapping[str, Any]]) -> list[In
     return records
 
 
-def _conjunction(a: str, b: str) -> tuple[bool, bool]:
-    """(positive, pending) of a ∧ b under the module's three-valued reading."""
+def conjunction(a: str, b: str) -> tuple[bool, bool]:
+    """(positive, pending) of a ∧ b under the module's three-valued reading.
+
+    >>> conjunction("yes", "yes"), conjunction("yes", "no"), conjunction("pending", "yes")
+    ((True, False), (False, False), (False, True))
+    """
     if a == "yes" and b == "yes":
         return True, False
     if a in FINAL_NEGATIVES or b in FINAL_NEGATIVES:
@@ -267,7 +264,7 @@ def tool_acc_report(
     domains = [r.domain for r in records]
     common = dict(n_resamples=n_resamples, seed=seed)
 
-    tool = [_conjunction(r.ground, r.suff) for r in records]
+    tool = [conjunction(r.ground, r.suff) for r in records]
     success = np.array([p for p, _ in tool], dtype=bool)
     tool_pending = np.array([w for _, w in tool], dtype=bool)
     ground = np.array([r.ground == "yes" for r in records])
@@ -296,7 +293,7 @@ def tool_acc_report(
     anchored = np.array([r.anchor_match is not None for r in records])
     anchor_acc = subset("AnchorAcc", anchored, np.array([r.anchor_match == "yes" for r in records]),
                         np.array([r.anchor_match == "pending" for r in records]))
-    oracle = [_conjunction(r.oracle_ground, r.oracle_suff) if r.oracle_evaluable else (False, False) for r in records]
+    oracle = [conjunction(r.oracle_ground, r.oracle_suff) if r.oracle_evaluable else (False, False) for r in records]
     oracle_tool = subset("Oracle ToolAcc", evaluable, np.array([p for p, _ in oracle], dtype=bool),
                          np.array([w for _, w in oracle], dtype=bool))
     alt_share = subset("AltSourceSuccessRate", success, alternative, source_pending)

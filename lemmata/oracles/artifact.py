@@ -11,8 +11,6 @@ what to compare in :meth:`VerdictArtifact.check_manifest`.
 
 from __future__ import annotations
 
-import os
-import tempfile
 import threading
 from pathlib import Path
 from abc import ABC, abstractmethod
@@ -87,11 +85,7 @@ class VerdictArtifact(ABC, Generic[M]):
             if self.manifest_path.exists():
                 return
             self.manifest = manifest
-            self.folder.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{ARTIFACT_FILE}.")
-            os.close(fd)
-            write_json(tmp, manifest.model_dump(mode="json", by_alias=True))
-            os.replace(tmp, self.manifest_path)
+            write_json(self.manifest_path, manifest.model_dump(mode="json", by_alias=True), mode=0o600)
 
     def verify(self) -> int:
         """Read and check every recorded verdict from the start; the number of verdicts."""

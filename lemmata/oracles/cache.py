@@ -29,12 +29,12 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import tempfile
 import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from lemmata.core.atomic import atomic_write_text
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.hashing import canonical_json, sha256_bytes, sha256_json
 from lemmata.formats.results import now_iso
@@ -204,13 +204,9 @@ class VerdictCache:
                              None, "head_sha256", self.head_path)
 
     def _write_head(self) -> None:
-        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{HEAD_FILE}.")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump({"format": ENTRY_FORMAT, "count": self._seq, "head_sha256": self._tip}, fh)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.head_path)
+        atomic_write_text(self.head_path,
+                          json.dumps({"format": ENTRY_FORMAT, "count": self._seq, "head_sha256": self._tip}) + "\n",
+                          mode=0o600)
 
     def verify(self) -> int:
         """Read and check the whole cache from the start; the number of entries."""

@@ -18,8 +18,9 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from lemmata.oracles.local_server import JsonHandler, LocalServer
 
 __all__ = ["ChatDouble", "Reply"]
 
@@ -38,7 +39,7 @@ class Reply:
     delay_s: float = 0.0
 
 
-class ChatDouble:
+class ChatDouble(LocalServer):
     """``with ChatDouble(answer) as server:`` … ``server.base_url`` is ``http://127.0.0.1:PORT/v1``."""
 
     def __init__(self, answer: Callable[[dict[str, Any]], str | Reply] = lambda body: "ok", *,
@@ -53,45 +54,30 @@ class ChatDouble:
         self.lock = threading.Lock()
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(JsonHandler):
             protocol_version = "HTTP/1.1"  # keep-alive, as real endpoints
             # TCP_NODELAY, as real endpoints (uvicorn, vLLM) set it: the headers and the body go out in two writes,
             # and with Nagle's algorithm the body would wait for the client's delayed ACK (about 40 ms a request)
             disable_nagle_algorithm = True
 
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def _send(self, code: int, body: bytes, headers: dict[str, str] | None = None) -> None:
-                try:
-                    self.send_response(code)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(body)))
-                    for k, v in (headers or {}).items():
-                        self.send_header(k, v)
-                    self.end_headers()
-                    self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
             def do_GET(self) -> None:
                 if self.path.rstrip("/") != "/v1/models":
-                    return self._send(404, b'{"error": {"message": "not found"}}')
-                self._send(200, json.dumps({"object": "list", "data": [
+                    return self.send_json(404, b'{"error": {"message": "not found"}}')
+                self.send_json(200, json.dumps({"object": "list", "data": [
                     {"id": server.model_id or "double", "object": "model"}]}).encode())
 
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length", 0) or 0))
                 if self.path != "/v1/chat/completions":
-                    return self._send(404, b'{"error": {"message": "not found"}}')
+                    return self.send_json(404, b'{"error": {"message": "not found"}}')
                 if server.api_key is not None and self.headers.get("Authorization") != f"Bearer {server.api_key}":
-                    return self._send(401, b'{"error": {"message": "invalid api key"}}')
+                    return self.send_json(401, b'{"error": {"message": "invalid api key"}}')
                 try:
                     body = json.loads(raw)
                     if not (isinstance(body["model"], str) and isinstance(body["messages"], list)):
                         raise ValueError
                 except (ValueError, KeyError, TypeError):
-                    return self._send(400, b'{"error": {"message": "bad request body"}}')
+                    return self.send_json(400, b'{"error": {"message": "bad request body"}}')
                 with server.lock:
                     server.requests.append(body)
                     step = server.script.pop(0) if server.script else None
@@ -103,17 +89,11 @@ class ChatDouble:
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
                 if reply.status != 200 or reply.raw is not None:
-                    return self._send(reply.status, reply.raw if reply.raw is not None
-                                      else b'{"error": {"message": "scripted"}}', reply.headers)
-                self._send(200, server.completion(body, reply))
+                    return self.send_json(reply.status, reply.raw if reply.raw is not None
+                                          else b'{"error": {"message": "scripted"}}', reply.headers)
+                self.send_json(200, server.completion(body, reply))
 
-        class Server(ThreadingHTTPServer):
-            def handle_error(self, request: Any, client_address: Any) -> None:
-                pass  # a client that hung up (a stopped run) is no failure of the double
-
-        self._httpd = Server(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self.serve(Handler)
 
     def completion(self, body: dict[str, Any], reply: Reply) -> bytes:
         prompt = sum(len(str(m.get("content", "")).split()) for m in body["messages"])
@@ -127,13 +107,4 @@ class ChatDouble:
 
     @property
     def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def __enter__(self) -> "ChatDouble":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        return self.url + "/v1"

@@ -5,18 +5,22 @@ items into :class:`ChatJob` s and hands a batch to :meth:`ChatRunner.run`;
 what comes back is one :class:`Completion` per job — the text, or an
 *abstention* with its reason. Nothing a model answers crashes a run:
 
-- **bounded concurrency** — at most ``concurrency`` requests in flight, over
-  one pooled ``httpx`` client (OpenAI, vLLM, TGI, llama.cpp server and Ollama
-  all speak ``POST /chat/completions``);
-- **retries** — 429, 5xx, timeouts, dropped connections and bodies that are not
-  a chat completion are retried with exponential backoff, at least the server's
-  ``Retry-After``; when retries run out the job is an abstention
-  (``unavailable: …``) that is *not* cached, so the next run asks again;
-  refused credentials (401/403) stop the run at once;
+- **bounded concurrency** — at most ``concurrency`` requests in flight
+  (:class:`~lemmata.oracles.pool.Pool`), over the one chat client
+  (:class:`~lemmata.oracles.chat.ChatClient`: pooled connections; OpenAI,
+  vLLM, TGI, llama.cpp server and Ollama all speak ``POST /chat/completions``);
+- **retries** — the client's: 429, 5xx, timeouts, dropped connections and
+  bodies that are not a chat completion are retried with exponential backoff
+  from ``LEMMATA_LLM_BACKOFF_S``, at least the server's ``Retry-After``; when
+  retries run out the job is an abstention (``unavailable: …``) that is *not*
+  cached, so the next run asks again; a request the endpoint rejects (context
+  too long) is a ``rejected: …`` abstention, not cached either; refused
+  credentials (401/403) stop the run at once;
 - **abstentions** — a refusal (``message.refusal`` or ``finish_reason`` =
   ``content_filter``), a truncated completion (``finish_reason`` = ``length``),
-  an empty or missing message and a reply without choices are answers: they
-  are recorded, with their reason, and cached like any answer;
+  an empty or missing message and a reply without choices are answers
+  (:func:`~lemmata.oracles.chat.parse_completion`): they are recorded, with
+  their reason, and cached like any answer;
 - **request cache** — every answer is appended (one JSON line, written before
   the job counts as done) to a cache file keyed by the request: model, the
   sha256 of the messages, every sampling parameter, the seed and the sample
@@ -38,31 +42,29 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_json
-from lemmata.core.settings import read as setting
+from lemmata.core.settings import environment, read as setting
 from lemmata.formats.runner_log import LogEntry, LoggedAnswer, LoggedSampling
-from lemmata.oracles.http import OracleAuthError, Retryable, retry_after
+from lemmata.oracles.chat import ChatClient, ChatEndpoint, ChatRejected, Completion, parse_completion, request_body
+from lemmata.oracles.http import env_numbers
+from lemmata.oracles.judge import OracleUnavailable
+from lemmata.oracles.pool import Pool
 
 __all__ = ["ChatJob", "ChatRunner", "Completion", "Endpoint", "RequestCache", "RunInterrupted", "RunStats",
            "Sampling", "parse_completion", "request_key"]
 
-USER_AGENT = "lemmata-runner/1"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-#: the largest response body read (a chat completion is far smaller)
-MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 #: retryable failures after which a job becomes an "unavailable" abstention for this run
 UNAVAILABLE = "unavailable"
 
@@ -133,144 +135,37 @@ def request_key(model: str, messages_sha256: str, sampling: Sampling, sample: in
                         "sample": sample, "sent": sampling.request_fields(sample)})
 
 
-class Completion(BaseModel):
-    """One answer: ``text`` when usable, else ``abstention`` says why (the text, if any, is kept for audit)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    text: str | None = None
-    abstention: str | None = None
-    finish_reason: str | None = None
-    endpoint_model: str | None = None
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    cost: float | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.abstention is None
-
-
-# --- the protocol -------------------------------------------------------------------------------------------------
-
-
-class _Message(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    content: str | None = None
-    refusal: str | None = None
-
-
-class _Choice(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    message: _Message | None = None
-    finish_reason: str | None = None
-
-
-class _Usage(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    cost: float | None = None
-
-
-class _ChatCompletion(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    model: str | None = None
-    choices: list[_Choice] | None = None
-    usage: Any = None  # read leniently: odd accounting never costs an answer
-
-
-def parse_completion(raw: bytes) -> Completion:
-    """A chat-completions body as a :class:`Completion`; raises Retryable when it is not one at all.
-
-    >>> parse_completion(b'{"model": "m-1", "choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}]}').text
-    'hi'
-    >>> parse_completion(b'{"choices": [{"message": {"content": "x"}, "finish_reason": "length"}]}').abstention
-    'truncated: the completion hit the token limit (finish_reason=length)'
-    >>> parse_completion(b'{"choices": []}').abstention
-    'no choices in the reply'
-    >>> parse_completion(b'{"choices": [{"message": {"content": "y"}}], "usage": {"prompt_tokens": "many"}}').text
-    'y'
-    """
-    try:
-        body = _ChatCompletion.model_validate_json(raw)
-    except ValidationError:
-        raise Retryable("malformed chat-completions body: " + raw[:120].decode("utf-8", "replace")) from None
-    try:
-        usage = _Usage.model_validate(body.usage) if isinstance(body.usage, dict) else _Usage()
-    except ValidationError:
-        usage = _Usage()
-    meta = {"endpoint_model": body.model, "prompt_tokens": usage.prompt_tokens,
-            "completion_tokens": usage.completion_tokens, "cost": usage.cost}
-    if not body.choices:
-        return Completion(abstention="no choices in the reply", **meta)
-    choice = body.choices[0]
-    message = choice.message or _Message()
-    reason, text = choice.finish_reason, message.content
-    if message.refusal:
-        why = "refused: " + " ".join(message.refusal.split())[:300]
-    elif reason == "content_filter":
-        why = "refused: the endpoint's content filter stopped the completion"
-    elif reason == "length":
-        why = "truncated: the completion hit the token limit (finish_reason=length)"
-    elif text is None or not text.strip():
-        why = "empty completion"
-    else:
-        why = None
-    return Completion(text=text, abstention=why, finish_reason=reason, **meta)
-
-
 # --- the endpoint -------------------------------------------------------------------------------------------------
 
 
-class Endpoint(BaseModel):
-    """Where requests go and how patiently."""
+class Endpoint(ChatEndpoint):
+    """The runner's endpoint: where requests go, how patiently, and how many at a time."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    key_hint: ClassVar[str] = "LEMMATA_LLM_API_KEY or OPENAI_API_KEY"
+    user_agent: ClassVar[str] = "lemmata-runner/1"
 
-    base_url: str = Field(pattern=r"^https?://\S+$")
-    model: str = Field(min_length=1)
-    api_key: str = Field(default="", repr=False)
     timeout_s: float = Field(default=600.0, gt=0)
     max_retries: int = Field(default=6, ge=0)
-    backoff_s: float = Field(default=1.0, ge=0)
-    max_backoff_s: float = Field(default=60.0, ge=0)
     concurrency: int = Field(default=8, ge=1, le=1024)
 
     @classmethod
     def from_env(cls, model: str, environ: Mapping[str, str] | None = None, **override: Any) -> "Endpoint":
         """``LEMMATA_LLM_*`` first, then ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``; keyword overrides win."""
-        from lemmata.core.settings import environment
-
         env = environment(environ)
         fields: dict[str, Any] = {
             "base_url": setting("LEMMATA_LLM_BASE_URL", env) or setting("OPENAI_BASE_URL", env) or DEFAULT_BASE_URL,
             "api_key": setting("LEMMATA_LLM_API_KEY", env) or setting("OPENAI_API_KEY", env) or "",
-        }
-        for name, key, conv in (("LEMMATA_LLM_TIMEOUT_S", "timeout_s", float),
+            **env_numbers(env, (("LEMMATA_LLM_TIMEOUT_S", "timeout_s", float),
                                 ("LEMMATA_LLM_MAX_RETRIES", "max_retries", int),
                                 ("LEMMATA_LLM_BACKOFF_S", "backoff_s", float),
-                                ("LEMMATA_LLM_CONCURRENCY", "concurrency", int)):
-            value = setting(name, env)
-            if value:
-                try:
-                    fields[key] = conv(value)
-                except ValueError:
-                    raise LemmataError(f"{name} must be a number, got {value!r}") from None
+                                ("LEMMATA_LLM_CONCURRENCY", "concurrency", int))),
+        }
         fields.update({k: v for k, v in override.items() if v is not None})
         try:
             return cls(model=model, **fields)
         except ValidationError as exc:
             err = exc.errors()[0]
             raise LemmataError(f"chat endpoint: {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
-
-    @property
-    def url(self) -> str:
-        return self.base_url.rstrip("/") + "/chat/completions"
 
     @property
     def shown_url(self) -> str:
@@ -397,23 +292,15 @@ class ChatRunner:
 
     def __init__(self, endpoint: Endpoint, cache: RequestCache | None = None, *,
                  sleep: Callable[[float], None] = time.sleep, transport: Any = None) -> None:
-        import httpx
-
         self.endpoint = endpoint
         self.cache = cache if cache is not None else RequestCache(None)
         self.stats = RunStats()
-        self._sleep = sleep
+        self.client = ChatClient(endpoint, sleep=sleep, transport=transport, connections=endpoint.concurrency)
         self._stop = threading.Event()
-        headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": USER_AGENT}
-        if endpoint.api_key:
-            headers["Authorization"] = f"Bearer {endpoint.api_key}"
-        limits = httpx.Limits(max_connections=endpoint.concurrency, max_keepalive_connections=endpoint.concurrency)
-        self._client = httpx.Client(headers=headers, timeout=endpoint.timeout_s, limits=limits, transport=transport,
-                                    trust_env=False)
         self._lock = threading.Lock()
 
     def close(self) -> None:
-        self._client.close()
+        self.client.close()
 
     def __enter__(self) -> "ChatRunner":
         return self
@@ -423,59 +310,30 @@ class ChatRunner:
 
     # one request ---------------------------------------------------------------------------------------------
 
-    def _post(self, body: bytes) -> Completion:
-        import httpx
-
-        try:
-            with self._client.stream("POST", self.endpoint.url, content=body) as resp:
-                chunks, size = [], 0
-                for chunk in resp.iter_bytes():
-                    size += len(chunk)
-                    if size > MAX_RESPONSE_BYTES:
-                        raise Retryable(f"reply larger than {MAX_RESPONSE_BYTES} bytes")
-                    chunks.append(chunk)
-                raw = b"".join(chunks)
-                status = resp.status_code
-                headers = resp.headers
-        except httpx.TimeoutException:
-            raise Retryable(f"no answer within {self.endpoint.timeout_s:g}s") from None
-        except httpx.HTTPError as exc:
-            raise Retryable(f"connection failed: {type(exc).__name__}: {exc}") from None
-        if status in (401, 403):
-            raise OracleAuthError(f"the chat endpoint {self.endpoint.url} refused the credentials (HTTP {status}); "
-                                  "check LEMMATA_LLM_API_KEY or OPENAI_API_KEY")
-        detail = raw[:300].decode("utf-8", "replace").strip()
-        if status in (408, 409, 425, 429) or status >= 500:
-            raise Retryable(f"HTTP {status} {detail[:120]}".strip(), retry_after(headers))
-        if status != 200:
-            # the endpoint rejected this one request (context too long, bad parameter): an answer, not cached
-            return Completion(abstention=f"rejected: HTTP {status} {detail[:200]}".strip())
-        return parse_completion(raw)
-
     def ask(self, job: ChatJob) -> tuple[Completion, bool]:
-        """The answer to one job and whether it may be cached (transport failures may not)."""
-        body = json.dumps({"model": self.endpoint.model, "messages": [dict(m) for m in job.messages],
-                           **job.sampling.request_fields(job.sample)}, ensure_ascii=False).encode("utf-8")
-        attempt = 0
-        while True:
+        """The answer to one job and whether it may be cached (transport failures and rejections may not)."""
+        body = request_body(self.endpoint.model, job.messages, job.sampling.request_fields(job.sample))
+
+        def once() -> tuple[Completion, bool]:
             if self._stop.is_set():
                 raise RunInterrupted("stopped")
+            self._count("sent")
             try:
-                with self._lock:
-                    self.stats.sent += 1
-                completion = self._post(body)
-                return completion, not completion.abstention or not completion.abstention.startswith("rejected")
-            except Retryable as exc:
-                if attempt >= self.endpoint.max_retries:
-                    return Completion(abstention=f"{UNAVAILABLE}: no answer after {attempt + 1} attempt(s): {exc}"), False
-                delay = min(self.endpoint.max_backoff_s, self.endpoint.backoff_s * (2 ** attempt))
-                delay *= 1 + 0.1 * random.random()
-                if exc.retry_after is not None:
-                    delay = min(self.endpoint.max_backoff_s, max(delay, exc.retry_after))
-                with self._lock:
-                    self.stats.retries += 1
-                self._sleep(delay)
-                attempt += 1
+                return parse_completion(self.client.post(body)), True
+            except ChatRejected as exc:
+                # the endpoint rejected this one request (context too long, bad parameter): an answer, not cached
+                detail = exc.raw[:300].decode("utf-8", "replace").strip()
+                return Completion(abstention=f"rejected: HTTP {exc.status} {detail[:200]}".strip()), False
+
+        try:
+            return self.client.retrying(once, unavailable=lambda n, why: f"no answer after {n} attempt(s): {why}",
+                                        on_retry=lambda: self._count("retries"))
+        except OracleUnavailable as exc:
+            return Completion(abstention=f"{UNAVAILABLE}: {exc}"), False
+
+    def _count(self, name: str) -> None:
+        with self._lock:
+            setattr(self.stats, name, getattr(self.stats, name) + 1)
 
     def _ask_and_cache(self, job: ChatJob, key: str) -> Completion:
         # cached in the worker thread the moment it arrives, so an answer in flight when the run is stopped is kept
@@ -501,10 +359,11 @@ class ChatRunner:
         out: dict[str, Completion] = {}
         order: list[str] = []
         ready: deque[tuple[ChatJob, Completion]] = deque()
-        pending: dict[Future, tuple[ChatJob, str]] = {}
         self._stop.clear()
-        pool = ThreadPoolExecutor(max_workers=self.endpoint.concurrency, thread_name_prefix="lemmata-chat")
+        pool: Pool[tuple[ChatJob, str], Completion] = Pool(lambda item: self._ask_and_cache(*item),
+                                                           workers=self.endpoint.concurrency, name="lemmata-chat")
         bar = _bar(len(jobs), 0, desc, quiet)
+        seen: set[str] = set()
 
         def add(new: Iterable[ChatJob]) -> None:
             for job in new:
@@ -519,7 +378,7 @@ class ChatRunner:
                     self.stats.from_cache += 1
                     answered(job, hit)
                 else:
-                    backlog.append((job, key))
+                    pool.add((job, key))
 
         def answered(job: ChatJob, completion: Completion) -> None:
             out[job.id] = completion
@@ -528,43 +387,31 @@ class ChatRunner:
                 bar.update(1)
             ready.append((job, completion))
 
-        #: jobs handed to the pool at a time: wait() costs O(pending) per call, so a bounded window keeps a run
-        #: of n jobs O(n) instead of O(n²), while the pool always has its next job queued
-        backlog: deque[tuple[ChatJob, str]] = deque()
-        window = 2 * self.endpoint.concurrency
+        def follow_up() -> None:
+            while ready:
+                job, completion = ready.popleft()
+                follow = on_answer(job, completion) if on_answer is not None else None
+                if follow:
+                    follow = list(follow)
+                    if bar is not None:
+                        bar.total += len(follow)
+                    add(follow)
 
-        def refill() -> None:
-            while backlog and len(pending) < window:
-                job, key = backlog.popleft()
-                pending[pool.submit(self._ask_and_cache, job, key)] = (job, key)
-
-        seen: set[str] = set()
         try:
             add(jobs)
-            while ready or pending or backlog:
-                while ready:
-                    job, completion = ready.popleft()
-                    follow = on_answer(job, completion) if on_answer is not None else None
-                    if follow:
-                        follow = list(follow)
-                        if bar is not None:
-                            bar.total += len(follow)
-                        add(follow)
-                refill()
-                if not pending:
-                    break
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    job, _ = pending.pop(fut)
-                    answered(job, fut.result())
+            follow_up()
+            for batch in pool.batches():
+                for (job, _), completion in batch:
+                    answered(job, completion)
+                follow_up()
         except KeyboardInterrupt:
             self._stop.set()
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.close()
             raise RunInterrupted(f"interrupted after {len(out)} answers; every answer received is cached: run the "
                                  "same command again to resume") from None
         finally:
             self._stop.set()
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.close()
             if bar is not None:
                 bar.close()
             self.stats.seconds += time.perf_counter() - started

@@ -9,14 +9,13 @@ as 0 with the reply kept in the reason.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lemmata.oracles.judge import MAX_REASON_CHARS, Judge, Rubric, parse_reply
+from lemmata.oracles.chat import ChatConfig, ChatJudge
+from lemmata.oracles.judge import MAX_REASON_CHARS, Judge, parse_reply, shown_reply
 
 #: the top of the IMO scale: only this grade counts as a correct solution
 FULL_MARKS = 7
@@ -29,15 +28,6 @@ class Grade(BaseModel):
 
     score: int = Field(ge=0, le=FULL_MARKS)
     reason: str = Field(max_length=MAX_REASON_CHARS)
-
-
-@dataclass(frozen=True)
-class GradeAnswer:
-    """A grader's answer in the shape :meth:`JudgeArtifact.obtain` records (``verdict``, ``parsed``, ``raw``)."""
-
-    verdict: Grade
-    parsed: bool
-    raw: str
 
 
 def parse_grade(reply: str) -> Grade | None:
@@ -54,10 +44,8 @@ def parse_grade(reply: str) -> Grade | None:
 
 
 def ungradable(raw: str) -> Grade:
-    shown = raw.strip()
-    if len(shown) > 500:
-        shown = shown[:500] + " …"
-    return Grade(score=0, reason=f"unparsable grader reply: {shown!r}")
+    """The zero grade recorded for a reply that is not a grade object (the reply is kept in the reason)."""
+    return Grade(score=0, reason=f"unparsable grader reply: {shown_reply(raw)!r}")
 
 
 def is_full_marks(verdict: Mapping[str, Any] | None) -> bool | None:
@@ -71,27 +59,14 @@ def is_full_marks(verdict: Mapping[str, Any] | None) -> bool | None:
     return verdict.get("score") == FULL_MARKS and verdict.get("parsed", True) is True
 
 
-class ChatGrader(Judge):
+class ChatGrader(ChatJudge):
     """A grader behind an OpenAI-compatible chat-completions endpoint (the judge's endpoint settings)."""
 
-    def __init__(self, config, *, sleep: Callable[[float], None] = time.sleep) -> None:
-        from lemmata.oracles.chat import ChatClient
-
-        self.config = config
-        self.client = ChatClient(config, sleep=sleep)
-        self.judge_id = config.resolved_judge_id
-
-    def ask(self, rubric: Rubric, messages: list[dict[str, str]]) -> GradeAnswer:  # type: ignore[override]
-        completion = self.client.complete(messages)
-        text = completion.choices[0].message.content or ""
-        grade = parse_grade(text)
-        if grade is None:
-            return GradeAnswer(verdict=ungradable(text), parsed=False, raw=text)
-        return GradeAnswer(verdict=grade, parsed=True, raw=text)
+    read_reply = staticmethod(parse_grade)
+    when_unreadable = staticmethod(ungradable)
 
     def describe(self) -> dict[str, Any]:
-        return {"id": self.judge_id, "kind": "openai-chat-completions", "model": self.config.model,
-                "temperature": 0.0, "scale": f"0-{FULL_MARKS}"}
+        return {**super().describe(), "scale": f"0-{FULL_MARKS}"}
 
 
 def grader_from(judge: Any) -> Judge | None:
@@ -101,8 +76,6 @@ def grader_from(judge: Any) -> Judge | None:
     if isinstance(judge, ChatGrader) or getattr(judge, "grades", False):
         return judge
     config = getattr(judge, "config", None)
-    from lemmata.oracles.chat import ChatConfig
-
     if isinstance(config, ChatConfig):
         return ChatGrader(config)
     return None

@@ -5,7 +5,12 @@ same ways: refused credentials and malformed requests are configuration
 problems to report at once; rate limits, server errors, timeouts and dropped
 connections are transient and retried with exponential backoff (honouring
 ``Retry-After``) until the client's budget runs out, after which the work stays
-*pending* (:class:`~lemmata.oracles.judge.OracleUnavailable`).
+*pending* (:class:`~lemmata.oracles.judge.OracleUnavailable`). Every client
+retries through :func:`with_retries` and reads its numeric settings with
+:func:`env_numbers`; :func:`send` performs one request for the clients that
+talk to their server one request at a time (the Lean server, arXiv), while the
+chat client (:class:`~lemmata.oracles.chat.ChatClient`) keeps a pool of
+connections open and classifies its statuses the same way.
 """
 
 from __future__ import annotations
@@ -15,10 +20,11 @@ import random
 import socket
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from lemmata.core.errors import Error, LemmataError
+from lemmata.core.settings import read as setting
 from lemmata.oracles.judge import OracleUnavailable
 
 T = TypeVar("T")
@@ -58,6 +64,31 @@ def retry_after(headers: Any) -> float | None:
         return max(0.0, float(value)) if value is not None else None
     except ValueError:
         return None
+
+
+def env_numbers(env: Mapping[str, str], table: Iterable[tuple[str, str, Callable[[str], Any]]], *,
+                kind: str = "a number") -> dict[str, Any]:
+    """``{field: value}`` of the variables of ``table`` (name, field, conversion) that are set in ``env``.
+
+    A client's numeric settings (timeouts, retries, batch sizes) read one way; a value that does not convert
+    is a configuration error naming the variable.
+
+    >>> env_numbers({"LEMMATA_JUDGE_TIMEOUT_S": "7"}, [("LEMMATA_JUDGE_TIMEOUT_S", "timeout_s", float)])
+    {'timeout_s': 7.0}
+    >>> env_numbers({"LEMMATA_JUDGE_MAX_RETRIES": "many"}, [("LEMMATA_JUDGE_MAX_RETRIES", "max_retries", int)])
+    Traceback (most recent call last):
+    ...
+    lemmata.core.errors.LemmataError: LEMMATA_JUDGE_MAX_RETRIES must be a number, got 'many'
+    """
+    out: dict[str, Any] = {}
+    for name, key, conv in table:
+        value = setting(name, env)
+        if value:
+            try:
+                out[key] = conv(value)
+            except ValueError:
+                raise LemmataError(f"{name} must be {kind}, got {value!r}") from None
+    return out
 
 
 def send(

@@ -7,7 +7,9 @@ sha256 is part of the scoring artifact, so an edited prompt without a version
 bump is refused instead of silently mixing verdicts. Verdicts are kept in an
 append-only, hash-chained :class:`~lemmata.oracles.cache.VerdictCache` inside the artifact
 folder, keyed by content (judge id, rubric id, and the fields the question is
-about), so a rescore reads what was recorded and asks nothing. Only ``yes``
+about), so a rescore reads what was recorded and asks nothing; a batch of
+questions (:meth:`JudgeArtifact.obtain_all`) reads what is recorded and asks
+the rest concurrently (:mod:`lemmata.oracles.pool`). Only ``yes``
 counts as positive: ``uncertain`` and unparsable replies are negative, with
 their reason kept. A question no judge could answer has no verdict: it is
 *pending*, never a success.
@@ -18,7 +20,7 @@ from __future__ import annotations
 import re
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -29,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_bytes, sha256_json
+from lemmata.core.models import Frozen
 from lemmata.oracles.artifact import ARTIFACT_FILE, VerdictArtifact  # noqa: F401  (re-exported)
 
 ARTIFACT_SCHEMA = "lemmata.judge-artifact/1"
@@ -144,17 +147,26 @@ def parse_reply(reply: str, model: type[_Reply]) -> _Reply | None:
 
 @dataclass(frozen=True)
 class JudgeAnswer:
-    verdict: JudgeVerdict
+    """One reply: the verdict (a judge's :class:`JudgeVerdict`, a grader's grade), whether it was read, the text."""
+
+    verdict: BaseModel
     parsed: bool
     raw: str
 
 
+def shown_reply(raw: str) -> str:
+    """An unreadable reply as kept in the reason recorded for it: stripped, cut after 500 characters.
+
+    >>> shown_reply("  no JSON here  "), len(shown_reply("x" * 900))
+    ('no JSON here', 502)
+    """
+    shown = raw.strip()
+    return shown[:500] + " …" if len(shown) > 500 else shown
+
+
 def unparsable(raw: str) -> JudgeVerdict:
     """The negative verdict recorded for a reply that is not a verdict object (the reply is kept in the reason)."""
-    shown = raw.strip()
-    if len(shown) > 500:
-        shown = shown[:500] + " …"
-    return JudgeVerdict(verdict="uncertain", reason=f"unparsable judge reply: {shown!r}")
+    return JudgeVerdict(verdict="uncertain", reason=f"unparsable judge reply: {shown_reply(raw)!r}")
 
 
 class Judge(ABC):
@@ -174,17 +186,13 @@ class Judge(ABC):
 # -- the judge's scoring artifact -------------------------------------------------------------------------
 
 
-class RubricPin(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class RubricPin(Frozen):
     id: str
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
 
 
-class ArtifactManifest(BaseModel):
+class ArtifactManifest(Frozen):
     """``ARTIFACT.json`` of a judge artifact: which judge, which rubrics (by template hash)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     schema_: Literal["lemmata.judge-artifact/1"] = Field(ARTIFACT_SCHEMA, alias="schema")
     artifact_id: str
@@ -312,6 +320,33 @@ class JudgeArtifact(VerdictArtifact[ArtifactManifest]):
                   "reply_sha256": sha256_bytes(answer.raw.encode("utf-8"))}
         self._ensure_manifest(judge)
         return self.cache.put(self.key_fields(rubric, fields), verdict, oracle=oracle)
+
+    def obtain_all(self, questions: Sequence[tuple[str, Mapping[str, Any], Mapping[str, str]]], judge: Judge | None,
+                   *, quiet: bool = True, desc: str = "judging") -> list[dict[str, Any] | None]:
+        """:meth:`obtain` for many ``(rubric, fields, values)`` questions: verdicts in their order, None pending.
+
+        Recorded verdicts are read first; the missing ones are asked of ``judge`` concurrently, at most
+        ``LEMMATA_JUDGE_CONCURRENCY`` (default 4) requests in flight.
+        """
+        verdicts = [self.lookup(rubric, fields) for rubric, fields, _ in questions]
+        missing = [i for i, v in enumerate(verdicts) if v is None]
+        for _ in range(len(verdicts) - len(missing)):
+            self.stats.add("cached")
+        if judge is None:
+            for _ in missing:
+                self.stats.add("pending")
+            return verdicts
+        if missing:
+            from lemmata.core.settings import read as setting
+            from lemmata.oracles.pool import parallel_map
+
+            workers = max(1, int(setting("LEMMATA_JUDGE_CONCURRENCY") or 4))
+            asked = parallel_map(lambda i: self.obtain(*questions[i], judge), missing, workers=workers,
+                                 name="lemmata-judge", desc=desc, quiet=quiet)
+            for i, verdict in zip(missing, asked):
+                verdicts[i] = verdict
+        return verdicts
+
 
 def is_positive(verdict: Mapping[str, Any] | None) -> bool | None:
     """``True`` only for a recorded ``yes``; None while pending.

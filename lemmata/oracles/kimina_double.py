@@ -22,11 +22,11 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from lemmata.lean.lexer import CLOSERS, OPENERS, LexError, lex
 from lemmata.lean.structure import parse
+from lemmata.oracles.local_server import JsonHandler, LocalServer
 
 DOUBLE_LEAN_VERSION = "0.0.0-protocol-double"
 #: a line comment with this text makes the double answer as if the snippet ran past its timeout
@@ -113,7 +113,7 @@ def check_code(code: str, timeout: float) -> dict[str, Any]:
 
 
 @dataclass
-class KiminaDouble:
+class KiminaDouble(LocalServer):
     """Serve the protocol on 127.0.0.1 (ephemeral port) in a thread; use as a context manager."""
 
     api_key: str | None = None
@@ -129,20 +129,9 @@ class KiminaDouble:
     def __post_init__(self) -> None:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                pass
-
+        class Handler(JsonHandler):
             def _send(self, code: int, payload: Any) -> None:
-                body = json.dumps(payload).encode("utf-8")
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                try:
-                    self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
+                self.send_json(code, json.dumps(payload).encode("utf-8"))
 
             def _gate(self) -> bool:
                 with server.lock:
@@ -199,9 +188,7 @@ class KiminaDouble:
                     return self._send(200, {"results": results})
                 self._send(404, {"detail": "Not Found"})
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self.serve(Handler)
 
     def _answer(self, sid: str, code: str, body: dict[str, Any]) -> dict[str, Any]:
         start = time.perf_counter()
@@ -212,16 +199,3 @@ class KiminaDouble:
             return {"id": sid, "time": 0.0, "error": "REPL process died unexpectedly"}
         ans = check_code(split_snippet(code)[1] if self.split_header else code, float(body.get("timeout", 30)))
         return {"id": sid, "time": round(time.perf_counter() - start, 6), **ans}
-
-    @property
-    def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> "KiminaDouble":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()

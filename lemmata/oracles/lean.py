@@ -45,10 +45,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from lemmata.core.models import Frozen
 from lemmata.core.settings import environment, read as setting
 from lemmata.core.errors import LemmataError
 from lemmata.oracles.artifact import ARTIFACT_FILE, VerdictArtifact, read_artifact_manifest  # noqa: F401
-from lemmata.oracles.http import OracleAuthError, OracleRequestError, Retryable, send, with_retries  # noqa: F401  (re-exported)
+from lemmata.oracles.http import OracleAuthError, OracleRequestError  # noqa: F401  (re-exported)
+from lemmata.oracles.http import Retryable, env_numbers, send, with_retries
 from lemmata.oracles.judge import OracleUnavailable, slug
 
 ENV_URL = "LEMMATA_LEAN_URL"
@@ -67,9 +69,7 @@ _COMMAND_TIMEOUT = re.compile(r"^Lean REPL command timed out", re.IGNORECASE)
 # --- configuration ------------------------------------------------------------------------------------------------
 
 
-class LeanConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class LeanConfig(Frozen):
     url: str = Field(pattern=r"^https?://\S+$")
     api_key: str = Field(default="", repr=False)
     mathlib_version: str = Field(min_length=1, description="Mathlib revision the server's project was built with")
@@ -93,14 +93,9 @@ class LeanConfig(BaseModel):
         if not mathlib:
             raise LemmataError(f"{ENV_URL} is set but {ENV_MATHLIB} is not: name the Mathlib revision the Lean server "
                                "was built with (the server does not report it, and every verdict records it)")
-        extra: dict[str, Any] = {}
-        for name, key, conv in (("LEMMATA_LEAN_TIMEOUT_S", "timeout_s", int), ("LEMMATA_LEAN_BATCH", "batch_size", int),
-                                ("LEMMATA_LEAN_MAX_RETRIES", "max_retries", int)):
-            if setting(name, env):
-                try:
-                    extra[key] = conv(setting(name, env))
-                except ValueError:
-                    raise LemmataError(f"{name} must be an integer, got {env[name]!r}") from None
+        extra = env_numbers(env, (("LEMMATA_LEAN_TIMEOUT_S", "timeout_s", int),
+                                  ("LEMMATA_LEAN_BATCH", "batch_size", int),
+                                  ("LEMMATA_LEAN_MAX_RETRIES", "max_retries", int)), kind="an integer")
         try:
             return cls(url=url, api_key=(setting(ENV_API_KEY, env) or ""), mathlib_version=mathlib,
                        expected_lean_version=(setting(ENV_LEAN, env) or "") or None,
@@ -150,10 +145,8 @@ class CheckResponse(_Lenient):
     response: ReplResponse | None = None
 
 
-class CheckResult(BaseModel):
+class CheckResult(Frozen):
     """What Lean said about one snippet (``error`` is the server's, e.g. a command timeout)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str
     time_s: float = 0.0
@@ -336,10 +329,8 @@ def to_file_coordinates(result: CheckResult, code: str) -> CheckResult:
 # --- the verifier ---------------------------------------------------------------------------------------------------
 
 
-class VerifierIdentity(BaseModel):
+class VerifierIdentity(Frozen):
     """What a verdict depends on besides the attempt: recorded in every verdict and in the artifact id."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     verifier: str
     lean_version: str
@@ -399,9 +390,7 @@ def verifier_from_env(environ: Mapping[str, str] | None = None) -> LeanVerifier 
 # --- the verifier's scoring artifact --------------------------------------------------------------------------------
 
 
-class LeanArtifactManifest(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class LeanArtifactManifest(Frozen):
     schema_: Literal["lemmata.lean-artifact/1"] = Field(ARTIFACT_SCHEMA, alias="schema")
     artifact_id: str
     benchmark: str

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import filecmp
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 import shutil
 import tempfile
 from pathlib import Path
@@ -21,34 +21,30 @@ def file_sourced(builders: Iterable[type]) -> list[type]:
     return [cls for cls in builders if cls.meta.sources and not cls.meta.hub]
 
 
-def _build_all(builders: Iterable[type], source_root, work: Path) -> list[Path]:
-    out = []
-    for cls in builders:
-        src = Path(source_root) / cls.meta.family if source_root else None
-        out.append(cls(source_dir=src).build(work, quiet=True))
-    return out
+def _fresh(builders: Iterable[type], source_root, directory) -> Iterator[tuple[Path, Path]]:
+    """``(fresh build, its folder under directory)`` per release; all are built, into a temporary folder, first."""
+    with tempfile.TemporaryDirectory() as work:
+        built = []
+        for cls in builders:
+            src = Path(source_root) / cls.meta.family if source_root else None
+            built.append(cls(source_dir=src).build(Path(work), quiet=True))
+        for release in built:
+            yield release, Path(directory) / release.name
 
 
 def render_cards(directory, builders: Iterable[type], source_root=None) -> list[Path]:
     """Build each release into a temporary folder and copy its card files into ``directory/<release id>/``."""
     written = []
-    with tempfile.TemporaryDirectory() as work:
-        for release in _build_all(builders, source_root, Path(work)):
-            dest = Path(directory) / release.name
-            dest.mkdir(parents=True, exist_ok=True)
-            for name in CARD_FILES:
-                shutil.copyfile(release / name, dest / name)
-            written.append(dest)
+    for release, dest in _fresh(builders, source_root, directory):
+        dest.mkdir(parents=True, exist_ok=True)
+        for name in CARD_FILES:
+            shutil.copyfile(release / name, dest / name)
+        written.append(dest)
     return written
 
 
 def check_cards(directory, builders: Iterable[type], source_root=None) -> list[str]:
     """Card files under ``directory`` that are missing or differ from a fresh build."""
-    stale = []
-    with tempfile.TemporaryDirectory() as work:
-        for release in _build_all(builders, source_root, Path(work)):
-            dest = Path(directory) / release.name
-            for name in CARD_FILES:
-                if not (dest / name).is_file() or not filecmp.cmp(release / name, dest / name, shallow=False):
-                    stale.append(f"{dest / name} is out of date; run `lemmata cards`")
-    return stale
+    return [f"{dest / name} is out of date; run `lemmata cards`"
+            for release, dest in _fresh(builders, source_root, directory) for name in CARD_FILES
+            if not (dest / name).is_file() or not filecmp.cmp(release / name, dest / name, shallow=False)]

@@ -5,31 +5,29 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.hashing import sha256_file, write_json
+from lemmata.core.models import Frozen, Strict
 
 MANIFEST = "MANIFEST.json"
 SCHEMA = "lemmata.manifest/1"
 
 
-class ManifestFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class ManifestFile(Strict):
     path: str
     sha256: str
     bytes: int
 
 
-class ManifestSource(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class ManifestSource(Strict):
     name: str
     url: str
     sha256: str
 
 
-class Manifest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class Manifest(Strict):
     schema_version: str = SCHEMA
     release_id: str
     name: str
@@ -70,10 +68,9 @@ def read_manifest(root: Path) -> Manifest:
         raise InputError.one(str(path), f"unreadable manifest: {exc}") from None
 
 
-class ManifestExpectation(BaseModel):
+class ManifestExpectation(Frozen):
     """What a reader knows a manifest must say (from the registry): every given field is compared."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
     release_id: str | None = None
     name: str | None = None
     version: str | None = None

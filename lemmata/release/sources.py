@@ -6,13 +6,12 @@ content-addressed cache so a second build needs no network.
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path
 
+from lemmata.core.atomic import atomic_writer
 from lemmata.core.errors import InputError, LemmataError, Problem
 from lemmata.core.hashing import sha256_file
 from lemmata.core.meta import BenchmarkMeta, SourceFile
@@ -63,19 +62,16 @@ def _cache_path(src: SourceFile) -> Path:
 
 def _download(src: SourceFile, dest: Path, family: str) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=".part-")
     try:
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(src.url, timeout=DOWNLOAD_TIMEOUT_S) as resp:
-            shutil.copyfileobj(resp, out)
-        if sha256_file(tmp) != src.sha256:
-            raise InputError.one(src.url, f"downloaded file does not match the pinned sha256 {src.sha256}")
-        os.replace(tmp, dest)
+        with atomic_writer(dest, mode=0o600) as out:
+            with urllib.request.urlopen(src.url, timeout=DOWNLOAD_TIMEOUT_S) as resp:
+                shutil.copyfileobj(resp, out)
+            out.flush()
+            if sha256_file(out.name) != src.sha256:
+                raise InputError.one(src.url, f"downloaded file does not match the pinned sha256 {src.sha256}")
     except (urllib.error.URLError, OSError, TimeoutError) as exc:
         why = exc.reason if isinstance(exc, urllib.error.URLError) else exc
         raise SourceUnavailable(f"could not download {src.name} from {src.url} ({why})", family=family) from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def resolve_sources(

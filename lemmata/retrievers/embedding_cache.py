@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -30,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from lemmata.core.atomic import atomic_write_text
 from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_json
 
@@ -60,12 +60,6 @@ def model_key(info: Any) -> str:
     body = info.model_dump(mode="json", include={"name", "revision", "max_length", "endpoint_model", "dimension"})
     body["document_prompt"] = (info.prompts or {}).get("document")
     return sha256_json(body)[:32]
-
-
-def _write_state(path: Path, state: dict[str, Any]) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(state, indent=1, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, path)
 
 
 @contextmanager
@@ -194,7 +188,7 @@ class EmbeddingCache:
                 vectors.flush()
                 state["chunks"].append(hashlib.sha256(np.ascontiguousarray(rows).tobytes()).hexdigest())
                 state["done"] = b
-                _write_state(folder / STATE, state)
+                atomic_write_text(folder / STATE, json.dumps(state, indent=1, sort_keys=True))
                 bar.update(b - a)
         finally:
             bar.close()

@@ -1,6 +1,7 @@
-"""Rankings for the baseline retrievers: exact top-k with deterministic ties, and reciprocal-rank fusion.
+"""Rankings for the baseline retrievers: the ids they rank, exact top-k with deterministic ties, and fusion.
 
-Every baseline scores the whole corpus and ranks it here, so equal scores
+Every baseline indexes a corpus checked by :func:`corpus_ids` (one unique id per
+text), scores the whole of it and ranks it here with :func:`top_k`, so equal scores
 always break the same way — by document id, ascending — as the metrics do;
 a run is then reproducible bit for bit whatever order the corpus was read in.
 """
@@ -16,6 +17,23 @@ import numpy as np
 RRF_K = 60
 
 Ranking = list[tuple[str, float]]
+
+
+def corpus_ids(doc_ids: Sequence[str], texts: Sequence[str]) -> list[str]:
+    """The ids of a corpus to index: one per text, unique, at least one.
+
+    >>> corpus_ids(["a", "a"], ["x", "y"])
+    Traceback (most recent call last):
+    ...
+    ValueError: doc ids must be unique
+    """
+    if len(doc_ids) != len(texts):
+        raise ValueError(f"{len(doc_ids)} doc ids for {len(texts)} texts")
+    if len(set(doc_ids)) != len(doc_ids):
+        raise ValueError("doc ids must be unique")
+    if not doc_ids:
+        raise ValueError("cannot index an empty corpus")
+    return list(doc_ids)
 
 
 def top_k(scores: Sequence[float] | np.ndarray, doc_ids: Sequence[str], k: int | None) -> Ranking:

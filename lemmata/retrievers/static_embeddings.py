@@ -20,7 +20,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from lemmata.retrievers.fusion import Ranking, top_k
+from lemmata.retrievers.fusion import Ranking, corpus_ids, top_k
 
 MODEL = "tokenlearn-static-model"
 WINDOW_CHARS = 400
@@ -95,13 +95,7 @@ class StaticEmbeddingIndex:
     """Cosine similarity against every document; exact, so ranks never depend on an ANN structure."""
 
     def __init__(self, doc_ids: Sequence[str], texts: Sequence[str]) -> None:
-        if len(doc_ids) != len(texts):
-            raise ValueError(f"{len(doc_ids)} doc ids for {len(texts)} texts")
-        if len(set(doc_ids)) != len(doc_ids):
-            raise ValueError("doc ids must be unique")
-        if not doc_ids:
-            raise ValueError("cannot index an empty corpus")
-        self.doc_ids = list(doc_ids)
+        self.doc_ids = corpus_ids(doc_ids, texts)
         self.matrix = embed(texts)
 
     @property

@@ -60,9 +60,9 @@ paper's judge counts most successes that way), so only the live protocol measure
 citation-invariant ToolAcc; and Offline CiteRecall@20 is measured on the offline world's haystack, never in a
 column beside the paper's CiteRecall@20. Re²Math tracks also name their budget: the paper protocol (one
 query, at most one source opened, lists of 20) is the plain track, and a declared larger budget is its own
-track (for example `raw-q3o5`). Results on `re2math-scholar-offline-1.0.0` carry a
-<span class="lm-badge lm-superseded">superseded</span> badge and are ranked apart; each world version
-(`re2math-scholar-offline-2.0.0`, the current `re2math-scholar-offline-2.1.0`) ranks in its own group.
+track (for example `raw-q3o5`). Each version of a frozen retrieval artifact ranks in its own group, and results
+on a superseded version carry a <span class="lm-badge lm-superseded">superseded</span> badge (the versions are
+listed below).
 
 **What a Re²Math system sees offline (world 2.1).** A search hit shows the same five fields for every record —
 id, rank, score, title, authors — rendered by one display (LaTeX to text, Unicode NFC, hyphens repaired,
@@ -93,6 +93,21 @@ self-reported.
 its own printed cells does not support beyond rounding (for example some rows of MIRB's Table 9), the table
 is ranked by the recomputed value; the printed number stays beside it with a red flag.
 """ + CITE_LEMMATA_MD
+
+
+def artifacts_md() -> str:
+    """Every family's frozen artifacts by version (``Family.artifacts``): which is current, what superseded each
+    and why — the one history the scorer's ``superseded`` flag comes from."""
+    from lemmata.families import artifact_families, artifact_versions
+
+    parts = []
+    for family in artifact_families():
+        history = artifact_versions(family)
+        lines = [f"- `{v.artifact_id}`" + (" (current)" if v.version == history.current else
+                                           f" — superseded by `{v.superseded_by}`: {md_escape(v.why or '')}")
+                 for v in history.versions]
+        parts.append(f"**Frozen {md_escape(history.kind)} versions ({md_escape(family)}).**\n\n" + "\n".join(lines))
+    return "\n\n".join(parts)
 
 
 def glossary_md() -> str:

@@ -17,7 +17,7 @@ annotations``): Gradio injects ``gr.Request``, ``gr.EventData`` and
 from typing import Any
 
 from lemmata.core.settings import read as setting
-from lemmata.space.board import DEFAULT_SORT, build_view, to_json
+from lemmata.space.board import DEFAULT_SORT, to_json
 from lemmata.space.context import SpaceContext
 from lemmata.space.views import (  # noqa: F401
     ALL_GROUPS,
@@ -26,6 +26,7 @@ from lemmata.space.views import (  # noqa: F401
     MAX_SEARCH,
     TABS,
     URL_SYNC_JS,
+    BoardControls,
     availability_html,
     banner_html,
     compose_qs,
@@ -51,8 +52,8 @@ def build_app(ctx: SpaceContext):
 
     from lemmata.space.audit import render_audit
     from lemmata.space.tabs import about, admin, audit, leaderboard, matrix, overview, status, submit
-    from lemmata.space.tabs.matrix import mathrag_html, matrix_html
-    from lemmata.space.tabs.leaderboard import core_values, extra_values, filter_values, make_view
+    from lemmata.space.tabs.matrix import matrix_html, panels_html
+    from lemmata.space.tabs.leaderboard import core_values, extra_values, extras_event, filter_values
     from lemmata.space.tabs.shell import Shell
 
     from lemmata.space.templates import code_link_md
@@ -86,26 +87,26 @@ def build_app(ctx: SpaceContext):
         status.wire(ctx, status_tab)
         admin.wire(ctx, admin_tab)
 
-        controls, core_outputs, extra_outputs = board_tab.controls, board_tab.core_outputs, board_tab.extra_outputs
+        core_outputs, extra_outputs = board_tab.core_outputs, board_tab.extra_outputs
         audit_outputs = audit_tab.outputs
         sync = sync_kwargs(shell.url_qs)
-        # every handler below takes the board's controls in ``controls`` order (make_view's arguments), then more
-        extras_after_open = dict(fn=lambda b, t, g, k, s, o, a, ow, mp, d: extra_values(
-                                     ctx, make_view(ctx, b, t, g, k, s, o, a, ow, mp), d),
-                                 inputs=controls + [board_tab.dim], outputs=extra_outputs, show_progress="hidden",
-                                 api_visibility="private", preprocess=False)
+        # every handler below takes the board's controls first (``board_tab.controls``), which
+        # ``BoardControls.read`` turns into one value, then its own inputs; an ``EventData`` parameter comes before
+        # them (Gradio inserts it at its place among the positional parameters)
+        extras_after_open = extras_event(ctx, board_tab)
 
         # -- clicks inside rendered HTML (sort headers, show all, entry ids) -------------------------------
-        def on_board_click(b, t, g, k, s, o, a, ow, mp, d, evt: gr.EventData):
+        def on_board_click(evt: gr.EventData, *inputs):
+            controls, _ = BoardControls.read(inputs)
             data = getattr(evt, "_data", None) or {}
             if data.get("sort"):
-                return core_values(ctx, make_view(ctx, b, t, g, k, s, str(data["sort"])[:100], a, ow, mp), dim=d) + \
-                    [gr.skip()] * (1 + len(audit_outputs))
+                shown = controls.with_params(sort=str(data["sort"])[:100])
+                return core_values(ctx, shown.view(ctx), dim=shown.dim) + [gr.skip()] * (1 + len(audit_outputs))
             if data.get("rows") in ("all", "top"):
-                return core_values(ctx, make_view(ctx, b, t, g, k, s, o, data["rows"] == "all", ow, mp), dim=d) + \
-                    [gr.skip()] * (1 + len(audit_outputs))
+                shown = controls.with_params(all="1" if data["rows"] == "all" else "")
+                return core_values(ctx, shown.view(ctx), dim=shown.dim) + [gr.skip()] * (1 + len(audit_outputs))
             if data.get("audit"):
-                view = make_view(ctx, b, t, g, k, s, o, a, ow, mp)
+                view = controls.view(ctx)
                 entry = str(data["audit"])[:64]
                 audit_vals = audit.open_audit(ctx, entry, None)
                 values = [gr.skip()] * len(core_outputs)
@@ -114,57 +115,61 @@ def build_app(ctx: SpaceContext):
             return [gr.skip()] * (len(core_outputs) + 1 + len(audit_outputs))
 
         for source in (board_tab.board, submit_tab.outcome_html, status_tab.view):
-            source.click(on_board_click, controls + [board_tab.dim], core_outputs + [tabs] + audit_outputs,
+            source.click(on_board_click, board_tab.controls, core_outputs + [tabs] + audit_outputs,
                          show_progress="hidden", api_visibility="private", preprocess=False).then(**sync)
 
-        # -- tab changes keep the URL in step ---------------------------------------------------------
         # -- links on the overview: a benchmark's board, or its submission form ----------------------------
-        def on_open(b, t, g, k, s, o, a, ow, mp, d, evt: gr.EventData):
+        def on_open(evt: gr.EventData, *inputs):
+            controls, _ = BoardControls.read(inputs)
             data = getattr(evt, "_data", None) or {}
             if data.get("submit"):
                 values = [gr.skip()] * len(core_outputs)
                 values[core_outputs.index(shell.url_qs)] = "?tab=submit"
                 return values + [gr.Tabs(selected="submit"), gr.Dropdown(value=str(data["submit"])[:100])]
-            if data.get("open"):
-                view = make_view(ctx, str(data["open"])[:100], str(data.get("track") or "")[:100] or None,
-                                 str(data.get("group") or "")[:500] or None, "all", "", o, False, ow, mp)
-                return core_values(ctx, view, dim=d) + [gr.Tabs(selected="board"), gr.skip()]
+            if data.get("open"):  # the link's board, every source and row, keeping the sort and model filters
+                shown = controls.with_params(benchmark=str(data["open"])[:100],
+                                             track=str(data.get("track") or "")[:100],
+                                             group=str(data.get("group") or "")[:500], kind="", search="", all="")
+                return core_values(ctx, shown.view(ctx), dim=shown.dim) + [gr.Tabs(selected="board"), gr.skip()]
             return [gr.skip()] * (len(core_outputs) + 2)
 
         open_outputs = core_outputs + [tabs, submit_tab.chooser]
         for source in (overview_tab.view, matrix_tab.view):
-            source.click(on_open, controls + [board_tab.dim], open_outputs, show_progress="hidden",
+            source.click(on_open, board_tab.controls, open_outputs, show_progress="hidden",
                          api_visibility="private", preprocess=False).then(**sync).then(**extras_after_open)
 
+        # -- tab changes keep the URL in step ---------------------------------------------------------
         for tab_id, tab in (("overview", overview_tab.tab), ("board", board_tab.tab), ("matrix", matrix_tab.tab),
                             ("submit", submit_tab.tab),
                             ("status", status_tab.tab),
                             ("audit", audit_tab.tab), ("about", about_tab.tab), ("admin", admin_tab.tab)):
-            def on_tab(b, t, g, k, s, o, a, ow, mp, entry, item, _tab=tab_id):
-                return compose_qs(make_view(ctx, b, t, g, k, s, o, a, ow, mp).query, _tab, entry, item)
+            def on_tab(*inputs, _tab=tab_id):
+                controls, (entry, item) = BoardControls.read(inputs)
+                return compose_qs(controls.view(ctx).query, _tab, entry, item)
 
-            tab.select(on_tab, controls + [audit_tab.entry, audit_tab.item], [shell.url_qs], show_progress="hidden",
-                       api_visibility="private", preprocess=False).then(**sync)
+            tab.select(on_tab, board_tab.controls + [audit_tab.entry, audit_tab.item], [shell.url_qs],
+                       show_progress="hidden", api_visibility="private", preprocess=False).then(**sync)
 
         # -- periodic refresh ---------------------------------------------------------------------------
         tick_outputs = core_outputs + extra_outputs + [status_tab.view, shell.banner, shell.watch, shell.timer,
                                                        submit_tab.availability, overview_tab.view, matrix_tab.view,
-                                                       matrix_tab.mathrag]
+                                                       matrix_tab.panels]
 
-        def on_tick(b, t, g, k, s, o, a, ow, mp, d, token, watching, status_filter, *filters):
+        def on_tick(*inputs):
+            controls, (token, watching, status_filter, *filters) = BoardControls.read(inputs)
             current = ctx.change_token()
             if current == token:
                 return [gr.skip()] * len(tick_outputs)
-            view = make_view(ctx, b, t, g, k, s, o, a, ow, mp)
-            values = core_values(ctx, view, dim=d) + extra_values(ctx, view, d)
+            view = controls.view(ctx)
+            values = core_values(ctx, view, dim=controls.dim) + extra_values(ctx, view, controls.dim)
             values[core_outputs.index(shell.url_qs)] = gr.skip()
             still = [sha for sha in (watching or [])
                      if (rec := ctx.store.get_submission(sha)) is not None and rec.status in ("queued", "scoring")]
             pace = gr.Timer(FAST_POLL_SECONDS if still else config.refresh_seconds, active=True)
             return values + [status_html(ctx, status_filter), banner_html(ctx), still, pace, availability_html(ctx),
-                             overview_html(ctx), matrix_html(ctx, *filters), mathrag_html(ctx)]
+                             overview_html(ctx), matrix_html(ctx, *filters), panels_html(ctx)]
 
-        shell.timer.tick(on_tick, controls + [board_tab.dim, shell.change_token, shell.watch, status_tab.search]
+        shell.timer.tick(on_tick, board_tab.controls + [shell.change_token, shell.watch, status_tab.search]
                          + matrix_tab.filters,
                          tick_outputs, show_progress="hidden", api_visibility="private", concurrency_limit=8,
                          preprocess=False)
@@ -172,7 +177,7 @@ def build_app(ctx: SpaceContext):
         # -- first paint from the URL ---------------------------------------------------------------------
         def on_load(request: gr.Request):
             params = dict(request.query_params) if request is not None else {}
-            view = build_view(ctx.rows(), query_from_params(params), ctx.catalog())
+            view = BoardControls(query_from_params(params)).view(ctx)
             tab = tab_from_params(params)
             entry = (params.get("entry") or "")[:64] or None
             audit_vals = audit.open_audit(ctx, entry, (params.get("item") or "")[:200] or None) if entry else \
@@ -180,19 +185,20 @@ def build_app(ctx: SpaceContext):
             return core_values(ctx, view, tab, entry, audit_vals[3]) + [gr.Tabs(selected=tab)] + audit_vals[:3] + [
                 banner_html(ctx), view.query.kind, view.query.search] + filter_values(view.query)
 
-        def on_load_rest(b, t, g, k, s, o, a, ow, mp, d, entry):
+        def on_load_rest(*inputs):
+            controls, (entry,) = BoardControls.read(inputs)
             choices = gr.skip() if entry else gr.Dropdown(choices=entry_choices(ctx))
-            return extra_values(ctx, make_view(ctx, b, t, g, k, s, o, a, ow, mp), d) + [
-                status_html(ctx), choices, overview_html(ctx), matrix_html(ctx), mathrag_html(ctx)] + \
+            return extra_values(ctx, controls.view(ctx), controls.dim) + [
+                status_html(ctx), choices, overview_html(ctx), matrix_html(ctx), panels_html(ctx)] + \
                 about.load_values(about_tab, ctx)
 
         loaded = demo.load(on_load, None, core_outputs + [tabs] + audit_outputs
                            + [shell.banner, board_tab.kind, board_tab.search, board_tab.open_only, board_tab.size],
                            api_visibility="private")
         loaded.then(**sync)
-        loaded.then(on_load_rest, controls + [board_tab.dim, audit_tab.entry],
+        loaded.then(on_load_rest, board_tab.controls + [audit_tab.entry],
                     extra_outputs + [status_tab.view, audit_tab.entry, overview_tab.view, matrix_tab.view,
-                                     matrix_tab.mathrag]
+                                     matrix_tab.panels]
                     + about_tab.outputs,
                     api_visibility="private", show_progress="hidden", preprocess=False)
 
@@ -204,8 +210,9 @@ def build_app(ctx: SpaceContext):
             declaring open weights, or at most ``max_params`` parameters, e.g. "1e9")."""
             import json
 
-            return json.loads(to_json(make_view(ctx, benchmark, track, group, kind, search, sort, False,
-                                                bool(open_weights), str(max_params or ""))))
+            controls = BoardControls.of(benchmark, track, group, kind, search, sort,
+                                        open_weights=bool(open_weights), max_params=str(max_params or ""))
+            return json.loads(to_json(controls.view(ctx)))
 
         def submission_status(sha256: str) -> dict:
             """State of one submission by content hash, with its result ids."""
@@ -231,13 +238,13 @@ def launch_kwargs(ctx: SpaceContext) -> dict[str, Any]:
     import gradio as gr
 
     from lemmata.space.about import download_paths
-    from lemmata.space.mathrag import MATHRAG_CSS
+    from lemmata.space.tabs.matrix import panels_css
     from lemmata.space.matrix import MATRIX_CSS
     from lemmata.space.overview import OVERVIEW_CSS
     from lemmata.space.tables import BOARD_CSS
 
     return {
-        "css": BOARD_CSS + OVERVIEW_CSS + MATRIX_CSS + MATHRAG_CSS,
+        "css": BOARD_CSS + OVERVIEW_CSS + MATRIX_CSS + panels_css(),
         "theme": gr.themes.Default(primary_hue="blue"),
         "max_file_size": ctx.config.max_submission_bytes,
         "show_error": True,

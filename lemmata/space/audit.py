@@ -57,7 +57,7 @@ class SubmissionCache:
         self._lock = threading.Lock()
 
     def get(self, sha256: str, filename: str) -> Validated | None:
-        from lemmata.families import validate_upload
+        from lemmata.scoring import validate_upload
 
         with self._lock:
             if sha256 in self._items:
@@ -92,7 +92,7 @@ def entry_facts(result: Result) -> str:
     f = result.frozen
     main = result.main
     from lemmata.metrics.bounds import pending_bounds
-    from lemmata.space.numbers import number_format, score_text
+    from lemmata.formats.numbers import number_format, score_text
 
     value = score_text(main.value, main.interval)
     if main.value is not None and main.interval:

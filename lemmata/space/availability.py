@@ -87,9 +87,16 @@ def reason_for(error_text: str, offline: bool) -> str:
     return NOT_BUILT
 
 
-#: start-up steps (``Bootstrap`` keys) a benchmark's scoring needs beyond its release: Re²Math's agentic track and
-#: its source-retrieval track read the offline retrieval world the ``artifact`` step builds
-STEP_NEEDS: dict[str, tuple[str, ...]] = {"re2math": ("artifact",), "re2math-source-retrieval": ("artifact",)}
+def step_needs() -> dict[str, tuple[str, ...]]:
+    """Benchmark -> the start-up steps (``Bootstrap`` keys) its scoring needs beyond its release, as the families'
+    steps declare them (``StartupStep.needed_by``; e.g. the tracks that read an offline retrieval world)."""
+    from lemmata.families import startup_steps
+
+    out: dict[str, tuple[str, ...]] = {}
+    for step in startup_steps():
+        for benchmark in step.needed_by:
+            out[benchmark] = (*out.get(benchmark, ()), step.key)
+    return out
 
 
 def waiting_reason(label: str) -> str:
@@ -108,18 +115,19 @@ def benchmark_availability(releases_root: Path, *, releases_settled: bool, offli
     ``releases_settled`` is whether the start-up step that builds releases has
     finished: before that, a release not on disk yet is *preparing*. ``running``
     names the start-up steps not finished yet (key → label): a benchmark that
-    needs one of them (:data:`STEP_NEEDS`) is *preparing*, with that step named.
+    needs one of them (:func:`step_needs`) is *preparing*, with that step named.
     """
     running = running or {}
     from lemmata.families import families
 
     offline = hub_offline() if offline is None else offline
     out = []
+    needs = step_needs()
     for family in families().values():
         names = [(m.name, m.release_id) for m in family.load(family.releases)]  # type: ignore[union-attr]
         for benchmark in sorted(family.handlers, key=lambda b: (b != family.name, b)):
             needed = needed_releases(benchmark, names)
-            waits = next((running[k] for k in STEP_NEEDS.get(benchmark, ()) if k in running), None)
+            waits = next((running[k] for k in needs.get(benchmark, ()) if k in running), None)
             if waits and any((releases_root / rid / "MANIFEST.json").is_file() for rid in needed):
                 out.append(Availability(benchmark=benchmark, releases=needed, state="preparing",
                                         reason=waiting_reason(waits)))

@@ -67,7 +67,6 @@ class BoardRow:
     rank: int | None = None
     #: why the stored file failed its integrity check (then the row carries no numbers), else None
     integrity: str | None = None
-    flags: dict[str, Any] = field(default_factory=dict)
     #: other model names on this board that look the same (equal confusable skeleton, different text)
     look_alike: tuple[str, ...] = ()
     #: confirmed so far and the most that could still count, for a row with pending items (None: not known)
@@ -471,7 +470,7 @@ def _date_key(row: BoardRow) -> int:
 def export_records(view: BoardView) -> list[dict[str, Any]]:
     """Flat records of what the view lists (every group), with the full frozen tuple; ``shown`` is the score as
     the board prints it (full-precision numbers stay in their own fields)."""
-    from lemmata.space.numbers import score_text
+    from lemmata.formats.numbers import score_text
 
     out = []
     for g in view.groups:

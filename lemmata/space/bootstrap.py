@@ -20,14 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TextIO
 
-from lemmata.core.errors import Error
+from lemmata.core.family import Skip
 from lemmata.space.safety import esc
 
 StepStatus = Literal["waiting", "running", "done", "skipped", "failed"]
-
-
-class Skip(Error):
-    """Raised by a step that has nothing to do; the message says why."""
 
 
 @dataclass
@@ -195,23 +191,6 @@ def release_step(releases_root: Path) -> Callable[[Callable[[str], None]], str]:
     return run
 
 
-def artifact_step() -> Callable[[Callable[[str], None]], str]:
-    """Build the current offline retrieval world (re2math-scholar-offline-2.1.0, with the releases it indexes) when
-    missing; the superseded 2.0.0 and 1.0.0 artifacts are built on demand, for their results only."""
-
-    def run(report: Callable[[str], None]) -> str:
-        from lemmata.benchmarks.re2math.scholar.worlds import current_world, world_path
-
-        path = world_path()
-        if path.is_dir():
-            raise Skip(f"{path.name} already built")
-        report(f"building {path.name} (the distractor corpora and every cited source; about a minute)")
-        world = current_world(build=True, quiet=True)
-        return f"built {world.root.name}"
-
-    return run
-
-
 def reported_step(store, importers: list[tuple[str, Callable]] | None = None) -> Callable[[Callable[[str], None]], str]:
     """Import every paper's reported rows; already-present rows are recognised by content and not re-added."""
 
@@ -242,7 +221,7 @@ def baselines_step(store, out_dir: Path) -> Callable[[Callable[[str], None]], st
     """Run and score the offline baselines once (skipped when the store already holds baseline entries)."""
 
     def run(report: Callable[[str], None]) -> str:
-        from lemmata.tracks.runner import SUBMITTER, score_file
+        from lemmata.scoring import SUBMITTER, score_file
 
         existing = store.list_submissions(submitter=SUBMITTER, limit=10_000)
         if existing:

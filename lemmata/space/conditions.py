@@ -20,32 +20,13 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
+
+from lemmata.core.family import Condition
 
 
-class Condition(BaseModel):
-    """One declared condition a header flag may carry."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    flag: str = Field(description="the key in the result's flags")
-    badge: str = Field(description="short text of the badge, shown when the condition holds")
-    description: str = Field(description="the badge's tooltip")
-    splits: bool = Field(description="rows that differ in it are never ranked together")
-    value: bool | str = Field(default=True, description="the flag's value when the condition holds")
-
-    def holds(self, flags: Mapping[str, Any]) -> bool:
-        """Whether ``flags`` carry this condition (``True`` must be the boolean, never a truthy stand-in).
-
-        >>> Condition(flag="f", badge="b", description="d", splits=False, value="ok").holds({"f": "ok"})
-        True
-        """
-        found = flags.get(self.flag)
-        return found is True if self.value is True else (isinstance(found, str) and found == self.value)
-
-
-#: the declared conditions, in badge order
-CONDITIONS: tuple[Condition, ...] = (
+#: the conditions every benchmark may declare, in badge order (a family adds its own: ``Family.conditions``)
+GENERIC: tuple[Condition, ...] = (
     Condition(flag="used_external_tools", badge="external tools", splits=True,
               description="consulted something beyond the declared artifact or model (web search, other corpora, "
                           "other models, code execution)"),
@@ -61,8 +42,6 @@ CONDITIONS: tuple[Condition, ...] = (
               description="prompts, hyper-parameters or weights were tuned on pool/train or pool/dev"),
     Condition(flag="tuned_on_track_data", badge="tuned on track data", splits=False,
               description="weights or hyper-parameters were fitted on queries or qrels of this track"),
-    Condition(flag="trained_on_taobench", badge="trained on TaoBench", splits=False,
-              description="weights or prompts were tuned on TaoBench or its source formalization"),
     Condition(flag="filtered_attempts", badge="filtered attempts", splits=True,
               description="attempts were selected from more than n samples: pass@k no longer estimates the "
                           "model's rate"),
@@ -80,13 +59,20 @@ VALUED: tuple[tuple[str, str, str, bool], ...] = (
 )
 
 
+def conditions() -> tuple[Condition, ...]:
+    """Every declared condition, in badge order: the generic ones, then each family's own (through the registry)."""
+    from lemmata.families import conditions as declared
+
+    return GENERIC + tuple(declared())
+
+
 def badges(flags: Mapping[str, Any]) -> list[tuple[str, str]]:
     """``(badge, tooltip)`` for every declared condition that holds.
 
     >>> badges({"used_external_tools": True, "tuned_on_pool": False, "window": 3, "n": 128})
     [('external tools', 'consulted something beyond the declared artifact or model (web search, other corpora, other models, code execution)'), ('window 3', 'local proof blocks shown to the system (m); a different window is a different task'), ('budget 128', 'attempts drawn per exercise and formulation (pass@k is estimated from them)')]
     """
-    out = [(c.badge, c.description) for c in CONDITIONS if c.holds(flags)]
+    out = [(c.badge, c.description) for c in conditions() if c.holds(flags)]
     for flag, fmt, tip, _ in VALUED:
         value = flags.get(flag)
         if isinstance(value, (int, str)) and not isinstance(value, bool):
@@ -102,7 +88,7 @@ def comparability_suffix(flags: Mapping[str, Any]) -> str:
     >>> comparability_suffix({"window": 5, "used_external_tools": True})
     'with external tools, window 5'
     """
-    held = [c.badge for c in CONDITIONS if c.splits and c.holds(flags)]
+    held = [c.badge for c in conditions() if c.splits and c.holds(flags)]
     valued = [fmt.format(flags[flag]) for flag, fmt, _, splits in VALUED
               if splits and isinstance(flags.get(flag), (int, str)) and not isinstance(flags.get(flag), bool)]
     return ", ".join((["with " + " and ".join(held)] if held else []) + valued)

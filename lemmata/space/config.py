@@ -13,8 +13,9 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator
 
+from lemmata.core.models import Frozen
 from lemmata.core.settings import read as setting
 from lemmata.core.errors import InputError
 from lemmata.store import RateLimit
@@ -48,10 +49,8 @@ def parse_rate(text: str) -> RateLimit:
 DEFAULT_REPO_URL = "https://huggingface.co/spaces/lemmata/leaderboard"
 
 
-class HubSyncConfig(BaseModel):
+class HubSyncConfig(Frozen):
     """Where a hosted Space keeps its durable files."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     repo_id: str
     every_minutes: float = Field(default=5.0, gt=0)
@@ -65,9 +64,7 @@ class HubSyncConfig(BaseModel):
         return v
 
 
-class SpaceConfig(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class SpaceConfig(Frozen):
     store_root: Path
     releases_root: Path
     host: str = "127.0.0.1"

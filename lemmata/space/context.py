@@ -13,7 +13,7 @@ from typing import Any
 from lemmata.tracks.base import OracleConfig
 from lemmata.space.audit import SubmissionCache
 from lemmata.space.board import BoardRow, load_rows
-from lemmata.space.bootstrap import Bootstrap, Skip, Step, artifact_step, baselines_step, release_step, reported_step
+from lemmata.space.bootstrap import Bootstrap, Skip, Step, baselines_step, release_step, reported_step
 from lemmata.space.config import SpaceConfig
 from lemmata.space.hub_sync import restore, start_scheduler, sync_plan
 from lemmata.space.rows import ROW_SUMMARY
@@ -71,8 +71,8 @@ class SpaceContext:
     _catalog: dict[str, tuple[str, ...]] | None = field(default=None, repr=False)
     _rows: tuple[int, list[BoardRow]] | None = field(default=None, repr=False)
     _rows_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _mathrag: tuple[int, Any] | None = field(default=None, repr=False)
-    _mathrag_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _panels: dict[str, tuple[int, Any]] = field(default_factory=dict, repr=False)
+    _panels_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     # -- reads the page makes -------------------------------------------------------------------
     def rows(self) -> list[BoardRow]:
@@ -87,16 +87,17 @@ class SpaceContext:
             self._rows = (generation, rows)
         return rows
 
-    def mathrag(self):
-        """The MathRAG matrix (:mod:`lemmata.space.mathrag`), recomputed (paired bootstrap included) only when the
-        store changed; one caller computes while the others wait for its answer."""
-        from lemmata.space.mathrag import load
+    def panel(self, key: str):
+        """The table of a family's panel (``Family.panels``, e.g. MathNet's MathRAG matrix), recomputed (a paired
+        bootstrap, say) only when the store changed; one caller computes while the others wait for its answer."""
+        from lemmata.families import panels
 
+        panel = next(p for p in panels() if p.key == key)
         generation = self.store.generation()
-        with self._mathrag_lock:
-            if self._mathrag is None or self._mathrag[0] != generation:
-                self._mathrag = (generation, load(self.store))
-            return self._mathrag[1]
+        with self._panels_lock:
+            if key not in self._panels or self._panels[key][0] != generation:
+                self._panels[key] = (generation, panel.load(self.store))
+            return self._panels[key][1]
 
     def change_token(self) -> str:
         """Changes whenever anything the page shows may have changed (store or start-up progress)."""
@@ -173,12 +174,19 @@ def default_steps(ctx: SpaceContext) -> list[Step]:
         Step("restore", "restoring results from the Hub", restore_run, blocks_submissions=True),
         Step("index", "indexing the results folder", index_run, blocks_submissions=True),
         Step("releases", "building missing releases", optional(release_step(config.releases_root))),
-        Step("artifact", "building the offline retrieval world (re2math-scholar-offline-2.1.0)", optional(artifact_step())),
+        *[Step(step.key, step.label, optional(step.run)) for step in startup_steps()],  # the families' own
         Step("oracles", "checking oracles", oracles_run),
         Step("worker", "starting the scorer", worker_run),
         Step("reported", "importing reported rows from the papers", optional(reported_step(store))),
         Step("baselines", "scoring the offline baselines", optional(baselines_step(store, lemmata_home() / "baselines"))),
     ]
+
+
+def startup_steps() -> list:
+    """The families' own start-up steps (``Family.startup``), through the registry."""
+    from lemmata.families import startup_steps as steps
+
+    return steps()
 
 
 def create_context(config: SpaceConfig | None = None, *, stream=None, steps=None) -> SpaceContext:

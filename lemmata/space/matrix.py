@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lemmata.space.board import BoardRow, rank_rows
-from lemmata.space.numbers import number_format
+from lemmata.formats.numbers import number_format
 from lemmata.space.safety import esc
 
 #: parameter-count ceilings offered as a filter (label, max parameters or None for any)

@@ -7,8 +7,9 @@ and links to its board, its submission guide and its dataset card. Titles,
 licences, papers and main scores come from the releases' typed metadata
 (:class:`~lemmata.core.meta.BenchmarkMeta`); sizes are read from the built
 release's Parquet files (row counts, nothing guessed); the one-sentence task and
-the input/output pair are written here, per submission benchmark, because a
-release (Re²Math) serves several tasks.
+the input/output pair are each family's :class:`~lemmata.core.family.Brief`,
+per submission benchmark (a release, Re²Math's, serves several tasks), read
+through the registry.
 """
 
 from __future__ import annotations
@@ -18,71 +19,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from lemmata.core.family import Brief
 from lemmata.space.availability import Availability
 from lemmata.space.safety import esc
-
-
-class Brief(BaseModel):
-    """What a visitor needs to know of one submission benchmark, in a sentence each."""
-
-    model_config = ConfigDict(frozen=True)
-
-    task: str
-    given: str
-    returns: str
-    score_meaning: str
-
-
-BRIEFS: dict[str, Brief] = {
-    "re2math": Brief(
-        task="Find the theorem, in the literature, that closes a gap in a research-level proof.",
-        given="the paper's setup, the target theorem and the proof blocks before the gap, and a search tool over a "
-              "frozen offline scholarly world",
-        returns="the source it cites and the statement it takes from it",
-        score_meaning="share of gaps where the statement comes from the right source (Ground) and closes the gap "
-                      "(Suff); offline, grounding is judged against the frozen world (OfflineToolAcc)"),
-    "re2math-theorem-retrieval": Brief(
-        task="Rank reference statements so that the one closing a proof gap comes first.",
-        given="a rendered proof state (raw, or with the paper's anchor hint)",
-        returns="a ranking of the release's reference statements",
-        score_meaning="nDCG@10 of the relevant statement over the queries"),
-    "re2math-source-retrieval": Brief(
-        task="Rank the records of the offline scholarly world so that the cited source comes first.",
-        given="a rendered proof state",
-        returns="a ranking of the world's records",
-        score_meaning="nDCG@10 of the cited source over the queries (Recall@k and MRR alongside)"),
-    "mathnet-retrieve": Brief(
-        task="Retrieve the mathematically equivalent reformulation of an olympiad problem.",
-        given="an olympiad problem and a shared corpus of problems",
-        returns="a ranking of corpus documents per problem",
-        score_meaning="Recall@5: share of problems whose equivalent is in the top 5"),
-    "mirb": Brief(
-        task="Retrieve mathematical statements, answers, premises and formulas across twelve datasets.",
-        given="the queries and corpus of each MIRB dataset",
-        returns="a ranking per query and dataset",
-        score_meaning="nDCG@10 per dataset, and their average"),
-    "mathatlas": Brief(
-        task="Formalize graduate-level statements and definitions in Lean 4.",
-        given="a natural-language statement or definition from a textbook",
-        returns="a Lean 4 formal statement",
-        score_meaning="share of items whose formalization compiles and is judged faithful (correct = compiles ∧ "
-                      "faithful)"),
-    "ma-align": Brief(
-        task="Judge whether a Lean formalization is faithful to its natural-language statement.",
-        given="a statement and a Lean 4 formalization of it",
-        returns="faithful or not, per pair",
-        score_meaning="accuracy against people's labels"),
-    "taobench": Brief(
-        task="Prove exercises from Tao's Analysis I in Lean 4, in Tao's framework and in Mathlib.",
-        given="a self-contained Lean 4 exercise file",
-        returns="up to k complete Lean files per exercise",
-        score_meaning="pass@k: share of exercises with a checked proof among k attempts"),
-    "taobench-equivalence": Brief(
-        task="Find an exercise's twin statement in the other framework (Tao's definitions or Mathlib).",
-        given="a Lean statement in one framework, comments and declared name removed",
-        returns="a ranking of the other framework's statements",
-        score_meaning="nDCG@10 of the twin over the queries"),
-}
 
 
 class Overview(BaseModel):
@@ -144,8 +83,9 @@ def benchmark_overviews(availability: Sequence[Availability], releases_root: Pat
                         guide_url: Callable[[str], str | None] | None = None,
                         card_url: Callable[[Path], str | None] | None = None) -> list[Overview]:
     """Every submission benchmark's overview, in the order the Submit tab lists them."""
-    from lemmata.families import families, handlers
+    from lemmata.families import briefs, families, handlers
 
+    written = briefs()
     metas = {m.release_id: m for f in families().values() for m in f.load(f.releases)}  # type: ignore[union-attr]
     out = []
     for a in availability:
@@ -158,7 +98,7 @@ def benchmark_overviews(availability: Sequence[Availability], releases_root: Pat
         handler = handlers().get(a.benchmark)
         metric = getattr(handler, "main_metric", None) or meta.main_score.metric  # a track may rank by its own
         out.append(Overview(
-            benchmark=a.benchmark, title=meta.title, brief=BRIEFS.get(a.benchmark), metric=metric,
+            benchmark=a.benchmark, title=meta.title, brief=written.get(a.benchmark), metric=metric,
             metric_description=meta.main_score.description, releases=a.releases,
             size=" | ".join(sizes) or "not built on this server", licence=meta.license, paper_url=meta.paper_url,
             state=a.state, reason=a.reason or "", rows_here=rows_per_benchmark.get(a.benchmark, 0),

@@ -172,7 +172,15 @@ def legend_label(row: BoardRow, taken: set[str], width: int = LEGEND_CHARS) -> s
     >>> legend_label(_Named("x"), taken)
     'x #2'
     """
-    label = row.model_name if len(row.model_name) <= width else row.model_name[:width - 1] + "…"
+    return _unique(_short(row.model_name, width), taken)
+
+
+def _short(name: str, width: int) -> str:
+    return name if len(name) <= width else name[:width - 1] + "…"
+
+
+def _unique(label: str, taken: set[str]) -> str:
+    """``label``, or ``label #2``, ``#3``, … when it is taken already; the result is added to ``taken``."""
     base, n = label, 2
     while label in taken:
         label = f"{base} #{n}"
@@ -192,15 +200,8 @@ def top_rows(group: BoardGroup, limit: int) -> list[BoardRow]:
 
 
 def _label(row: BoardRow, taken: set[str]) -> str:
-    label = row.model_name if len(row.model_name) <= 40 else row.model_name[:39] + "…"
-    if row.kind == "reported":
-        label += " (reported)"
-    base, n = label, 2
-    while label in taken:
-        label = f"{base} #{n}"
-        n += 1
-    taken.add(label)
-    return label
+    label = _short(row.model_name, 40)
+    return _unique(label + " (reported)" if row.kind == "reported" else label, taken)
 
 
 def strata_frame(group: BoardGroup | None, dimension: str | None, limit: int = MAX_MODELS):

@@ -14,44 +14,18 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 
+from lemmata.core.escape import bidi_visible, esc  # noqa: F401  (the space's escaping: one definition)
 from lemmata.formats.names import clean_name
 
 _URL = re.compile(r"^https?://[^\s<>\"'`\\]+$")
 _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 _FORMULA_STARTS = ("=", "+", "-", "@", "\uff1d", "\uff0b", "\uff0d", "\uff20")  # ASCII and full-width forms
-#: bidirectional controls: embeddings/overrides, isolates, marks and the Arabic letter mark
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 #: what turns bracketed text into a link or image: ``](``, ``][`` and a ``[label]:`` definition line
 _MD_IMAGE_OR_LINK = re.compile(r"\]\s*[(\[]|^\s{0,3}\[(?=[^\]]*\]:)")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>$])")
 _FENCE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})")
 _UNSAFE_LINK = re.compile(r"\]\(\s*<?\s*(?:javascript|vbscript|data|file)\s*:(?:[^()]|\([^()]*\))*\)", re.IGNORECASE)
 _BARE_UNSAFE = re.compile(r"(?i)\b(javascript|vbscript)\s*:")
-
-
-def esc(value: object) -> str:
-    """HTML-escape any value for text or attribute context.
-
-    >>> esc('<img src=x onerror="alert(1)">')
-    '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;'
-    >>> esc(None)
-    ''
-    >>> esc("evil\u202egnp.exe")
-    'evil[U+202E]gnp.exe'
-    """
-    return "" if value is None else html.escape(bidi_visible(str(value)), quote=True)
-
-
-def bidi_visible(text: str) -> str:
-    """Bidirectional control characters shown as ``[U+XXXX]``, so a name cannot reorder the text around it.
-
-    A right-to-left override in a model name would otherwise make the board show
-    a different name (or reversed numbers next to it) than the one stored.
-
-    >>> bidi_visible("model\u202e1.0\u2066x\u200f")
-    'model[U+202E]1.0[U+2066]x[U+200F]'
-    """
-    return _BIDI.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
 
 
 def safe_url(url: object) -> str | None:
@@ -68,10 +42,10 @@ def safe_url(url: object) -> str | None:
 def link(text: object, url: object) -> str:
     """An escaped link that opens in a new tab, or the escaped text when the URL is unsafe.
 
-    >>> link("<b>m</b>", "https://example.org/?q=<x>")
-    '&lt;b&gt;m&lt;/b&gt;'
     >>> link("m", "https://example.org/a?x=1&y=2")
     '<a href="https://example.org/a?x=1&amp;y=2" target="_blank" rel="noopener noreferrer nofollow">m</a>'
+    >>> link("<b>m</b>", "https://example.org/?q=<x>"), link("m", "javascript:alert(1)")
+    ('&lt;b&gt;m&lt;/b&gt;', 'm')
     """
     href = safe_url(url)
     if href is None:

@@ -118,9 +118,9 @@ def submit_upload(store: Store, config: SpaceConfig, data: bytes | None, filenam
 
     ``runner_log`` is the optional second upload: the request log ``lemmata run`` wrote beside the file. It must
     hash to the ``runner.log_sha256`` the file's header records and agree with the file and the release
-    (:func:`lemmata.families.attach_runner_log`); it is stored with the entry under its own sha256.
+    (:func:`lemmata.scoring.attach_runner_log`); it is stored with the entry under its own sha256.
     """
-    from lemmata.families import validate_upload
+    from lemmata.scoring import validate_upload
 
     form, problems = form_problems(form)
     filename = _base_name(filename, "upload.jsonl")

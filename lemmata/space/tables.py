@@ -16,7 +16,7 @@ from typing import Any
 from lemmata.metrics.glossary import describe
 from lemmata.space.board import BoardGroup, BoardRow, BoardView, parse_sort
 from lemmata.space.conditions import badges
-from lemmata.space.numbers import number_format, score_text  # noqa: F401  (one format for board, audit, exports)
+from lemmata.formats.numbers import number_format, score_text  # noqa: F401  (one format for board, audit, exports)
 from lemmata.space.safety import esc, link
 
 #: rows listed per group unless the visitor asks for all (search and sort always cover every row)

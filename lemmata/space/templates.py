@@ -173,9 +173,11 @@ def guide_markdown(benchmark: str, repo_url: str) -> str:
         links.append(f"[JSON Schema]({repo_link(repo_url, guide.schema_path)}) (`{guide.schema_path}`)")
     if guide.example_path:
         links.append(f"[example submission]({repo_link(repo_url, guide.example_path)}) (`{guide.example_path}`)")
-    if benchmark == "taobench":
-        links.append("build the example with `lemmata taobench example --out submission.jsonl` (attempts are "
-                     "complete Lean files, built from the release)")
+    from lemmata.families import handlers
+
+    note = getattr(handlers().get(benchmark), "guide_note", None)  # a family's own line (its example's command)
+    if note:
+        links.append(note)
     return (f"**Header for `{benchmark}`** — line 1 of the file; replace `{PLACEHOLDER_MODEL}` and check the "
             "declarations:\n\n```json\n" + json.dumps(guide.header, ensure_ascii=False) + "\n```\n\n"
             + ("; ".join(links) + ".\n\n" if links else "")

@@ -1,13 +1,16 @@
-"""What the page's tabs share: URL parameters, sort labels, the export files and the small HTML panels.
+"""What the page's tabs share: URL parameters, the board's controls as one value, sort labels, the export files
+and the small HTML panels.
 
-Plain functions over a :class:`SpaceContext` (no Gradio), so the tab modules
-under ``lemmata.space.tabs`` and the tests use them without a browser.
+Plain functions and values over a :class:`SpaceContext` (no Gradio), so the tab
+modules under ``lemmata.space.tabs`` and the tests use them without a browser.
 """
 
 import hashlib
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlencode
 
 from pydantic import ValidationError
@@ -15,6 +18,7 @@ from pydantic import ValidationError
 from lemmata.space.board import (
     BoardQuery,
     BoardView,
+    build_view,
     export_records,
     parse_sort,
     to_csv,
@@ -72,6 +76,59 @@ def query_from_params(params: dict[str, str]) -> BoardQuery:
     except ValidationError:
         fields.pop("kind", None)
         return BoardQuery(**fields)
+
+
+@dataclass(frozen=True)
+class BoardControls:
+    """The Leaderboard's controls as one value: the view they ask for, and the plots' breakdown.
+
+    Gradio hands an event's inputs to its handler as positional values. Every handler that reads the board's
+    controls takes them first, in :attr:`FIELDS` order (``BoardTab.controls``), and :meth:`read` turns them into
+    this object; everything after works on it. The handlers run without Gradio's preprocessing (a menu's choices
+    may change between the browser's event and the handler), so the raw values are read as URL parameters are
+    (:func:`query_from_params`): a value that is no longer valid falls back as a malformed URL's does.
+
+    >>> controls, rest = BoardControls.read(["re2math", "raw", "all", "<bad>", "gpt", "", True, False, "1e9", None,
+    ...                                      "entry"])
+    >>> controls.query.query_string(), controls.dim, rest
+    ('?all=1&benchmark=re2math&track=raw&search=gpt&max_params=1e9', None, ('entry',))
+    >>> controls.with_params(track="", all="", sort="model:desc").query.query_string()
+    '?benchmark=re2math&search=gpt&sort=model%3Adesc&max_params=1e9'
+    """
+
+    #: the controls' order in an event's inputs (``BoardTab.controls``), which is :meth:`of`'s arguments' order
+    FIELDS: ClassVar[tuple[str, ...]] = ("benchmark", "track", "group", "kind", "search", "sort", "show_all",
+                                         "open_weights", "max_params", "dim")
+
+    query: BoardQuery = field(default_factory=BoardQuery)
+    #: the plots' breakdown as the visitor picked it (None: the plotted group's most common one)
+    dim: str | None = None
+
+    @classmethod
+    def of(cls, benchmark: Any = None, track: Any = None, group: Any = None, kind: Any = None, search: Any = None,
+           sort: Any = None, show_all: Any = False, open_weights: Any = False, max_params: Any = "",
+           dim: Any = None) -> "BoardControls":
+        """The controls from their raw values (anything a browser may send)."""
+        query = query_from_params({"benchmark": benchmark or "", "track": track or "", "group": group or "",
+                                   "kind": kind or "", "search": (search or "")[:MAX_SEARCH], "sort": sort or "",
+                                   "all": "1" if show_all else "", "open": "1" if open_weights is True else "",
+                                   "max_params": max_params if isinstance(max_params, str) else ""})
+        return cls(query=query, dim=dim if isinstance(dim, str) else None)
+
+    @classmethod
+    def read(cls, values: Sequence[Any]) -> tuple["BoardControls", tuple[Any, ...]]:
+        """The controls from a handler's positional inputs, and the inputs that follow them."""
+        n = len(cls.FIELDS)
+        return cls.of(**dict(zip(cls.FIELDS, values[:n]))), tuple(values[n:])
+
+    def with_params(self, **params: str) -> "BoardControls":
+        """The controls with some URL parameters replaced ('' clears one), read as a URL's are: what a click on
+        a sort header or an overview link changes."""
+        return replace(self, query=query_from_params({**self.query.to_params(), **params}))
+
+    def view(self, ctx: SpaceContext) -> BoardView:
+        """The board these controls show (an unknown benchmark, track or group replaced by an available one)."""
+        return build_view(ctx.rows(), self.query, ctx.catalog())
 
 
 def compose_qs(query: BoardQuery, tab: str | None = None, entry: str | None = None, item: str | None = None) -> str:

@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 from lemmata.formats.results import Result
 from lemmata.tracks.base import OracleConfig
-from lemmata.tracks.runner import FAULT_RETRIES, failure_reason, score_stored, settled_status
+from lemmata.scoring import FAULT_RETRIES, failure_reason, score_stored, settled_status
 from lemmata.store import Store, SubmissionRecord
 from lemmata.store.faults import describe_fault, is_storage_fault
 

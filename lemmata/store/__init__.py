@@ -11,10 +11,13 @@ The parts, one module each: the durable files and how they are written
 stored submissions and their rate limits (:mod:`~lemmata.store.submissions`,
 :mod:`~lemmata.store.ratelimit`), the scoring queue (:mod:`~lemmata.store.queue`),
 results (:mod:`~lemmata.store.results`) read only when they pass their
-integrity check (:mod:`~lemmata.store.integrity`), moderation
-(:mod:`~lemmata.store.moderation`), storage faults (:mod:`~lemmata.store.faults`),
-and opening a folder with its recovery (:mod:`~lemmata.store.opening`). What a
-board row shows is the space's to say (:class:`RowSummary`).
+integrity check (:mod:`~lemmata.store.integrity`, with the seal ledger in
+:mod:`~lemmata.store.ledger`), moderation (:mod:`~lemmata.store.moderation`),
+storage faults (:mod:`~lemmata.store.faults`), and opening a folder with its
+recovery (:mod:`~lemmata.store.opening`). :class:`Store` holds one object per
+part, each given the SQLite index and the folders it needs, and lends their
+public methods, so callers write ``store.add_result(...)``. What a board row
+shows is the space's to say (:class:`RowSummary`).
 """
 
 from __future__ import annotations

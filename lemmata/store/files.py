@@ -11,12 +11,13 @@ to find.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from lemmata.core.atomic import atomic_write_bytes
+from lemmata.core.models import Frozen
 
 __all__ = ["DURABLE_FOLDERS", "SUBMISSION_META_SCHEMA", "SubmissionMeta", "atomic_write", "has_durable_files"]
 
@@ -25,10 +26,8 @@ SUBMISSION_META_SCHEMA = "lemmata.submission/1"
 DURABLE_FOLDERS = ("results", "submissions", "moderation")
 
 
-class SubmissionMeta(BaseModel):
+class SubmissionMeta(Frozen):
     """The immutable sidecar of a stored submission: what the upload alone does not say."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     schema_version: Literal["lemmata.submission/1"] = SUBMISSION_META_SCHEMA
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
@@ -44,18 +43,9 @@ class SubmissionMeta(BaseModel):
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a synced temporary file in the same folder and one rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    """Write ``data`` to ``path`` through a synced temporary file in the same folder and one rename, readable by
+    its owner only (:func:`~lemmata.core.atomic.atomic_write_bytes`)."""
+    atomic_write_bytes(path, data, mode=0o600)
 
 
 def has_durable_files(root: Path) -> bool:

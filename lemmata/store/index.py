@@ -4,7 +4,8 @@ The index is derived state: every entry can be rebuilt from the durable files
 (:mod:`lemmata.store.files`) by :meth:`~lemmata.store.Store.reindex`, plus the
 mutable state around them (submission status, the scoring queue, display
 flags, rate-limit counters, an audit log) that is recomputed from those files or
-is safe to lose. :class:`Index` is the base every part of the store builds on;
+is safe to lose. One :class:`Index` is given to every part of the store, so
+all parts write through the same serialised transactions into one event log;
 it owns no policy, only the plumbing.
 """
 
@@ -18,10 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lemmata.core.errors import Problem
 from lemmata.formats.results import Result, now_iso
 
-__all__ = ["STORE_SCHEMA", "Index", "RowSummary"]
+__all__ = ["STORE_SCHEMA", "Index", "RowSummary", "equal_to"]
 
 log = logging.getLogger("lemmata.store")
 
@@ -86,8 +86,6 @@ CREATE INDEX IF NOT EXISTS rate_events_key ON rate_events(key, at);
 """
 
 #: columns added after schema 1, with their SQL types (added in place on open)
-
-#: columns added after schema 1, with their SQL types (added in place on open)
 _ADDED_COLUMNS = {
     "results": {"summary_json": "TEXT"},
     "submissions": {"contact": "TEXT", "notes": "TEXT"},
@@ -116,21 +114,27 @@ class RowSummary:
         return self.of(doc)
 
 
-class Index:
-    """The SQLite plumbing every part of a :class:`~lemmata.store.Store` shares (attributes set when it opens)."""
+def equal_to(filters: dict[str, Any]) -> tuple[str, list[Any]]:
+    """The SQL condition ``AND column = ?`` for every filter given a value (an empty one filters nothing), and
+    its arguments.
 
-    root: Path
-    results_dir: Path
-    submissions_dir: Path
-    moderation_dir: Path
-    db_path: Path
-    #: what a listed row shows, when the opener knows (see :class:`RowSummary`)
-    row_summary: RowSummary | None
-    #: files :meth:`~lemmata.store.Store.reindex` could not read, from its last run
-    reindex_problems: list[Problem]
+    >>> equal_to({"r.benchmark": "mirb", "r.track": None})
+    (' AND r.benchmark = ?', ['mirb'])
+    """
+    given = {column: value for column, value in filters.items() if value}
+    return "".join(f" AND {column} = ?" for column in given), list(given.values())
+
+
+class Index:
+    """The SQLite file of one store, which every part of a :class:`~lemmata.store.Store` is given."""
+
+    def __init__(self, db_path: Path) -> None:
+        self.db_path = db_path
 
     @contextmanager
-    def _conn(self) -> Iterator[sqlite3.Connection]:
+    def connect(self) -> Iterator[sqlite3.Connection]:
+        """A connection in autocommit mode (WAL: readers do not wait for the writer); :meth:`write` for a
+        transaction."""
         conn = sqlite3.connect(self.db_path, timeout=30, isolation_level=None)
         conn.row_factory = sqlite3.Row
         try:
@@ -141,9 +145,9 @@ class Index:
             conn.close()
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> Iterator[sqlite3.Connection]:
         """One serialised write transaction (BEGIN IMMEDIATE): all or nothing."""
-        with self._conn() as conn:
+        with self.connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
@@ -159,9 +163,10 @@ class Index:
                         exc.add_note(f"the rollback that followed failed too: {rollback_exc}")
                 raise
 
-    def _create_schema(self) -> list[sqlite3.Row]:
-        """Create or upgrade the tables in place; returns the rows whose summary must be (re)computed."""
-        with self._conn() as conn:
+    def create_schema(self, row_summary: RowSummary | None) -> list[sqlite3.Row]:
+        """Create or upgrade the tables in place; returns the rows whose summary (``row_summary``'s, when the
+        opener passed one) must be (re)computed."""
+        with self.connect() as conn:
             conn.executescript(_DDL)
             for table, columns in _ADDED_COLUMNS.items():
                 have = {r["name"] for r in conn.execute(f"PRAGMA table_info({table})")}
@@ -170,33 +175,26 @@ class Index:
                         conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {sqltype}")
             conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)", (str(STORE_SCHEMA),))
             conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(STORE_SCHEMA),))
-            if self.row_summary is None:
+            if row_summary is None:
                 return []
             row = conn.execute("SELECT value FROM meta WHERE key = 'summary_version'").fetchone()
-            if row is None or row["value"] != str(self.row_summary.version):
+            if row is None or row["value"] != str(row_summary.version):
                 conn.execute("UPDATE results SET summary_json = NULL")
                 conn.execute("INSERT INTO meta(key, value) VALUES ('summary_version', ?) ON CONFLICT(key) DO "
-                             "UPDATE SET value = excluded.value", (str(self.row_summary.version),))
+                             "UPDATE SET value = excluded.value", (str(row_summary.version),))
             return conn.execute("SELECT result_id, path FROM results WHERE summary_json IS NULL").fetchall()
 
-    def _log(self, conn: sqlite3.Connection, actor: str, action: str, target: str, detail: str | None = None) -> None:
+    def log(self, conn: sqlite3.Connection, actor: str, action: str, target: str, detail: str | None = None) -> None:
+        """Add one line to the audit log, inside the caller's write transaction (``conn``)."""
         conn.execute("INSERT INTO events(at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?)",
                      (now_iso(), actor, action, target, detail))
 
-    def _skip(self, path: Path, exc: Exception) -> None:
-        """Record a durable file that could not be read (a ``reindex_skip`` event and a problem) and go on."""
-        reason = str(exc).splitlines()
-        text = "; ".join(line.strip() for line in reason[:4])[:500]
-        self.reindex_problems.append(Problem(str(path.relative_to(self.root)), text))
-        with self._write() as conn:
-            self._log(conn, "system", "reindex_skip", str(path.relative_to(self.root)), text)
-
-
     def generation(self) -> int:
         """A number that grows with every change (every write logs an event): cheap change detection."""
-        with self._conn() as conn:
+        with self.connect() as conn:
             return int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM events").fetchone()[0])
 
     def events(self, limit: int = 200) -> list[dict[str, Any]]:
-        with self._conn() as conn:
+        """The newest ``limit`` lines of the audit log, newest first."""
+        with self.connect() as conn:
             return [dict(r) for r in conn.execute("SELECT * FROM events ORDER BY id DESC LIMIT ?", (limit,))]

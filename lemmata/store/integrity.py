@@ -31,7 +31,7 @@ from lemmata.core.errors import LemmataError, Problem
 from lemmata.core.hashing import sha256_bytes, sha256_json
 from lemmata.formats.results import Result
 from lemmata.formats.runner_log import RUNNER_LOG_SUFFIX, declared_log_sha256
-from lemmata.store.index import Index
+from lemmata.store.index import Index, RowSummary
 from lemmata.store.ledger import LEDGER_FILE, LedgerError, SealLedger
 
 __all__ = ["Fingerprint", "Integrity", "ResultIntegrityError", "VerifiedFiles", "check_result_bytes", "fingerprint",
@@ -135,16 +135,24 @@ class VerifiedFiles:
         return "new" if previous is None else previous[1]
 
 
-class Integrity(Index):
-    """The store's part that reads result files only after checking them against their hash and index row."""
+class Integrity:
+    """The store's part that checks stored files before anything reads them: result files against their hash,
+    their index row and the seal ledger; uploads and runner logs against the sha256 that names them.
 
-    #: which results are sealed and their seals (append-only hash chain; see :mod:`lemmata.store.ledger`)
-    ledger: SealLedger
+    Paths in the index are relative to ``root``; ``row_summary`` is what the index rows keep of each result
+    (their summary is checked too).
+    """
 
-    #: verdicts of result files already checked in this process, by stat fingerprint
-    verified: VerifiedFiles
+    def __init__(self, index: Index, *, root: Path, ledger: SealLedger, row_summary: RowSummary | None) -> None:
+        self.index = index
+        self.root = root
+        #: which results are sealed and their seals (append-only hash chain; see :mod:`lemmata.store.ledger`)
+        self.ledger = ledger
+        self.row_summary = row_summary
+        #: verdicts of files already checked in this process, by stat fingerprint
+        self.verified = VerifiedFiles()
 
-    def _verified(self, row: dict[str, Any]) -> Result:
+    def verified_result(self, row: dict[str, Any]) -> Result:
         """Read one indexed result file, check it fully and return it; a mismatch raises and is remembered."""
         doc = self.verified_document(row)
         try:
@@ -175,6 +183,10 @@ class Integrity(Index):
             raise
         self._remember(row, fp, None)
         return doc
+
+    def record_seal(self, result_id: str, seal: str) -> None:
+        """List a newly stored result and its seal in the ledger (under the store's write lock)."""
+        self.ledger.append([(result_id, seal)])
 
     def ledger_problem(self, result_id: str, seal: str | None) -> str | None:
         """None when the seal ledger lists the result with this seal (None: legacy), else why not: a seal
@@ -218,19 +230,19 @@ class Integrity(Index):
 
     def _remember(self, row: dict[str, Any], fp: Any, reason: str | None) -> None:
         """Keep the verdict; a verdict that changed (or a first mismatch) is logged, which also bumps
-        :meth:`generation`, so every cache keyed by it (board rows, exports) is dropped."""
+        :meth:`~lemmata.store.index.Index.generation`, so every cache keyed by it (board rows, exports) is dropped."""
         previous = self.verified.put(row["path"], fp, reason)
         if previous != reason and (reason is not None or previous != "new"):
             try:
-                with self._write() as conn:
-                    self._log(conn, "system", "integrity_error" if reason else "integrity_ok", row["result_id"],
+                with self.index.write() as conn:
+                    self.index.log(conn, "system", "integrity_error" if reason else "integrity_ok", row["result_id"],
                               reason)
             except sqlite3.Error as exc:  # a read must still report the mismatch when the index is read-only
                 log.error("could not log the integrity verdict of %s: %s", row["path"], exc)
         if reason is not None and previous != reason:
             log.error("stored result %s fails its integrity check: %s", row["path"], reason)
 
-    def integrity(self, row: dict[str, Any]) -> str | None:
+    def verdict(self, row: dict[str, Any]) -> str | None:
         """None when the row's file is sound, else why not; re-verified whenever the file's fingerprint changed."""
         known, reason = self.verified.get(row["path"], fingerprint(self.root / row["path"]))
         if known:
@@ -242,24 +254,26 @@ class Integrity(Index):
         return None
 
     def verify_files(self) -> list[Problem]:
-        """Check every indexed result file (cheaply: only files new or changed since the last check are read).
+        """Check every indexed result file, stored upload and declared runner log (cheaply: only files new or
+        changed since the last check are read).
 
-        Call before reading anything keyed by :meth:`generation`: a newly found
+        Call before reading anything keyed by :meth:`~lemmata.store.index.Index.generation`: a newly found
         mismatch is logged, which changes the generation.
         """
-        with self._conn() as conn:
+        with self.index.connect() as conn:
             rows = [dict(r) for r in conn.execute("SELECT * FROM results ORDER BY result_id")]
         problems = []
         for row in rows:
-            reason = self.integrity(row)
+            reason = self.verdict(row)
             if reason is not None:
                 problems.append(Problem(row["path"], reason, field="result_id"))
-        with self._conn() as conn:
+        with self.index.connect() as conn:
             rows = [(r["sha256"], r["header_json"]) for r in
                     conn.execute("SELECT sha256, header_json FROM submissions ORDER BY sha256")]
         logs: set[str] = set()
         for sha, header_json in rows:  # every stored upload against the sha256 recorded at upload (cheap when unchanged)
-            reason = self.submission_integrity(sha)
+            reason = self._hash_verdict(f"submissions/{sha}.jsonl", sha, what="stored upload",
+                                        named="recorded at upload")
             if reason is not None:
                 problems.append(Problem(f"submissions/{sha}.jsonl", reason, field="sha256"))
             try:
@@ -268,39 +282,25 @@ class Integrity(Index):
                 log_sha = None
             if log_sha is not None and log_sha not in logs:  # and the runner request log it declares, once
                 logs.add(log_sha)
-                reason = self.file_integrity(f"submissions/{log_sha}{RUNNER_LOG_SUFFIX}", log_sha)
+                reason = self._hash_verdict(f"submissions/{log_sha}{RUNNER_LOG_SUFFIX}", log_sha, what="stored file",
+                                            named="it is named by")
                 if reason is not None:
                     problems.append(Problem(f"submissions/{log_sha}{RUNNER_LOG_SUFFIX}", reason, field="sha256"))
         return problems
 
-    def file_integrity(self, relative: str, sha256: str) -> str | None:
-        """None when the stored file ``relative`` still hashes to ``sha256``, else why not (memoised by fingerprint)."""
+    def _hash_verdict(self, relative: str, sha256: str, *, what: str, named: str) -> str | None:
+        """None when the stored file ``relative`` (the ``what``) still hashes to ``sha256`` (the sha256 ``named``),
+        else why not; memoised by file fingerprint."""
         path = self.root / relative
         fp = fingerprint(path)
         known, reason = self.verified.get(f"file:{relative}", fp)
         if known:
             return reason
         if fp is None:
-            reason = "the stored file is missing"
+            reason = f"the {what} is missing"
         else:
             actual = sha256_bytes(path.read_bytes())
-            reason = None if actual == sha256 else (f"the stored file hashes to {actual[:12]}, not to the sha256 it is "
-                                                    "named by: it was edited after it was stored")
+            reason = None if actual == sha256 else (f"the {what} hashes to {actual[:12]}, not to the sha256 {named}: "
+                                                    "it was edited after it was stored")
         self.verified.put(f"file:{relative}", fp, reason)
-        return reason
-
-    def submission_integrity(self, sha256: str) -> str | None:
-        """None when the stored upload still hashes to ``sha256``, else why not (memoised by file fingerprint)."""
-        path = self.root / "submissions" / f"{sha256}.jsonl"
-        fp = fingerprint(path)
-        known, reason = self.verified.get(f"submission:{sha256}", fp)
-        if known:
-            return reason
-        if fp is None:
-            reason = "the stored upload is missing"
-        else:
-            actual = sha256_bytes(path.read_bytes())
-            reason = None if actual == sha256 else (f"the stored upload hashes to {actual[:12]}, not to the sha256 "
-                                                    "recorded at upload: it was edited after it was stored")
-        self.verified.put(f"submission:{sha256}", fp, reason)
         return reason

@@ -8,12 +8,13 @@ durable files hides exactly what it hid before.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
+from pathlib import Path
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict
 
 from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_json
+from lemmata.core.models import Frozen
 from lemmata.store.files import atomic_write
 from lemmata.store.index import Index
 
@@ -22,10 +23,8 @@ __all__ = ["MODERATION_SCHEMA", "Moderation", "ModerationRecord"]
 MODERATION_SCHEMA = "lemmata.moderation/1"
 
 
-class ModerationRecord(BaseModel):
+class ModerationRecord(Frozen):
     """One hide/unhide decision; files are replayed in ``(at, record_id)`` order."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     schema_version: Literal["lemmata.moderation/1"] = MODERATION_SCHEMA
     record_id: str
@@ -36,12 +35,16 @@ class ModerationRecord(BaseModel):
     at: str
 
 
-class Moderation(Index):
-    """The store's part that hides and shows results (the ``display`` table and the moderation files)."""
+class Moderation:
+    """The store's part that hides and shows results (the ``display`` table and the files in ``folder``)."""
+
+    def __init__(self, index: Index, *, folder: Path) -> None:
+        self.index = index
+        self.folder = folder
 
     def set_hidden(self, result_id: str, hidden: bool, *, actor: str, reason: str | None = None) -> None:
         """Hide or show a result; the decision is also written as an immutable moderation record."""
-        with self._write() as conn:
+        with self.index.write() as conn:
             if conn.execute("SELECT 1 FROM results WHERE result_id = ?", (result_id,)).fetchone() is None:
                 raise LemmataError(f"no result {result_id!r} in the store")
             at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="microseconds")
@@ -51,29 +54,32 @@ class Moderation(Index):
                          "ON CONFLICT(result_id) DO UPDATE SET hidden = excluded.hidden, actor = excluded.actor, "
                          "reason = excluded.reason, at = excluded.at",
                          (result_id, int(hidden), actor, reason, at))
-            self._log(conn, actor, "hide" if hidden else "unhide", result_id, reason)
+            self.index.log(conn, actor, "hide" if hidden else "unhide", result_id, reason)
             stamp = at.replace(":", "").replace("-", "").replace("+", "Z")
-            atomic_write(self.moderation_dir / f"{stamp}-{record.record_id}.json",
+            atomic_write(self.folder / f"{stamp}-{record.record_id}.json",
                          record.model_dump_json(indent=2).encode("utf-8"))
 
     def is_hidden(self, result_id: str) -> bool:
-        with self._conn() as conn:
+        with self.index.connect() as conn:
             row = conn.execute("SELECT hidden FROM display WHERE result_id = ?", (result_id,)).fetchone()
         return bool(row and row["hidden"])
 
-    def _replay_moderation(self) -> None:
-        """Apply every moderation file in ``(at, record_id)`` order; a newer decision already indexed wins."""
-        if not self.moderation_dir.is_dir():
+    def replay(self, skip: Callable[[Path, Exception], None]) -> None:
+        """Apply every moderation file in ``(at, record_id)`` order; a newer decision already indexed wins.
+
+        A file that does not parse is handed to ``skip`` and left out.
+        """
+        if not self.folder.is_dir():
             return
         records = []
-        for path in sorted(self.moderation_dir.glob("*.json")):
+        for path in sorted(self.folder.glob("*.json")):
             if path.name.startswith("."):
                 continue
             try:
                 records.append(ModerationRecord.model_validate_json(path.read_text(encoding="utf-8")))
             except ValueError as exc:
-                self._skip(path, exc)
-        with self._write() as conn:
+                skip(path, exc)
+        with self.index.write() as conn:
             for rec in sorted(records, key=lambda r: (r.at, r.record_id)):
                 current = conn.execute("SELECT at FROM display WHERE result_id = ?", (rec.result_id,)).fetchone()
                 if current is not None and current["at"] > rec.at:

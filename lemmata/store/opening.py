@@ -1,10 +1,15 @@
-"""Opening a store folder: the :class:`Store` assembled from its parts, and its index rebuilt from the files.
+"""Opening a store folder: the :class:`Store` composed of its parts, and its index rebuilt from the files.
 
 A store is one folder (``leaderboard.sqlite3``, ``results/``, ``submissions/``,
 ``moderation/``). Opening it checks the SQLite index first: a damaged index,
 or a missing one beside durable files, is moved aside (never deleted) and
 rebuilt by :meth:`Store.reindex`, so a store synced from elsewhere (a Hub
 dataset repository) loses nothing.
+
+The store is one object per concern, each given the SQLite index and the
+folders it works on, so each part can be read (and tested) without the
+others. Callers keep one handle: the parts' public methods are reached as
+``store.<method>`` (:data:`LENT` says which part holds each).
 """
 
 from __future__ import annotations
@@ -12,27 +17,46 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
 from lemmata.core.errors import Problem
 from lemmata.core.settings import read as setting
-from lemmata.formats.results import Result
 from lemmata.store.faults import EMPTY, MISSING, check_index, move_aside
 from lemmata.store.files import has_durable_files
-from lemmata.store.index import RowSummary
-from lemmata.store.integrity import VerifiedFiles
+from lemmata.store.index import Index, RowSummary
+from lemmata.store.integrity import Integrity
 from lemmata.store.ledger import LEDGER_FILE, SealLedger
 from lemmata.store.moderation import Moderation
 from lemmata.store.queue import Queue
-from lemmata.store.results import Results
+from lemmata.store.ratelimit import RateLimits
+from lemmata.store.results import ResultFiles
+from lemmata.store.submissions import Submissions
 
-__all__ = ["Store", "default_store"]
+__all__ = ["LENT", "Store", "default_store"]
 
 log = logging.getLogger("lemmata.store")
 
+#: the methods callers reach as ``store.<method>``, by the part (attribute of :class:`Store`) that holds them
+LENT: dict[str, tuple[str, ...]] = {
+    "index": ("events", "generation"),
+    "integrity": ("verified_document", "verify_files"),
+    "rate_limits": ("rate_usage",),
+    "submissions": ("add_submission", "get_submission", "list_submissions", "runner_log_bytes", "runner_log_for",
+                    "runner_log_path", "set_status", "status_counts", "submission_bytes", "submission_meta_path",
+                    "submission_path"),
+    "queue": ("claim_next", "requeue", "requeue_after_fault", "requeue_interrupted"),
+    "result_files": ("add_result", "get_result", "result_ids_for_submission", "result_path", "result_rows",
+                     "results", "results_for_submission"),
+    "moderation": ("is_hidden", "set_hidden"),
+}
+_LENDER = {name: part for part, names in LENT.items() for name in names}
 
-class Store(Queue, Results, Moderation):
+
+class Store:
     """A leaderboard store rooted at one folder (``leaderboard.sqlite3``, ``results/``, ``submissions/``).
 
+    Its parts: ``index`` (the SQLite file), ``integrity`` (stored files checked before they are read),
+    ``rate_limits``, ``submissions``, ``queue``, ``result_files`` and ``moderation``.
     ``row_summary`` says what the index keeps of each result for listing; the
     space passes what its board rows show (:data:`lemmata.space.rows.ROW_SUMMARY`).
     """
@@ -44,16 +68,25 @@ class Store(Queue, Results, Moderation):
         self.moderation_dir = self.root / "moderation"
         self.db_path = self.root / "leaderboard.sqlite3"
         self.row_summary = row_summary
+        #: files :meth:`reindex` could not read, from its last run
         self.reindex_problems: list[Problem] = []
-        self.verified = VerifiedFiles()
+        #: which results are sealed and their seals (append-only hash chain; see :mod:`lemmata.store.ledger`)
         self.ledger = SealLedger(self.results_dir)
+        self.index = Index(self.db_path)
+        self.integrity = Integrity(self.index, root=self.root, ledger=self.ledger, row_summary=row_summary)
+        self.rate_limits = RateLimits(self.index)
+        self.submissions = Submissions(self.index, self.rate_limits, root=self.root, folder=self.submissions_dir)
+        self.queue = Queue(self.index)
+        self.result_files = ResultFiles(self.index, self.integrity, root=self.root, folder=self.results_dir,
+                                        row_summary=row_summary)
+        self.moderation = Moderation(self.index, folder=self.moderation_dir)
         #: one line when the index was found damaged or missing at open and rebuilt from the durable files
         self.recovery_notice: str | None = None
         self.root.mkdir(parents=True, exist_ok=True)
         damage = check_index(self.db_path)
         rebuild = damage is not None and (damage not in (MISSING, EMPTY) or has_durable_files(self.root))
         moved = move_aside(self.db_path) if rebuild else None
-        missing = self._create_schema()
+        missing = self.index.create_schema(row_summary)
         if not self.ledger.exists():  # a new store, or one whose results predate the ledger (their seals as found)
             found = _found_seals(self.results_dir)
             sealed = sum(seal is not None for _, seal in found)
@@ -65,18 +98,23 @@ class Store(Queue, Results, Moderation):
                 log.error(self.ledger.missing)
             else:
                 self.ledger.start(found)
-        for row in missing:  # rows indexed by an older summary, or by a store opened without one: fill them in once
-            with self._write() as conn:
-                conn.execute("UPDATE results SET summary_json = ? WHERE result_id = ?",
-                             (self._summary_json(Result.from_file(self.root / row["path"])), row["result_id"]))
+        # rows indexed by an older summary, or by a store opened without one: fill them in once
+        self.result_files.refill_summaries(missing)
         if rebuild:
             added = self.reindex()
             aside = f"moved it aside to {moved.name} and " if moved is not None else ""
             self.recovery_notice = (
                 f"The SQLite index {damage}: {aside}rebuilt it from the durable files ({added} result(s), "
-                f"{sum(self.status_counts().values())} submission(s), "
+                f"{sum(self.submissions.status_counts().values())} submission(s), "
                 f"{len(self.reindex_problems)} unreadable file(s) skipped).")
             log.warning(self.recovery_notice)
+
+    def __getattr__(self, name: str) -> Any:
+        """A part's method lent to the store (:data:`LENT`): ``store.claim_next`` is ``store.queue.claim_next``."""
+        part = _LENDER.get(name)
+        if part is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(getattr(self, part), name)
 
     def reindex(self) -> int:
         """Index every durable file not yet in SQLite; returns how many results were added.
@@ -88,31 +126,19 @@ class Store(Queue, Results, Moderation):
         event and listed in ``reindex_problems``: one damaged file must not
         take the whole board down.
         """
-        with self._conn() as conn:
-            known = {r["result_id"] for r in conn.execute("SELECT result_id FROM results")}
         self.reindex_problems = []
-        added = 0
-        for path in sorted(self.results_dir.rglob("*.json")):
-            if path.name.startswith(".") or path.stem in known:
-                continue
-            try:
-                result = Result.from_file(path)
-                if result.result_id != path.stem or result.content_id() != result.result_id:
-                    raise ValueError("file name, result_id and content hash disagree")
-                if result.sealed_sha256 is not None and result.sealed_sha256 != result.seal():
-                    raise ValueError("field 'scored_at' (or another stored field) was edited: the stored fields do "
-                                     "not hash to the seal; identities and dates come only from files that verify")
-                reason = self.ledger_problem(result.result_id, result.sealed_sha256)
-                if reason is not None:
-                    raise ValueError(reason)
-            except ValueError as exc:
-                self._skip(path, exc)
-                continue
-            if self._index(result, path):
-                added += 1
-        self._reindex_submissions()
-        self._replay_moderation()
+        added = self.result_files.reindex(self._skip)
+        self.submissions.reindex(self._skip)
+        self.moderation.replay(self._skip)
         return added
+
+    def _skip(self, path: Path, exc: Exception) -> None:
+        """Record a durable file that could not be read (a ``reindex_skip`` event and a problem) and go on."""
+        reason = str(exc).splitlines()
+        text = "; ".join(line.strip() for line in reason[:4])[:500]
+        self.reindex_problems.append(Problem(str(path.relative_to(self.root)), text))
+        with self.index.write() as conn:
+            self.index.log(conn, "system", "reindex_skip", str(path.relative_to(self.root)), text)
 
 
 def _found_seals(results_dir: Path) -> list[tuple[str, str | None]]:

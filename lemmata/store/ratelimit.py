@@ -1,7 +1,7 @@
 """How many new submissions a submitter may make: the limit, its refusal, and the count kept in the index.
 
 Counting happens inside the write transaction that stores the upload
-(:meth:`~lemmata.store.Store.add_submission`), so parallel uploads cannot
+(:meth:`~lemmata.store.submissions.Submissions.add_submission`), so parallel uploads cannot
 overrun a limit; a re-upload of bytes already stored counts against nothing.
 """
 
@@ -55,10 +55,14 @@ def human_duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-class RateLimits(Index):
+class RateLimits:
     """The store's part that counts new submissions per key (the ``rate_events`` table)."""
 
-    def _check_rate(self, conn: sqlite3.Connection, limit: RateLimit, keys: Sequence[str]) -> None:
+    def __init__(self, index: Index) -> None:
+        self.index = index
+
+    def check(self, conn: sqlite3.Connection, limit: RateLimit, keys: Sequence[str]) -> None:
+        """Raise :class:`RateLimited` when any key is at ``limit``, inside the caller's write transaction."""
         now = dt.datetime.now(dt.timezone.utc).timestamp()
         since = now - limit.window_s
         conn.execute("DELETE FROM rate_events WHERE at < ?", (since,))
@@ -71,13 +75,14 @@ class RateLimits(Index):
                     f"rate limit reached: {limit.describe()} for each submitter; the next one is accepted in "
                     f"{human_duration(retry)}", retry_after_s=max(retry, 0.0))
 
-    def _count_rate(self, conn: sqlite3.Connection, keys: Sequence[str]) -> None:
+    def count(self, conn: sqlite3.Connection, keys: Sequence[str]) -> None:
+        """Count one new submission against every key, in the transaction that stored it."""
         stamp = dt.datetime.now(dt.timezone.utc).timestamp()
         conn.executemany("INSERT INTO rate_events(key, at) VALUES (?, ?)", [(k, stamp) for k in keys])
 
     def rate_usage(self, key: str, limit: RateLimit) -> int:
         """How many new submissions ``key`` made in the current window."""
         since = dt.datetime.now(dt.timezone.utc).timestamp() - limit.window_s
-        with self._conn() as conn:
+        with self.index.connect() as conn:
             return conn.execute("SELECT COUNT(*) FROM rate_events WHERE key = ? AND at >= ?",
                                 (key, since)).fetchone()[0]

@@ -10,22 +10,38 @@ board page reads no result file that is already verified.
 from __future__ import annotations
 
 import json
+import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from lemmata.core.errors import LemmataError
 from lemmata.formats.results import Result
 from lemmata.store.files import atomic_write
+from lemmata.store.index import Index, RowSummary, equal_to
 from lemmata.store.integrity import Integrity, ResultIntegrityError
 
-__all__ = ["Results"]
+__all__ = ["ResultFiles"]
 
 
-class Results(Integrity):
-    """The store's part that adds, lists and reads results."""
+class ResultFiles:
+    """The store's part that adds, lists and reads results: files in ``folder``, each read through ``integrity``
+    (which also records each added result's seal in the seal ledger).
+
+    Index rows name their file relative to ``root`` and keep ``row_summary``'s
+    summary of it (none when the store was opened without one).
+    """
+
+    def __init__(self, index: Index, integrity: Integrity, *, root: Path, folder: Path,
+                 row_summary: RowSummary | None) -> None:
+        self.index = index
+        self.integrity = integrity
+        self.root = root
+        self.folder = folder
+        self.row_summary = row_summary
 
     def result_path(self, result: Result) -> Path:
-        return self.results_dir / result.benchmark / f"{result.result_id}.json"
+        return self.folder / result.benchmark / f"{result.result_id}.json"
 
     def add_result(self, result: Result) -> tuple[Result, bool]:
         """Store a finalized result; returns ``(stored, created)``.
@@ -42,15 +58,51 @@ class Results(Integrity):
         if path.exists():
             stored = Result.from_file(path)
         else:
-            with self._write():  # one writer at a time: the ledger line follows the file
+            with self.index.write():  # one writer at a time: the ledger line follows the file
                 atomic_write(path, result.to_json().encode("utf-8"))
-                self.ledger.append([(result.result_id, result.sealed_sha256)])
+                self.integrity.record_seal(result.result_id, result.sealed_sha256)
             stored = result
-        created = self._index(stored, path)
+        created = self._add_row(stored, path)
         return stored, created
 
-    def _index(self, result: Result, path: Path) -> bool:
-        with self._write() as conn:
+    def reindex(self, skip: Callable[[Path, Exception], None]) -> int:
+        """Index every result file not yet in SQLite; returns how many were added.
+
+        Only a file whose name, ``result_id``, content hash, seal and ledger
+        line agree is indexed; any other is handed to ``skip`` and left out.
+        """
+        with self.index.connect() as conn:
+            known = {r["result_id"] for r in conn.execute("SELECT result_id FROM results")}
+        added = 0
+        for path in sorted(self.folder.rglob("*.json")):
+            if path.name.startswith(".") or path.stem in known:
+                continue
+            try:
+                result = Result.from_file(path)
+                if result.result_id != path.stem or result.content_id() != result.result_id:
+                    raise ValueError("file name, result_id and content hash disagree")
+                if result.sealed_sha256 is not None and result.sealed_sha256 != result.seal():
+                    raise ValueError("field 'scored_at' (or another stored field) was edited: the stored fields do "
+                                     "not hash to the seal; identities and dates come only from files that verify")
+                reason = self.integrity.ledger_problem(result.result_id, result.sealed_sha256)
+                if reason is not None:
+                    raise ValueError(reason)
+            except ValueError as exc:
+                skip(path, exc)
+                continue
+            if self._add_row(result, path):
+                added += 1
+        return added
+
+    def refill_summaries(self, rows: list[sqlite3.Row]) -> None:
+        """Compute the summary of rows indexed by an older summary, or by a store opened without one (on open)."""
+        for row in rows:
+            with self.index.write() as conn:
+                conn.execute("UPDATE results SET summary_json = ? WHERE result_id = ?",
+                             (self._summary_json(Result.from_file(self.root / row["path"])), row["result_id"]))
+
+    def _add_row(self, result: Result, path: Path) -> bool:
+        with self.index.write() as conn:
             cur = conn.execute(
                 "INSERT OR IGNORE INTO results(result_id, submission_sha256, version, supersedes, kind, benchmark, "
                 "track, group_key, model_name, main_value, status, pending, scored_at, path, summary_json) "
@@ -62,14 +114,14 @@ class Results(Integrity):
             )
             created = cur.rowcount == 1
             if created:
-                self._log(conn, "system", "result", result.result_id, f"{result.benchmark}/{result.track}")
+                self.index.log(conn, "system", "result", result.result_id, f"{result.benchmark}/{result.track}")
         return created
 
     def get_result(self, result_id: str) -> Result | None:
         """The stored result, verified against its content hash and index row (:class:`ResultIntegrityError`)."""
-        with self._conn() as conn:
+        with self.index.connect() as conn:
             row = conn.execute("SELECT * FROM results WHERE result_id = ?", (result_id,)).fetchone()
-        return self._verified(dict(row)) if row else None
+        return self.integrity.verified_result(dict(row)) if row else None
 
 
     def result_rows(self, *, benchmark: str | None = None, track: str | None = None, latest_only: bool = True,
@@ -80,42 +132,36 @@ class Results(Integrity):
         content hash and the row, else the reason (then nothing of the row may
         be shown). Files are read only when new here or changed on disk.
         """
+        where, args = equal_to({"r.benchmark": benchmark, "r.track": track})
         sql = ("SELECT r.*, COALESCE(d.hidden, 0) AS hidden FROM results r "
-               "LEFT JOIN display d ON d.result_id = r.result_id WHERE 1=1")
-        args: list[Any] = []
-        if benchmark:
-            sql += " AND r.benchmark = ?"
-            args.append(benchmark)
-        if track:
-            sql += " AND r.track = ?"
-            args.append(track)
+               "LEFT JOIN display d ON d.result_id = r.result_id WHERE 1=1" + where)
         if latest_only:
             sql += " AND r.result_id NOT IN (SELECT supersedes FROM results WHERE supersedes IS NOT NULL)"
         if not include_hidden:
             sql += " AND COALESCE(d.hidden, 0) = 0"
         sql += " ORDER BY r.benchmark, r.track, r.group_key, r.main_value DESC, r.model_name, r.result_id"
-        with self._conn() as conn:
+        with self.index.connect() as conn:
             rows = [dict(r) for r in conn.execute(sql, args)]
         for row in rows:  # the index holds what the file held when written; the file must still hold it
-            row["integrity"] = self.integrity(row)
+            row["integrity"] = self.integrity.verdict(row)
             if row["summary_json"] is None and row["integrity"] is None and self.row_summary is not None:
                 row["summary_json"] = self._fill_summary(row)
         return rows
 
     def results(self, **filters: Any) -> list[Result]:
         """Every listed result, each verified; one that fails raises :class:`ResultIntegrityError`."""
-        return [self._verified(row) for row in self.result_rows(**filters)]
+        return [self.integrity.verified_result(row) for row in self.result_rows(**filters)]
 
     def results_for_submission(self, sha256: str) -> list[Result]:
         """A submission's results, oldest version first, each verified (:class:`ResultIntegrityError`)."""
-        with self._conn() as conn:
+        with self.index.connect() as conn:
             rows = conn.execute("SELECT * FROM results WHERE submission_sha256 = ? ORDER BY version",
                                 (sha256,)).fetchall()
-        return [self._verified(dict(r)) for r in rows]
+        return [self.integrity.verified_result(dict(r)) for r in rows]
 
     def result_ids_for_submission(self, sha256: str) -> list[str]:
         """Ids of a submission's results, oldest version first (index only)."""
-        with self._conn() as conn:
+        with self.index.connect() as conn:
             rows = conn.execute("SELECT result_id FROM results WHERE submission_sha256 = ? ORDER BY version, "
                                 "scored_at", (sha256,)).fetchall()
         return [r["result_id"] for r in rows]
@@ -130,10 +176,10 @@ class Results(Integrity):
         """Compute and keep the summary of a row indexed without one (by a store opened without a summary)."""
         assert self.row_summary is not None
         try:
-            summary = json.dumps(self.row_summary.of(self.verified_document(row)), default=str)
+            summary = json.dumps(self.row_summary.of(self.integrity.verified_document(row)), default=str)
         except ResultIntegrityError:  # changed since it was checked: the next listing reports it
             return None
-        with self._write() as conn:
+        with self.index.write() as conn:
             conn.execute("UPDATE results SET summary_json = ? WHERE result_id = ? AND summary_json IS NULL",
                          (summary, row["result_id"]))
         return summary

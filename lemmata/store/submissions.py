@@ -12,7 +12,7 @@ import logging
 import re
 import sqlite3
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -23,6 +23,7 @@ from lemmata.formats.results import now_iso
 from lemmata.formats.runner_log import RUNNER_LOG_SUFFIX, declared_log_sha256
 from lemmata.store.faults import StorageError, describe_fault, is_storage_fault
 from lemmata.store.files import SubmissionMeta, atomic_write
+from lemmata.store.index import Index, equal_to
 from lemmata.store.ratelimit import RateLimit, RateLimits
 
 __all__ = ["SubmissionIntegrityError", "SubmissionRecord", "SubmissionStatus", "Submissions"]
@@ -61,18 +62,27 @@ class SubmissionRecord:
         return cls(**d)
 
 
-class Submissions(RateLimits):
-    """The store's part that holds uploads: add one (deduplicated, rate-limited), read, list and set its status."""
+class Submissions:
+    """The store's part that holds uploads: add one (deduplicated, rate-limited), read, list and set its status.
+
+    Its files live in ``folder`` (under the store's ``root``, which error messages name paths from).
+    """
+
+    def __init__(self, index: Index, rate_limits: RateLimits, *, root: Path, folder: Path) -> None:
+        self.index = index
+        self.rate_limits = rate_limits
+        self.root = root
+        self.folder = folder
 
     def submission_path(self, sha256: str) -> Path:
-        return self.submissions_dir / f"{sha256}.jsonl"
+        return self.folder / f"{sha256}.jsonl"
 
     def submission_meta_path(self, sha256: str) -> Path:
-        return self.submissions_dir / f"{sha256}.meta.json"
+        return self.folder / f"{sha256}.meta.json"
 
     def runner_log_path(self, log_sha256: str) -> Path:
         """A runner request log, named by its own sha256 (the submission header that declares it is its binding)."""
-        return self.submissions_dir / f"{log_sha256}{RUNNER_LOG_SUFFIX}"
+        return self.folder / f"{log_sha256}{RUNNER_LOG_SUFFIX}"
 
     def runner_log_bytes(self, log_sha256: str) -> bytes:
         """A stored runner request log, verified against its sha256 whenever read; else an integrity error."""
@@ -117,7 +127,7 @@ class Submissions(RateLimits):
         the upload that actually creates the entry. A disk fault raises
         :class:`StorageError` and leaves nothing behind: the transaction rolls
         back and every file this call created is removed again (a sidecar
-        alone would otherwise be restored as an entry by :meth:`reindex`).
+        alone would otherwise be restored as an entry by :meth:`~lemmata.store.Store.reindex`).
         ``sha256`` is the hash validation already took of these same bytes (an upload is hashed once).
         ``runner_log`` (a request log the upload's header declares, already checked) is stored with it, under its
         own sha256, written and removed with the upload.
@@ -131,11 +141,11 @@ class Submissions(RateLimits):
             existing = self.get_submission(sha)
             if existing is not None:
                 return existing, False
-            with self._write() as conn:
+            with self.index.write() as conn:
                 if conn.execute("SELECT 1 FROM submissions WHERE sha256 = ?", (sha,)).fetchone() is None:
                     if rate_limit is not None:
-                        self._check_rate(conn, rate_limit, rate_keys)
-                    created = self._insert_submission(conn, meta, status)
+                        self.rate_limits.check(conn, rate_limit, rate_keys)
+                    created = self._insert(conn, meta, status)
                     files = [(self.submission_path(sha), data),
                              (self.submission_meta_path(sha), meta.model_dump_json(indent=2).encode())]
                     log_sha = sha256_bytes(runner_log) if runner_log is not None else None
@@ -151,7 +161,7 @@ class Submissions(RateLimits):
                                 sha256_bytes(path.read_bytes()) != log_sha:  # a damaged copy another upload stored
                             atomic_write(path, body)
                     if rate_limit is not None:
-                        self._count_rate(conn, rate_keys)
+                        self.rate_limits.count(conn, rate_keys)
                 else:
                     created = False
             record = self.get_submission(sha)
@@ -169,7 +179,7 @@ class Submissions(RateLimits):
         assert record is not None
         return record, created
 
-    def _insert_submission(self, conn: sqlite3.Connection, meta: SubmissionMeta, status: str) -> bool:
+    def _insert(self, conn: sqlite3.Connection, meta: SubmissionMeta, status: str) -> bool:
         cur = conn.execute(
             "INSERT OR IGNORE INTO submissions(sha256, benchmark, track, filename, model_name, submitter, "
             "received_at, header_json, status, attempts, updated_at, contact, notes) "
@@ -179,11 +189,11 @@ class Submissions(RateLimits):
         )
         created = cur.rowcount == 1
         if created:
-            self._log(conn, meta.submitter, "submit", meta.sha256, meta.filename)
+            self.index.log(conn, meta.submitter, "submit", meta.sha256, meta.filename)
         return created
 
     def get_submission(self, sha256: str) -> SubmissionRecord | None:
-        with self._conn() as conn:
+        with self.index.connect() as conn:
             row = conn.execute("SELECT * FROM submissions WHERE sha256 = ?", (sha256,)).fetchone()
         return SubmissionRecord.from_row(row) if row else None
 
@@ -228,56 +238,51 @@ class Submissions(RateLimits):
 
     def list_submissions(self, *, status: str | None = None, submitter: str | None = None,
                          limit: int = 500) -> list[SubmissionRecord]:
-        sql, args = "SELECT * FROM submissions WHERE 1=1", []
-        if status:
-            sql += " AND status = ?"
-            args.append(status)
-        if submitter:
-            sql += " AND submitter = ?"
-            args.append(submitter)
-        sql += " ORDER BY received_at DESC, sha256 LIMIT ?"
+        where, args = equal_to({"status": status, "submitter": submitter})
+        sql = "SELECT * FROM submissions WHERE 1=1" + where + " ORDER BY received_at DESC, sha256 LIMIT ?"
         args.append(limit)
-        with self._conn() as conn:
+        with self.index.connect() as conn:
             return [SubmissionRecord.from_row(r) for r in conn.execute(sql, args)]
 
     def count_recent_submissions(self, submitter: str, since_iso: str) -> int:
-        with self._conn() as conn:
+        with self.index.connect() as conn:
             return conn.execute("SELECT COUNT(*) FROM submissions WHERE submitter = ? AND received_at >= ?",
                                 (submitter, since_iso)).fetchone()[0]
 
     def status_counts(self) -> dict[str, int]:
-        with self._conn() as conn:
+        with self.index.connect() as conn:
             return {r["status"]: r["n"] for r in
                     conn.execute("SELECT status, COUNT(*) AS n FROM submissions GROUP BY status")}
 
     def set_status(self, sha256: str, status: SubmissionStatus, reason: str | None = None,
                    actor: str = "system") -> None:
-        with self._write() as conn:
+        with self.index.write() as conn:
             conn.execute("UPDATE submissions SET status = ?, status_reason = ?, updated_at = ? WHERE sha256 = ?",
                          (status, reason, now_iso(), sha256))
-            self._log(conn, actor, f"status:{status}", sha256, reason)
+            self.index.log(conn, actor, f"status:{status}", sha256, reason)
 
-    def _reindex_submissions(self) -> None:
+    def reindex(self, skip: Callable[[Path, Exception], None]) -> None:
         """Restore every sidecar whose upload is stored but not indexed: 'scored'/'pending_oracle' when a result
-        names it, otherwise 'queued' so the worker scores it."""
-        if not self.submissions_dir.is_dir():
+        names it, otherwise 'queued' so the worker scores it. A sidecar that does not verify is handed to
+        ``skip`` and left out."""
+        if not self.folder.is_dir():
             return
-        for path in sorted(self.submissions_dir.glob("*.meta.json")):
+        for path in sorted(self.folder.glob("*.meta.json")):
             sha = path.name.removesuffix(".meta.json")
             if not self.submission_path(sha).exists() or self.get_submission(sha) is not None:
                 continue
             try:  # identities come only from sidecars whose upload verifies and agrees with them
                 meta = self.verified_meta(path)
             except (ValueError, OSError, SubmissionIntegrityError) as exc:
-                self._skip(path, exc)
+                skip(path, exc)
                 continue
-            with self._conn() as conn:
+            with self.index.connect() as conn:
                 row = conn.execute(
                     "SELECT status FROM results WHERE submission_sha256 = ? AND result_id NOT IN "
                     "(SELECT supersedes FROM results WHERE supersedes IS NOT NULL) ORDER BY version DESC LIMIT 1",
                     (meta.sha256,)).fetchone()
             status = "queued" if row is None else ("pending_oracle" if row["status"] == "pending_oracle" else "scored")
-            with self._write() as conn:
-                if self._insert_submission(conn, meta, status):
-                    self._log(conn, "system", "restore", meta.sha256, status)
+            with self.index.write() as conn:
+                if self._insert(conn, meta, status):
+                    self.index.log(conn, "system", "restore", meta.sha256, status)
 

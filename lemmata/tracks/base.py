@@ -70,6 +70,8 @@ class TrackHandler(ABC):
 
     benchmark: ClassVar[str]
     tracks: ClassVar[tuple[str, ...]]
+    #: a line the Submit tab's guide adds for this benchmark (e.g. the command that builds its example)
+    guide_note: ClassVar[str | None] = None
 
     @abstractmethod
     def validate(self, envelope: Envelope, sha256: str) -> Validated:

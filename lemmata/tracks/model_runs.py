@@ -18,7 +18,6 @@ search compared, so the same model on the same task gives byte-identical files.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from lemmata.core.jsonl import dumps_jsonl
 from lemmata.formats.envelope import SUBMISSION_FORMAT
 from lemmata.formats.results import ModelInfo
 from lemmata.retrievers.fusion import Ranking
@@ -234,13 +234,13 @@ def header_of(task: RankingTask, model: ModelInfo, system: Mapping[str, Any], no
 
 def submission_bytes(header: Mapping[str, Any], runs: Sequence[tuple[str | None, Mapping[str, Ranking]]]) -> bytes:
     """Header, then one ranking record per query (parts in order; a labelled part's records carry ``task``)."""
-    lines = [json.dumps(dict(header), ensure_ascii=False)]
+    lines: list[dict[str, Any]] = [dict(header)]
     for label, rankings in runs:
         for qid, ranking in rankings.items():
             rec: dict[str, Any] = {"task": label} if label is not None else {}
             rec.update({"query_id": qid, "ranking": [{"doc_id": d, "score": float(s)} for d, s in ranking]})
-            lines.append(json.dumps(rec, ensure_ascii=False))
-    return ("\n".join(lines) + "\n").encode("utf-8")
+            lines.append(rec)
+    return dumps_jsonl(lines).encode("utf-8")
 
 
 def run_task(task: RankingTask, ranker: Any, *, notes: str | None = None,

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, create_
 
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.meta import BenchmarkMeta
+from lemmata.core.models import Exact, Frozen
 from lemmata.formats.beir import MAX_RANKING_DEPTH, Collection, RunRecord, validate_runs
 from lemmata.formats.envelope import Envelope, validate_model
 from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result
@@ -43,11 +44,7 @@ from lemmata.tracks.headers import SELECTING, check_header, records_skipped
 SCORER_VERSION = "1"
 
 
-class _Header(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class HeaderBase(_Header):
+class HeaderBase(Frozen):
     """Fields every retrieval submission header carries (benchmarks narrow ``benchmark``, ``release``, ``track``)."""
 
     format: str = Field(description="envelope format; always 'lemmata-submission/1'")
@@ -155,10 +152,10 @@ def per_query_items(scored: Scored, **extra: Any) -> list[dict[str, Any]]:
 BeirId = Annotated[StrictStr, Field(min_length=1)] | StrictInt
 
 
-class StrictRecord(BaseModel):
+class StrictRecord(Exact):
     """A submission record model: no unknown fields, no coercion, no NaN or infinity."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+    model_config = ConfigDict(allow_inf_nan=False)
 
 
 class RankedDoc(StrictRecord):
@@ -181,10 +178,8 @@ class RankingRecord(StrictRecord):
 
 # -- run files of the derived retrieval tracks ----------------------------------------------------------------
 
-class RunFlags(BaseModel):
+class RunFlags(Exact):
     """What the submitter declares about how the system was built (shown next to the score)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     tuned_on_track_data: bool = Field(description="weights or hyper-parameters were fitted on any queries or qrels of "
                                                   "this track (any split)")
@@ -268,6 +263,11 @@ class RankingTrack(TrackHandler):
     @abstractmethod
     def collection(self, header: Any) -> Collection:
         """The collection the run is checked and scored against."""
+
+    def part_collection(self, header: Any, label: str | None) -> Collection:
+        """The collection one part of a run is judged against: ``label`` names the part of a run that spans
+        several collections (a record's ``task``), None the one collection of every other track."""
+        return self.collection(header)
 
     @abstractmethod
     def frozen(self, header: Any, received_at: str) -> FrozenTuple:
@@ -386,6 +386,14 @@ class RankingTrack(TrackHandler):
         record = cls.record_model or RankingRecord
         return [SchemaFile(cls.benchmark, filename, dumps(line_schema(
             cls.header_model, record, filename=filename, title=title, description=description)))]
+
+
+def run_schema(benchmark: str, header: type[BaseModel],
+               records: str = "one query's ranking (RankingRecord)") -> tuple[str, str, str]:
+    """A run track's :attr:`~RankingTrack.schema`: file name, title and description, worded alike for every run."""
+    return (f"{benchmark}-run.schema.json", f"{benchmark} run, format lemmata-submission/1 (one JSONL line)",
+            f"A {benchmark} run is a UTF-8 JSONL file: line 1 is the header ({header.__name__}), every further line "
+            f"{records}. See submissions/baselines/README.md.")
 
 
 class RunTrack(RankingTrack):

@@ -17,11 +17,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from lemmata.core.jsonl import dumps_jsonl
 from lemmata.core.meta import BenchmarkMeta
 from lemmata.formats.envelope import DEFAULT_MAX_BYTES
 from lemmata.formats.results import Result
 from lemmata.metrics.retrieval import parse_measure
-from lemmata.tracks.ranking_example import example_text
 
 __all__ = ["GENERATED_MARK", "BrokenCopy", "ExampleShown", "broken_copies", "field_rows", "result_block",
            "submission_readme"]
@@ -54,7 +54,7 @@ class ExampleShown:
 
 
 def _jsonl(objs: list[dict[str, Any]]) -> bytes:
-    return example_text(objs).encode("utf-8")
+    return dumps_jsonl(objs).encode("utf-8")
 
 
 def broken_copies(meta: BenchmarkMeta, lines: list[dict[str, Any]]) -> list[BrokenCopy]:

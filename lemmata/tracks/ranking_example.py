@@ -13,7 +13,6 @@ change a score.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from lemmata.core.meta import BenchmarkMeta, RankingSpec
@@ -21,7 +20,7 @@ from lemmata.formats.envelope import SUBMISSION_FORMAT
 from lemmata.metrics.retrieval import parse_measure
 from lemmata.release.load import Release
 
-__all__ = ["EXAMPLE_MODEL", "example_depth", "example_filename", "example_lines", "example_text", "bm25_rankings"]
+__all__ = ["EXAMPLE_MODEL", "example_depth", "example_filename", "example_lines", "bm25_rankings"]
 
 #: the model block of every generated example (the same baseline the hand-made examples use)
 EXAMPLE_MODEL = {"name": "example: BM25 (bm25s, Lucene k1=1.5 b=0.75)", "revision": "lemmata bm25_baseline"}
@@ -78,8 +77,3 @@ def example_lines(meta: BenchmarkMeta, release: Release, *, track: str | None = 
               "model": EXAMPLE_MODEL,
               "notes": f"Produced by `{command}`: top {depth} BM25 documents per query of {release.release_id}."}
     return [header, *bm25_rankings(release, spec, depth)]
-
-
-def example_text(lines: list[dict[str, Any]]) -> str:
-    """The JSONL file: one object per line, as the hand-made examples write it."""
-    return "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in lines)

@@ -16,9 +16,12 @@ from typing import Any
 
 from lemmata.core.errors import InputError, LemmataError
 from lemmata.core.hashing import sha256_file
-from lemmata.formats.results import FrozenTuple, Result
+from lemmata.formats.results import FrozenTuple, ModelInfo, Result, make_result
 
-__all__ = ["disagreement", "frozen_tuple", "import_results", "percent", "pinned_transcription"]
+__all__ = [
+    "disagreement", "flag_disagreement", "frozen_tuple", "import_results", "percent", "pinned_transcription",
+    "reported_result",
+]
 
 
 def pinned_transcription(name: str, sha256: str, source: str | Path | None = None, *,
@@ -66,10 +69,38 @@ def disagreement(printed: float, implied: float, tolerance: float) -> dict[str, 
     return {"printed": printed, "implied": round(implied, 4), "difference": round(diff, 4), "tolerance": tolerance}
 
 
+def flag_disagreement(flags: dict[str, Any], notes: list[str], key: str, printed: float, implied: float,
+                      tolerance: float, what: str) -> None:
+    """Flag a printed aggregate its printed parts do not support: ``flags[key]`` gets the :func:`disagreement`
+    and the first note says ``what`` differs; within ``tolerance`` nothing is added.
+
+    >>> flags, notes = {}, ["printed"]
+    >>> flag_disagreement(flags, notes, "mean_disagrees", 55.2, 50.1042, 0.01, "Printed mean 55.2 differs")
+    >>> list(flags), notes[0]
+    (['mean_disagrees'], 'Printed mean 55.2 differs; shown as printed, not corrected.')
+    """
+    flag = disagreement(printed, implied, tolerance)
+    if flag:
+        flags[key] = flag
+        notes.insert(0, f"{what}; shown as printed, not corrected.")
+
+
 def frozen_tuple(meta, split: str, artifact: str, date: str) -> FrozenTuple:
     """The frozen tuple of a paper's table: the release, the paper's split and table, no retrieval artifact."""
     return FrozenTuple(dataset_release=meta.release_id, split=split, retrieval_artifact=None,
                        scoring_artifact=artifact, date=date)
+
+
+def reported_result(meta, model: ModelInfo, *, track: str, frozen: FrozenTuple, sha256: str,
+                    flags: dict[str, Any] | None = None, provenance: dict[str, Any], **fields: Any) -> Result:
+    """One printed row as a ``kind="reported"`` result of ``meta``'s benchmark, bound to its transcription's sha256.
+
+    Its flags start with ``reported`` and its provenance with the paper; the caller's entries follow in their
+    order, which the stored bytes keep.
+    """
+    return make_result(kind="reported", benchmark=meta.name, track=track, frozen=frozen, submission_sha256=sha256,
+                       model=model, flags={"reported": True, **(flags or {})},
+                       provenance={"paper": meta.paper_url, **provenance}, **fields)
 
 
 def import_results(store, results: Iterable[Result]) -> list[tuple[Result, bool]]:

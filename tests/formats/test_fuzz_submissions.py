@@ -5,7 +5,7 @@ a boolean where an integer was, a lone surrogate in a string, an integer past
 the digit limit, nesting past the depth limit, a byte that is not UTF-8, a
 truncated line, a key repeated in an object), applied to a file that validates (or, for benchmarks whose
 data is not available offline, reaches the data). Every mutation goes through
-the CLI's :func:`lemmata.families.validate_upload` and the space's
+the CLI's :func:`lemmata.scoring.validate_upload` and the space's
 :func:`lemmata.space.submit.submit_upload`; the only acceptable outcomes are an
 ``InputError`` naming the mutated line (``invalid`` in the space) or a
 ``LemmataError`` (data unavailable), never a traceback and never acceptance.
@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from lemmata.core.errors import InputError, LemmataError
-from lemmata.families import validate_upload
+from lemmata.scoring import validate_upload
 from lemmata.space.config import SpaceConfig
 from lemmata.space.submit import SubmissionForm, render_outcome, submit_upload
 from lemmata.store import Store

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from lemmata.core.errors import InputError
 from lemmata.formats.names import clean_name, near_duplicates, skeleton
 from lemmata.formats.results import ModelInfo
-from lemmata.families import validate_upload
+from lemmata.scoring import validate_upload
 from lemmata.space.board import BoardQuery, build_view, row_from_index
 from lemmata.space.submit import SubmissionForm, form_problems
 from lemmata.space.tables import render_board

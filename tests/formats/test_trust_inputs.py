@@ -14,7 +14,7 @@ import pytest
 from lemmata.core.errors import InputError
 from lemmata.formats import envelope
 from lemmata.formats.envelope import MAX_PROBLEMS, parse_envelope
-from lemmata.families import validate_upload
+from lemmata.scoring import validate_upload
 from lemmata.space.board import to_csv
 from lemmata.space.safety import csv_cell, esc, md_escape, safe_markdown
 

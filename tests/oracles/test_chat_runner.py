@@ -174,3 +174,32 @@ def test_follow_up_jobs_run_in_the_same_batch_and_resume_from_the_cache(tmp_path
         with pytest.raises(ValueError, match="used twice"):
             with ChatRunner(_endpoint(server)) as runner:
                 runner.run(first + first[:1], quiet=True)
+
+
+def test_pool_keeps_at_most_its_workers_busy_and_takes_calls_added_while_reading():
+    import threading
+    import time
+
+    from lemmata.oracles.pool import Pool
+
+    busy, peak, lock = [0], [0], threading.Lock()
+
+    def call(x: int) -> int:
+        with lock:
+            busy[0] += 1
+            peak[0] = max(peak[0], busy[0])
+        time.sleep(0.01)
+        with lock:
+            busy[0] -= 1
+        return x
+
+    seen = []
+    with Pool(call, workers=3) as pool:
+        for x in range(10):
+            pool.add(x)
+        for batch in pool.batches():
+            for x, result in batch:
+                seen.append(result)
+                if x < 5:
+                    pool.add(x + 100)
+    assert sorted(seen) == [*range(10), *range(100, 105)] and peak[0] <= 3

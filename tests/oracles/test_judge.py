@@ -13,7 +13,6 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -27,6 +26,7 @@ from lemmata.oracles.judge import (
     parse_rubric,
     parse_verdict,
 )
+from lemmata.oracles.local_server import JsonHandler, LocalServer
 
 API_KEY = "sk-test-0123"
 
@@ -53,7 +53,7 @@ def rule_answer(request: dict) -> str:
     return "I cannot tell."
 
 
-class ChatServer:
+class ChatServer(LocalServer):
     """A chat-completions server on an ephemeral 127.0.0.1 port.
 
     ``script`` is consumed one entry per request before falling back to
@@ -72,47 +72,32 @@ class ChatServer:
         self.lock = threading.Lock()
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:  # quiet
-                pass
-
-            def _send(self, code: int, body: bytes, headers: dict | None = None) -> None:
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.end_headers()
-                try:
-                    self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
+        class Handler(JsonHandler):
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 raw = self.rfile.read(length)
                 if self.path != "/v1/chat/completions":
-                    return self._send(404, b'{"error": {"message": "not found"}}')
+                    return self.send_json(404, b'{"error": {"message": "not found"}}')
                 if self.headers.get("Authorization") != f"Bearer {server.api_key}":
-                    return self._send(401, b'{"error": {"message": "invalid api key"}}')
+                    return self.send_json(401, b'{"error": {"message": "invalid api key"}}')
                 try:
                     body = json.loads(raw)
                     assert isinstance(body["model"], str) and isinstance(body["messages"], list)
                 except (ValueError, KeyError, AssertionError, TypeError):
-                    return self._send(400, b'{"error": {"message": "bad request body"}}')
+                    return self.send_json(400, b'{"error": {"message": "bad request body"}}')
                 with server.lock:
                     server.requests.append(body)
                     step = server.script.pop(0) if server.script else None
                 if server.reject_response_format and "response_format" in body:
-                    return self._send(400, b'{"error": {"message": "response_format is not supported"}}')
+                    return self.send_json(400, b'{"error": {"message": "response_format is not supported"}}')
                 content = None
                 if step is not None:
                     kind = step[0]
                     if kind == "status":
-                        return self._send(step[1], b'{"error": {"message": "scripted"}}',
-                                          step[2] if len(step) > 2 else None)
+                        return self.send_json(step[1], b'{"error": {"message": "scripted"}}',
+                                              step[2] if len(step) > 2 else None)
                     if kind == "body":
-                        return self._send(200, step[1])
+                        return self.send_json(200, step[1])
                     if kind == "content":
                         content = step[1]
                     if kind == "sleep":
@@ -124,29 +109,19 @@ class ChatServer:
                          "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
                                       "finish_reason": "stop"}],
                          "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
-                self._send(200, json.dumps(reply).encode("utf-8"))
+                self.send_json(200, json.dumps(reply).encode("utf-8"))
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.serve(Handler)
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        return self.url + "/v1"
 
     def config(self, **overrides) -> ChatConfig:
         fields = dict(base_url=self.base_url, model="judge-model", api_key=self.api_key, timeout_s=5.0,
                       max_retries=3, backoff_s=0.0, max_backoff_s=0.0)
         fields.update(overrides)
         return ChatConfig(**fields)
-
-    def __enter__(self) -> "ChatServer":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
@@ -384,3 +359,38 @@ def test_every_bound_field_of_the_judge_description_is_checked_on_open(tmp_path,
     path.write_text(json.dumps(manifest))
     with pytest.raises(LemmataError, match=f"field '{field}'|is a judge artifact of"):
         _artifact(tmp_path)
+
+
+def test_judge_waits_at_least_what_the_server_asks():
+    sleeps: list[float] = []
+    with ChatServer(script=[("status", 429, {"Retry-After": "5"})]) as server:
+        client = ChatClient(server.config(backoff_s=0.01, max_backoff_s=60.0), sleep=sleeps.append)
+        assert client.complete(MESSAGES).choices
+    assert len(sleeps) == 1 and sleeps[0] >= 5
+
+
+def test_obtain_all_reads_recorded_verdicts_and_asks_the_rest_in_order(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEMMATA_JUDGE_CONCURRENCY", "3")
+    questions = [("ground", {"k": i}, _values("S" if i % 2 == 0 else "X")) for i in range(6)]
+    with ChatServer() as server:
+        judge = ChatJudge(server.config())
+        first = _artifact(tmp_path).obtain(*questions[1], judge)
+        art = _artifact(tmp_path)
+        verdicts = art.obtain_all(questions, judge)
+        assert [v["verdict"] for v in verdicts] == ["yes", "no"] * 3 and verdicts[1] == first
+        assert (art.stats.cached, art.stats.asked, len(server.requests)) == (1, 5, 6)
+    offline = _artifact(tmp_path)
+    assert offline.obtain_all(questions + [("ground", {"k": 9}, _values())], None)[-1] is None
+    assert (offline.stats.cached, offline.stats.pending) == (6, 1)
+
+
+def test_a_grader_is_the_judge_reading_grades():
+    from lemmata.oracles.grader import ChatGrader, grader_from
+
+    with ChatServer(script=[("content", '{"score": 7, "reason": "complete"}'), ("content", "Seven.")]) as server:
+        grader = grader_from(ChatJudge(server.config()))
+        assert isinstance(grader, ChatGrader) and grader.describe()["scale"] == "0-7"
+        rubric = load_rubric("mathnet_grade", 1)
+        good, bad = grader.ask(rubric, MESSAGES), grader.ask(rubric, MESSAGES)
+    assert (good.verdict.score, good.parsed) == (7, True)
+    assert (bad.verdict.score, bad.parsed, bad.verdict.reason) == (0, False, "unparsable grader reply: 'Seven.'")

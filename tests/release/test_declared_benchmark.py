@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from lemmata import families
+from lemmata import families, scoring
 from lemmata.core.errors import InputError
 from lemmata.core.hashing import sha256_bytes
 from lemmata.core.paths import releases_dir
@@ -74,7 +74,7 @@ def test_the_release_loads_with_datasets_and_croissant(toy_ir):
 def test_a_run_is_validated_and_scored_through_the_registry(toy_ir):
     data = _run([{"query_id": "q1", "ranking": [{"doc_id": "d1", "score": 0.9}, {"doc_id": "d2", "score": 0.5}]},
                  {"query_id": "q2", "ranking": [{"doc_id": "d5", "score": 0.8}, {"doc_id": "d3", "score": 0.7}]}])
-    validated = families.validate_upload(data, "run.jsonl")
+    validated = scoring.validate_upload(data, "run.jsonl")
     assert validated.benchmark == "toy-ir" and validated.summary == "2 rankings for test"
     result = families.handler_for("toy-ir").score(validated, received_at="2026-11-25T09:00:00+00:00",
                                                    oracles=OracleConfig())
@@ -92,10 +92,10 @@ def test_a_run_is_validated_and_scored_through_the_registry(toy_ir):
 
 def test_unknown_ids_and_a_wrong_track_name_line_and_field(toy_ir):
     with pytest.raises(InputError) as bad_doc:
-        families.validate_upload(_run([{"query_id": "q1", "ranking": [{"doc_id": "d9", "score": 1.0}]}]), "r.jsonl")
+        scoring.validate_upload(_run([{"query_id": "q1", "ranking": [{"doc_id": "d9", "score": 1.0}]}]), "r.jsonl")
     assert any(p.line == 2 and "ranking[0].doc_id" in (p.field or "") for p in bad_doc.value.problems)
     with pytest.raises(InputError) as bad_track:
-        families.validate_upload(_run([], track="dev"), "r.jsonl")
+        scoring.validate_upload(_run([], track="dev"), "r.jsonl")
     assert any(p.line == 1 and p.field == "header.track" for p in bad_track.value.problems)
 
 
@@ -186,7 +186,7 @@ def test_the_submission_kit_is_generated_from_the_metadata_and_its_example_score
 
     # the example validates and scores through the registry, and the page shows exactly that score
     data = (folder / "toy-ir" / "example-toy-ir.jsonl").read_bytes()
-    validated = families.validate_upload(data, "example-toy-ir.jsonl")
+    validated = scoring.validate_upload(data, "example-toy-ir.jsonl")
     assert validated.summary == "3 rankings for test" and validated.header.release == TOY_IR.release_id
     result = families.handler_for("toy-ir").score(validated, received_at="2026-11-25T00:00:00+00:00",
                                                    oracles=OracleConfig())
@@ -235,8 +235,23 @@ def test_the_kit_page_shows_the_real_errors_of_broken_copies_of_its_example(toy_
     assert set(shown) == {c.marker for c in copies} == {"toy-ir-records", "toy-ir-header", "toy-ir-nan"}
     for broken in copies:
         with pytest.raises(InputError) as err:
-            families.validate_upload(broken.data, "broken.jsonl")
+            scoring.validate_upload(broken.data, "broken.jsonl")
         assert shown[broken.marker] == str(err.value)
     fields = {(p.line, p.field) for p in
-              pytest.raises(InputError, families.validate_upload, copies[0].data, "b.jsonl").value.problems}
+              pytest.raises(InputError, scoring.validate_upload, copies[0].data, "b.jsonl").value.problems}
     assert fields == {(2, "ranking[0].rank"), (3, "query_id"), (4, "ranking[0].doc_id"), (4, "ranking[0].score")}
+
+
+def test_lemmata_evaluate_runs_a_declared_track_from_its_metadata(toy_ir, tmp_path):
+    """A declared release's `lemmata evaluate` task derives from its metadata: the track is listed with the
+    defaults, and a BM25 run over it is written and scored exactly as an upload of the same file."""
+    from lemmata.harness.evaluate import default_tracks, evaluate, tracks
+
+    assert "toy-ir" in tracks() and "toy-ir" in default_tracks()
+    (done,) = evaluate("bm25", ["toy-ir"], out=tmp_path, quiet=True)
+    assert done.task == "toy-ir:test" and done.path.name.startswith("toy-ir.test.")
+    header = json.loads(done.path.read_text().splitlines()[0])
+    assert (header["benchmark"], header["release"], header["track"]) == ("toy-ir", "toy-ir-1.0.0", "test")
+    again = scoring.score_upload(done.path.read_bytes(), done.path.name, received_at=done.result.frozen.date)[2]
+    assert again.content_id() == done.result.content_id()
+    assert done.result.main.metric == "ndcg@10" and 0 < done.result.main.value <= 1

@@ -108,7 +108,7 @@ def space(tmp_path_factory):
     seed(ctx.store, ctx.catalog())
     # one real scored run whose audit lists statements: BM25 over the Re²Math theorem-retrieval corpus
     from lemmata.benchmarks.re2math.baselines import theorem_retrieval_run
-    from lemmata.tracks.runner import score_file
+    from lemmata.scoring import score_file
 
     theorem = score_file(theorem_retrieval_run("bm25", "raw", home / "runs", depth=10), ctx.store)
     demo = build_app(ctx)

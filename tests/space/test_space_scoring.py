@@ -15,7 +15,7 @@ import pytest
 from lemmata.core.hashing import sha256_bytes
 from lemmata.space.config import SpaceConfig
 from lemmata.space.submit import SubmissionForm, render_outcome, submit_upload
-from lemmata.tracks.runner import chain_version
+from lemmata.scoring import chain_version
 from lemmata.space.worker import ScoringWorker
 from lemmata.store import RateLimit, Store
 

@@ -142,12 +142,12 @@ def test_model_filters_round_trip_through_the_url_and_the_controls(store):
         == BoardQuery()
 
 
-def test_make_view_reads_the_model_filters_and_stale_values(tmp_path):
+def test_board_controls_read_the_model_filters_and_stale_values(tmp_path):
     """The controls' raw values (no preprocessing) reach the view; a value that is no longer valid filters
     nothing."""
     from types import SimpleNamespace
 
-    from lemmata.space.tabs.leaderboard import make_view
+    from lemmata.space.views import BoardControls
 
     st = Store(tmp_path)
     models = (ModelInfo(name="small-open", parameters=22_000_000, open_weights=True),
@@ -157,8 +157,13 @@ def test_make_view_reads_the_model_filters_and_stale_values(tmp_path):
         st.add_result(_result(i + 1, 0.1 * (i + 1), model=m))
     ctx = SimpleNamespace(rows=lambda: load_rows(st), catalog=lambda: {"re2math": ("raw",)})
 
-    def names(*filters):
-        return sorted(r.model_name for r in make_view(ctx, "re2math", "raw", "", "all", "", "", False, *filters).rows)
+    def view(*filters):
+        controls, rest = BoardControls.read(("re2math", "raw", "", "all", "", "", False, *filters, None, "after"))
+        assert rest == ("after",)
+        return controls.view(ctx)
+
+    def names(open_weights=False, max_params=""):
+        return sorted(r.model_name for r in view(open_weights, max_params).rows)
 
     assert names() == ["bare", "big-open", "closed", "small-open"]
     assert names(True, "") == ["big-open", "small-open"]
@@ -166,7 +171,7 @@ def test_make_view_reads_the_model_filters_and_stale_values(tmp_path):
     assert names(True, "1e9") == ["small-open"]
     for stale in (None, ["1e9"], "1e9; drop", 5):
         assert names(False, stale) == names()
-    assert make_view(ctx, "re2math", "raw", "", "all", "", "", False, True, "1e8").query.max_params == "1e8"
+    assert view(True, "1e8").query.max_params == "1e8"
 
 
 # -- escaping ---------------------------------------------------------------------------------------

@@ -148,7 +148,7 @@ def test_a_failing_rollback_is_attached_to_the_cause_not_raised_instead(tmp_path
 
     monkeypatch.setattr(sqlite3, "connect", lambda *a, **kw: real_connect(*a, factory=RollbackFails, **kw))
     with pytest.raises(OSError) as info:
-        with store._write() as conn:
+        with store.index.write() as conn:
             conn.execute("INSERT INTO meta(key, value) VALUES ('probe', '1')")
             raise OSError(errno.ENOSPC, "No space left on device")
     assert info.value.errno == errno.ENOSPC
@@ -231,7 +231,7 @@ def test_the_worker_waits_out_a_storage_fault_before_claiming_again(tmp_path, mo
 
 
 def test_the_runner_reports_a_full_disk_in_one_sentence(tmp_path, monkeypatch):
-    from lemmata.tracks.runner import score_file
+    from lemmata.scoring import score_file
 
     path = tmp_path / "baseline.jsonl"
     path.write_bytes(mathnet_file("runner-disk-full"))

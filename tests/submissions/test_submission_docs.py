@@ -20,7 +20,8 @@ import pytest
 from pydantic import ValidationError
 
 from lemmata.core.errors import InputError
-from lemmata.families import handler_for, validate_upload
+from lemmata.families import handler_for
+from lemmata.scoring import validate_upload
 from lemmata.tracks.ranking import RankingRecord
 from lemmata.tracks.base import OracleConfig
 from lemmata.formats.envelope import DEFAULT_MAX_BYTES

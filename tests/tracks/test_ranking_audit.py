@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from lemmata.benchmarks.mirb.meta import TASK_NAMES
-from lemmata.families import handler_for, validate_upload
+from lemmata.families import handler_for
+from lemmata.scoring import validate_upload
 from lemmata.tracks.base import OracleConfig
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "hub"

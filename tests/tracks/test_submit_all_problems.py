@@ -16,7 +16,7 @@ import pytest
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.hashing import sha256_bytes
 from lemmata.formats.envelope import parse_envelope
-from lemmata.families import validate_upload
+from lemmata.scoring import validate_upload
 
 ROOT = Path(__file__).resolve().parents[2]
 SUB = ROOT / "submissions"

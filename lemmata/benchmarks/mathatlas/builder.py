@@ -12,12 +12,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
 
 from lemmata.benchmarks.mathatlas.meta import ALIGN_REPO, ATLAS_REPO, ENTITY_TYPES, MA_ALIGN, MATHATLAS
 from lemmata.core.errors import InputError, Problem
 from lemmata.release.hub import declared_data_files, iter_records
 from lemmata.core.meta import HubPin
+from lemmata.core.models import Frozen
 from lemmata.release.builder import SplitTable
 from lemmata.release.hub_builder import HubReleaseBuilder
 from lemmata.formats.envelope import validate_model
@@ -25,10 +26,8 @@ from lemmata.formats.envelope import validate_model
 ALLOW_PATTERNS = ("README.md", "*.jsonl", "*.json", "*.parquet", "*.csv")
 
 
-class AtlasEntity(BaseModel):
+class AtlasEntity(Frozen):
     """One upstream MathAtlas record: an entity of a textbook and what it depends on."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: StrictStr = Field(min_length=1)
     book: StrictStr = Field(min_length=1, description="the textbook the entity comes from")
@@ -38,10 +37,8 @@ class AtlasEntity(BaseModel):
     depth: StrictInt = Field(ge=0, description="depth of the entity in the dependency graph")
 
 
-class AlignPair(BaseModel):
+class AlignPair(Frozen):
     """One upstream MA-Align record: a statement, a Lean formalization, and the gold faithfulness label."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: StrictStr = Field(min_length=1)
     informal_statement: StrictStr = Field(min_length=1)
@@ -82,13 +79,14 @@ def read_models(root: Path, repo: str, files: tuple[Path, ...], model: type[Base
 
 
 class _HubBuilder(HubReleaseBuilder):
-    """Shared: one pinned repository holding one table."""
+    """Shared: the release's one pinned repository, holding one table."""
 
-    pin: HubPin
+    builder_version = "1.0"
     allow_patterns = ALLOW_PATTERNS
 
-    def pins(self) -> dict[str, HubPin]:
-        return {self.pin.repo_id: self.pin}
+    @property
+    def pin(self) -> HubPin:
+        return self.meta.hub[0]
 
     def _records(self, sources: dict[str, Path], model: type[BaseModel]) -> tuple[str, list[tuple[int, Any]]]:
         root = self.checked_root(sources, self.pin.repo_id)
@@ -100,8 +98,6 @@ class _HubBuilder(HubReleaseBuilder):
 class MathAtlasBuilder(_HubBuilder):
     builder_id = "lemmata.builders.mathatlas.MathAtlasBuilder"
     meta = MATHATLAS
-    builder_version = "1.0"
-    pin = MATHATLAS.hub[0]
 
     def features(self):
         from datasets import Features, List, Value
@@ -163,8 +159,6 @@ The upstream column names this release reads (`id`, `book`, `type`, `statement`,
 class MaAlignBuilder(_HubBuilder):
     builder_id = "lemmata.builders.mathatlas.MaAlignBuilder"
     meta = MA_ALIGN
-    builder_version = "1.0"
-    pin = MA_ALIGN.hub[0]
 
     def features(self):
         from datasets import Features, Value

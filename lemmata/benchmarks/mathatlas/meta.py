@@ -18,6 +18,8 @@ defined, so:
 
 from __future__ import annotations
 
+from functools import partial
+
 from lemmata.release.hub import UNPINNED
 from lemmata.core.meta import BenchmarkMeta, ConfigSpec, HubPin, MainScore
 
@@ -43,9 +45,15 @@ _LICENSE_NOTE = (
     "before uses beyond research evaluation."
 )
 
-MATHATLAS = BenchmarkMeta(
+#: what both releases state alike: the task, the paper, the licence and the first release
+_release = partial(
+    BenchmarkMeta, family="mathatlas", task_type="autoformalization", paper_url="https://arxiv.org/abs/2605.14061",
+    license="not stated in the sources reviewed for this release", license_id="unknown", license_note=_LICENSE_NOTE,
+    citation=CITATION, authors=_AUTHORS, version="1.0.0", released="2026-11-21",
+)
+
+MATHATLAS = _release(
     name="mathatlas",
-    family="mathatlas",
     title="MathAtlas: autoformalization of graduate-level mathematics in the wild",
     description=(
         "Definitions, theorems, exercises, examples and proofs extracted from 103 graduate mathematics textbooks, "
@@ -53,18 +61,9 @@ MATHATLAS = BenchmarkMeta(
         "dependency graph. A system formalizes a statement in Lean 4; a formalization is correct when it compiles "
         "and a judge finds it faithful."
     ),
-    version="1.0.0",
-    released="2026-11-21",
-    task_type="autoformalization",
     upstream_repo=ATLAS_REPO,
-    paper_url="https://arxiv.org/abs/2605.14061",
     hub=(HubPin(repo_id=ATLAS_REPO, revision=UNPINNED,
                 description="entities with dependency relations and depth; revision to be recorded"),),
-    license="not stated in the sources reviewed for this release",
-    license_id="unknown",
-    license_note=_LICENSE_NOTE,
-    citation=CITATION,
-    authors=_AUTHORS,
     configs=(
         ConfigSpec(name="entities", description="every entity: type, statement, dependencies, depth",
                    splits=("test",), default=True),
@@ -78,27 +77,17 @@ MATHATLAS = BenchmarkMeta(
     tags=("mathematics", "autoformalization", "lean4", "dependency-graph", "textbooks"),
 )
 
-MA_ALIGN = BenchmarkMeta(
+MA_ALIGN = _release(
     name="ma-align",
-    family="mathatlas",
     title="MA-Align: judging the faithfulness of Lean formalizations",
     description=(
         "Pairs of a natural-language statement from MathAtlas and a Lean 4 formalization of it, each labelled "
         "faithful or not by people. A judge predicts the label; it is scored by accuracy, precision, recall and F1 "
         "against the gold labels, with intervals."
     ),
-    version="1.0.0",
-    released="2026-11-21",
-    task_type="autoformalization",
     upstream_repo=ALIGN_REPO,
-    paper_url="https://arxiv.org/abs/2605.14061",
     hub=(HubPin(repo_id=ALIGN_REPO, revision=UNPINNED,
                 description="formalizations with binary faithfulness labels; revision to be recorded"),),
-    license="not stated in the sources reviewed for this release",
-    license_id="unknown",
-    license_note=_LICENSE_NOTE,
-    citation=CITATION,
-    authors=_AUTHORS,
     configs=(
         ConfigSpec(name="pairs", description="statement, formalization and gold faithfulness label",
                    splits=("test",), default=True),

@@ -9,19 +9,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
+from lemmata.core.models import Frozen
 from lemmata.benchmarks.mathatlas.meta import MATHATLAS
-from lemmata.formats.results import ModelInfo, Result, Score, make_result
-from lemmata.tracks.reported import disagreement, frozen_tuple, import_results, percent, pinned_transcription
+from lemmata.formats.results import ModelInfo, Result, Score
+from lemmata.tracks.reported import (
+    flag_disagreement, frozen_tuple, import_results, percent, pinned_transcription, reported_result,
+)
 
 #: the transcription this module reads, pinned by sha256 (a changed transcription is noticed, never silently used)
 TRANSCRIPTION = "mathatlas_paper.json"
 SHA256 = "466bc748010b4533c094d3917e1b296d9aee398e48e8a8b4bc2a077f9dc25e64"
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 def reported_file(source_dir: str | Path | None = None) -> Path:
@@ -29,7 +26,7 @@ def reported_file(source_dir: str | Path | None = None) -> Path:
     return pinned_transcription(TRANSCRIPTION, SHA256, source_dir)
 
 
-class _AtlasRow(_Strict):
+class _AtlasRow(Frozen):
     model: str
     kind: str
     compiles: float
@@ -37,12 +34,12 @@ class _AtlasRow(_Strict):
     correct: float
 
 
-class _AtlasTable(_Strict):
+class _AtlasTable(Frozen):
     name: str
     rows: list[_AtlasRow]
 
 
-class _AtlasFile(_Strict):
+class _AtlasFile(Frozen):
     benchmark: str
     paper: str
     metric_unit: str
@@ -67,22 +64,18 @@ def mathatlas_reported(source_dir: str | Path | None = None) -> list[Result]:
         for row in table.rows:
             implied = row.compiles * row.faithful_given_compiles / 100.0
             tolerance = 0.05 * (row.compiles + row.faithful_given_compiles) / 100.0 + 0.05
-            flag = disagreement(row.correct, implied, round(tolerance, 4))
-            flags: dict[str, Any] = {"reported": True, "system_kind": row.kind}
+            flags: dict[str, Any] = {"system_kind": row.kind}
             notes = ["Reported in the MathAtlas paper (arXiv 2605.14061) and not re-scored by Lemmata.", data.note]
-            if flag:
-                flags["correct_disagrees"] = flag
-                notes.insert(0, f"Printed correctness {row.correct:.1f} differs from compile rate × "
-                                f"faithful-given-compiles ({implied:.2f}); shown as printed, not corrected.")
-            out.append(make_result(
-                kind="reported", benchmark=MATHATLAS.name, track="statements", frozen=frozen,
-                submission_sha256=SHA256, model=ModelInfo(name=row.model), flags=flags,
+            flag_disagreement(flags, notes, "correct_disagrees", row.correct, implied, round(tolerance, 4),
+                              f"Printed correctness {row.correct:.1f} differs from compile rate × "
+                              f"faithful-given-compiles ({implied:.2f})")
+            out.append(reported_result(
+                MATHATLAS, ModelInfo(name=row.model), track="statements", frozen=frozen, sha256=SHA256, flags=flags,
                 main=Score(metric="correct", value=percent(row.correct)),
                 metrics={"correct": percent(row.correct), "compile_rate": percent(row.compiles),
                          "faithful_given_compiles": percent(row.faithful_given_compiles)},
                 notes=notes,
-                provenance={"paper": MATHATLAS.paper_url, "table": table.name, "source": name,
-                            "definitions": data.definitions,
+                provenance={"table": table.name, "source": name, "definitions": data.definitions,
                             "printed_percent": row.model_dump(include={"compiles", "faithful_given_compiles",
                                                                        "correct"})},
             ))

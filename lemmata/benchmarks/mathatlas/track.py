@@ -21,23 +21,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+from pydantic import BaseModel, Field, StrictBool, StrictStr
 
 from lemmata.benchmarks.mathatlas.formal_statement import statement_problems
 from lemmata.benchmarks.mathatlas.meta import MA_ALIGN, MATHATLAS
+from lemmata.core.meta import BenchmarkMeta
 from lemmata.core.errors import InputError, Problem
+from lemmata.core.models import Exact
 from lemmata.catalog import load_release, read_columns
-from lemmata.tracks.headers import check_header, records_skipped
+from lemmata.tracks.headers import HeaderCheck, check_header, records_skipped
 from lemmata.tracks.ranking import received_date
 from lemmata.metrics.correctness import correctness_report
 from lemmata.metrics.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, wilson_interval
 from lemmata.metrics.tool_acc import Verdict
 from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result
 from lemmata.tracks.base import OracleConfig, TrackHandler, Validated
-from lemmata.formats.envelope import Envelope, validate_model
+from lemmata.formats.envelope import Envelope, no_records, validate_model
 from lemmata.formats.schema import SchemaFile, dumps, line_schema
 
 #: which entity type each MathAtlas track formalizes
@@ -48,11 +50,7 @@ MAX_LEAN_PROBLEMS = 5
 _ID = r"^\S(.*\S)?$"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
-class AtlasHeader(_Strict):
+class AtlasHeader(Exact):
     format: Literal["lemmata-submission/1"]
     benchmark: Literal["mathatlas"]
     release: str = Field(pattern=r"^mathatlas-\d+\.\d+\.\d+$")
@@ -65,14 +63,14 @@ class AtlasHeader(_Strict):
     notes: str = Field(default="", max_length=4000)
 
 
-class AtlasRecord(_Strict):
+class AtlasRecord(Exact):
     entity_id: str = Field(min_length=1, max_length=300)
     formal_statement: str | None = Field(max_length=MAX_STATEMENT_CHARS, description="Lean 4 source; null abstains")
     compiles: Verdict
     faithful: Verdict
 
 
-class AlignHeader(_Strict):
+class AlignHeader(Exact):
     format: Literal["lemmata-submission/1"]
     benchmark: Literal["ma-align"]
     release: str = Field(pattern=r"^ma-align-\d+\.\d+\.\d+$")
@@ -81,7 +79,7 @@ class AlignHeader(_Strict):
     notes: str = Field(default="", max_length=4000)
 
 
-class AlignRecord(_Strict):
+class AlignRecord(Exact):
     pair_id: StrictStr = Field(min_length=1, max_length=300)
     faithful: StrictBool | None = Field(description="predicted label; null abstains (counted as wrong)")
 
@@ -107,8 +105,7 @@ def _records(envelope: Envelope, model: type[BaseModel], key: str, known: Mappin
                                     line, key))
         else:
             out[ident] = (line, rec)
-    if not envelope.records and not envelope.problems:  # a broken record line is no missing one
-        problems.append(Problem(envelope.filename, "no records after the header"))
+    problems += no_records(envelope)
     return out
 
 
@@ -126,28 +123,43 @@ def track_entities(release_id: str, track: str) -> dict[str, int]:
     return {e: d for e, (t, d) in _entities(release_id).items() if t == wanted}
 
 
-def _schema(benchmark: str, filename: str, title: str, header: type[BaseModel], record: type[BaseModel]) -> SchemaFile:
-    return SchemaFile(benchmark, filename, dumps(line_schema(
-        header, record, filename=filename, title=f"{title}, format lemmata-submission/1 (one JSONL line)",
-        description=f"{title} files are UTF-8 JSONL: line 1 is the header ({header.__name__}), every further "
-                    f"line a record ({record.__name__}). See submissions/mathatlas/README.md.")))
+class _FamilyHandler(TrackHandler):
+    """What both handlers share: the one release each serves, its schema file and the header check against it."""
 
+    meta: ClassVar[BenchmarkMeta]
+    header_model: ClassVar[type[BaseModel]]
+    record_model: ClassVar[type[BaseModel]]
+    #: the exported schema's file name and the title its description starts with
+    schema_file: ClassVar[str]
+    schema_title: ClassVar[str]
 
-class MathAtlasHandler(TrackHandler):
-    benchmark = MATHATLAS.name
-    header_model = AtlasHeader
-    record_model = AtlasRecord
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.benchmark, cls.tracks = cls.meta.name, cls.meta.tracks
 
     @classmethod
     def schema_files(cls) -> list[SchemaFile]:
-        return [_schema(cls.benchmark, "mathatlas-submission.schema.json", "MathAtlas submission", AtlasHeader,
-                        AtlasRecord)]
-    tracks = MATHATLAS.tracks
+        header, record, title = cls.header_model, cls.record_model, cls.schema_title
+        return [SchemaFile(cls.benchmark, cls.schema_file, dumps(line_schema(
+            header, record, filename=cls.schema_file, title=f"{title}, format lemmata-submission/1 (one JSONL line)",
+            description=f"{title} files are UTF-8 JSONL: line 1 is the header ({header.__name__}), every further "
+                        f"line a record ({record.__name__}). See submissions/mathatlas/README.md.")))]
+
+    def _checked_header(self, envelope: Envelope) -> tuple[list[Problem], HeaderCheck]:
+        """The envelope's problems and the header check, the header's release being the one served."""
+        problems: list[Problem] = list(envelope.problems)
+        return problems, check_header(envelope, self.header_model, problems,
+                                      served_release=lambda h: self.meta.release_id)
+
+
+class MathAtlasHandler(_FamilyHandler):
+    meta = MATHATLAS
+    header_model, record_model = AtlasHeader, AtlasRecord
+    schema_file, schema_title = "mathatlas-submission.schema.json", "MathAtlas submission"
 
     def validate(self, envelope: Envelope, sha256: str) -> Validated:
         name = envelope.filename
-        problems: list[Problem] = list(envelope.problems)
-        check = check_header(envelope, AtlasHeader, problems, served_release=lambda h: MATHATLAS.release_id)
+        problems, check = self._checked_header(envelope)
         header, context = check.header, check.context
         entities: dict[str, int] | None = None
         others: dict[str, str] | None = None
@@ -293,31 +305,23 @@ def align_labels(release_id: str) -> dict[str, bool]:
     return dict(zip(cols["pair_id"], cols["faithful"]))
 
 
-class MaAlignHandler(TrackHandler):
-    benchmark = MA_ALIGN.name
-    header_model = AlignHeader
-    record_model = AlignRecord
-
-    @classmethod
-    def schema_files(cls) -> list[SchemaFile]:
-        return [_schema(cls.benchmark, "ma-align-submission.schema.json", "MA-Align submission", AlignHeader,
-                        AlignRecord)]
-    tracks = MA_ALIGN.tracks
+class MaAlignHandler(_FamilyHandler):
+    meta = MA_ALIGN
+    header_model, record_model = AlignHeader, AlignRecord
+    schema_file, schema_title = "ma-align-submission.schema.json", "MA-Align submission"
 
     def validate(self, envelope: Envelope, sha256: str) -> Validated:
-        name = envelope.filename
-        problems: list[Problem] = list(envelope.problems)
-        check = check_header(envelope, AlignHeader, problems, served_release=lambda h: MA_ALIGN.release_id)
+        problems, check = self._checked_header(envelope)
         header = check.header
         labels = align_labels(check.context.release) if check.context is not None else None
         records = _records(envelope, AlignRecord, "pair_id", labels, problems)
         if labels is None and envelope.records:
-            problems.append(records_skipped(name, AlignHeader, "the records' pair ids"))
+            problems.append(records_skipped(envelope.filename, AlignHeader, "the records' pair ids"))
         if problems:
             raise InputError(problems)
         assert header is not None and labels is not None  # no problem: the header was valid and served
         return Validated(benchmark=self.benchmark, track=header.track, model=header.model, header=header,
-                         records=[rec for _, rec in records.values()], sha256=sha256, filename=name,
+                         records=[rec for _, rec in records.values()], sha256=sha256, filename=envelope.filename,
                          summary=f"{len(records)} of {len(labels)} pairs judged")
 
     def score(self, submission: Validated, *, received_at: str, oracles: OracleConfig) -> Result:

@@ -10,6 +10,8 @@ been reviewed here.
 
 from __future__ import annotations
 
+from functools import partial
+
 from lemmata.core.meta import BenchmarkMeta, ConfigSpec, HubPin, MainScore, RankingSpec
 
 HUB_REPO = "ShadenA/MathNet-Retrieve"
@@ -29,9 +31,16 @@ CITATION = """@inproceedings{alshammari2026mathnet,
   url       = {https://arxiv.org/abs/2604.18584}
 }"""
 
-MATHNET_RETRIEVE = BenchmarkMeta(
+#: what every MathNet release states alike: the paper, its authors and the Hub card's licence
+mathnet_release = partial(
+    BenchmarkMeta, family="mathnet", paper_url="https://arxiv.org/abs/2604.18584", citation=CITATION,
+    authors=("Shaden Alshammari", "Kevin Wen", "Abrar Zainal", "Mark Hamilton", "Navid Safaei", "Sultan Albarakati",
+             "William T. Freeman", "Antonio Torralba"),
+    license="CC BY 4.0 (cc-by-4.0, as stated on the Hugging Face card)", license_id="cc-by-4.0",
+)
+
+MATHNET_RETRIEVE = mathnet_release(
     name="mathnet-retrieve",
-    family="mathnet",
     title="MathNet-Retrieve: equivalent-problem retrieval for olympiad mathematics",
     description=(
         "Given an olympiad problem, retrieve its mathematically equivalent reformulation from a shared corpus of "
@@ -44,20 +53,14 @@ MATHNET_RETRIEVE = BenchmarkMeta(
     task_type="equivalence-retrieval",
     upstream_repo=HUB_REPO,
     upstream_commit=HUB_REVISION,
-    paper_url="https://arxiv.org/abs/2604.18584",
     hub=(
         HubPin(repo_id=HUB_REPO, revision=HUB_REVISION, configs=TIERS,
                description="BEIR layout per tier: corpus.jsonl, queries.jsonl, qrels/test.jsonl (and qrels/test.tsv)"),
     ),
-    license="CC BY 4.0 (cc-by-4.0, as stated on the Hugging Face card)",
-    license_id="cc-by-4.0",
     license_note=(
         "The problems come from national and international olympiads; the MathNet authors note that a country or "
         "contest may assert its own copyright over individual problems."
     ),
-    citation=CITATION,
-    authors=("Shaden Alshammari", "Kevin Wen", "Abrar Zainal", "Mark Hamilton", "Navid Safaei",
-             "Sultan Albarakati", "William T. Freeman", "Antonio Torralba"),
     configs=(
         ConfigSpec(name="qrels", description="relevance judgements, one split per tier (one positive per query)",
                    splits=TIERS, default=True),

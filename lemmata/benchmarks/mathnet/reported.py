@@ -10,19 +10,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from lemmata.core.models import Frozen
 from lemmata.benchmarks.mathnet.meta import MATHNET_RETRIEVE
-from lemmata.formats.results import ModelInfo, Result, Score, make_result
-from lemmata.tracks.reported import frozen_tuple, import_results, percent, pinned_transcription
+from lemmata.formats.results import ModelInfo, Result, Score
+from lemmata.tracks.reported import frozen_tuple, import_results, percent, pinned_transcription, reported_result
 
 #: the transcription this module reads, pinned by sha256 (a changed transcription is noticed, never silently used)
 TRANSCRIPTION = "mathnet_paper.json"
 SHA256 = "429f93b0b6e71cbfe2fdcdb65b18faf11fb222ea8ae6636f40d4be161e58c3fc"
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 def reported_file(source_dir: str | Path | None = None) -> Path:
@@ -30,12 +27,12 @@ def reported_file(source_dir: str | Path | None = None) -> Path:
     return pinned_transcription(TRANSCRIPTION, SHA256, source_dir)
 
 
-class _Recalls(_Strict):
+class _Recalls(Frozen):
     recall_1: float = Field(alias="recall@1")
     recall_5: float = Field(alias="recall@5")
 
 
-class _MathNetRow(_Strict):
+class _MathNetRow(Frozen):
     model: str
     algebra: _Recalls
     number_theory: _Recalls
@@ -44,7 +41,7 @@ class _MathNetRow(_Strict):
     all: _Recalls
 
 
-class _MathNetFile(_Strict):
+class _MathNetFile(Frozen):
     benchmark: str
     task: str
     paper: str
@@ -67,15 +64,14 @@ def mathnet_reported(source_dir: str | Path | None = None) -> list[Result]:
     out = []
     for row in table.rows:
         domains = {d: getattr(row, d) for d in ("algebra", "number_theory", "geometry", "discrete_mathematics", "all")}
-        out.append(make_result(
-            kind="reported", benchmark=MATHNET_RETRIEVE.name, track="paper", frozen=frozen,
-            submission_sha256=SHA256, model=ModelInfo(name=row.model), flags={"reported": True},
+        out.append(reported_result(
+            MATHNET_RETRIEVE, ModelInfo(name=row.model), track="paper", frozen=frozen, sha256=SHA256,
             main=Score(metric="recall@5", value=percent(row.all.recall_5)),
             metrics={"recall@1": percent(row.all.recall_1), "recall@5": percent(row.all.recall_5)},
             breakdowns={"by_domain": {d: {"recall@1": percent(v.recall_1), "recall@5": percent(v.recall_5)}
                                       for d, v in domains.items()}},
             notes=notes,
-            provenance={"paper": MATHNET_RETRIEVE.paper_url, "table": "Table 5", "source": name,
+            provenance={"table": "Table 5", "source": name,
                         "printed_percent": json.loads(row.model_dump_json(by_alias=True))},
         ))
     return out

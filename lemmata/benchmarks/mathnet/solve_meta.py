@@ -14,8 +14,8 @@ language × image presence with a fixed seed — and names them as Lemmata's (``
 
 from __future__ import annotations
 
-from lemmata.benchmarks.mathnet.meta import CITATION, MATHNET_RETRIEVE
-from lemmata.core.meta import BenchmarkMeta, ConfigSpec, HubPin, MainScore
+from lemmata.benchmarks.mathnet.meta import mathnet_release
+from lemmata.core.meta import ConfigSpec, HubPin, MainScore
 
 HUB_REPO = "ShadenA/MathNet"
 HUB_REVISION = "33e6b3bc254e6f0f0c1479b4252f5e9dd551d56c"
@@ -30,9 +30,8 @@ DOMAINS = ("algebra", "number_theory", "geometry", "discrete_math")
 CONDITIONS = ("zero-shot", "expert-rag", "retriever-rag")
 MAIN_METRIC = "proof_grade"
 
-MATHNET_SOLVE = BenchmarkMeta(
+MATHNET_SOLVE = mathnet_release(
     name="mathnet-solve",
-    family="mathnet",
     title="MathNet-Solve: olympiad problem solving and retrieval-augmented solving",
     description=(
         "Olympiad problems from national and international competitions in many languages, some with figures, "
@@ -46,20 +45,15 @@ MATHNET_SOLVE = BenchmarkMeta(
     task_type="problem-solving",
     upstream_repo=HUB_REPO,
     upstream_commit=HUB_REVISION,
-    paper_url=MATHNET_RETRIEVE.paper_url,
     hub=(HubPin(repo_id=HUB_REPO, revision=HUB_REVISION, configs=(),
                 description="one parquet config per country or competition (data/<Config>/train-*.parquet), "
                             "split 'train'; images as a list of Image values"),),
-    license="CC BY 4.0 (cc-by-4.0, as stated on the Hugging Face card)",
-    license_id="cc-by-4.0",
     license_note=(
         "The problems and solutions come from national and international olympiad booklets; the MathNet authors "
         "release them under CC BY 4.0 unless a country asserts its own copyright, which some competitions do "
         "over their problems and official solutions. Check the booklet's terms (column `source_booklet`) before "
         "redistributing individual problems."
     ),
-    citation=CITATION,
-    authors=MATHNET_RETRIEVE.authors,
     configs=(
         ConfigSpec(name="problems", description="every problem once ('full') and Lemmata's stratified evaluation "
                                                 "subsets (same rows)", splits=("full", *SUBSETS), default=True),

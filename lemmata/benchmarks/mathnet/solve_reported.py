@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from lemmata.core.models import Frozen
 from lemmata.benchmarks.mathnet.solve_meta import MATHNET_SOLVE
-from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result
-from lemmata.tracks.reported import disagreement, import_results, percent, pinned_transcription
+from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score
+from lemmata.tracks.reported import disagreement, import_results, percent, pinned_transcription, reported_result
 
 TRANSCRIPTION = "mathnet_solve_paper.json"
 SHA256 = "e0e254c9823ece587a9fb513a68e93ac3a0f06e582346610f168c224a8239fe5"
@@ -31,29 +32,25 @@ DOMAINS = ("algebra", "number_theory", "geometry", "discrete_math")
 TABLE_TOLERANCE = 0.01
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class _Conditions(_Strict):
+class _Conditions(Frozen):
     zero_shot: float
     embed_rag: float
     expert_rag: float
 
 
-class _SmallRow(_Strict):
+class _SmallRow(Frozen):
     model: str
     release_date_2025: str
     human_grading: _Conditions
     llm_grading_average: _Conditions
 
 
-class _Cell(_Strict):
+class _Cell(Frozen):
     accuracy: float
     pm: float
 
 
-class _LargeRow(_Strict):
+class _LargeRow(Frozen):
     model: str
     group: str
     algebra: _Cell
@@ -64,7 +61,7 @@ class _LargeRow(_Strict):
     micro_avg: _Cell
 
 
-class _GraderRow(_Strict):
+class _GraderRow(Frozen):
     model: str
     condition: str = Field(pattern="^(zero_shot|embed_rag|expert_rag)$")
     grader: dict[str, float]
@@ -72,7 +69,7 @@ class _GraderRow(_Strict):
     human_expert: float
 
 
-class _File(_Strict):
+class _File(Frozen):
     benchmark: str
     task: str
     paper: str
@@ -91,11 +88,10 @@ def _frozen(split: str, retrieval: str, scoring: str) -> FrozenTuple:
 
 def _row(model: str, track: str, frozen: FrozenTuple, value: float, notes: list[str], provenance: dict,
          **extra) -> Result:
-    return make_result(kind="reported", benchmark=MATHNET_SOLVE.name, track=track, frozen=frozen,
-                       submission_sha256=SHA256, model=ModelInfo(name=model, kind="llm"), flags={"reported": True},
-                       main=Score(metric="proof_grade", value=percent(value)),
-                       metrics={"proof_grade": percent(value)}, notes=notes,
-                       provenance={"paper": MATHNET_SOLVE.paper_url, "source": TRANSCRIPTION, **provenance}, **extra)
+    return reported_result(MATHNET_SOLVE, ModelInfo(name=model, kind="llm"), track=track, frozen=frozen, sha256=SHA256,
+                           main=Score(metric="proof_grade", value=percent(value)),
+                           metrics={"proof_grade": percent(value)}, notes=notes,
+                           provenance={"source": TRANSCRIPTION, **provenance}, **extra)
 
 
 def mathnet_solve_reported(source_dir: str | Path | None = None) -> list[Result]:
@@ -136,16 +132,15 @@ def mathnet_solve_reported(source_dir: str | Path | None = None) -> list[Result]
     for row in table.test_set_large_zero_shot:
         by_domain = {d: {"proof_grade": percent(getattr(row, d).accuracy), "pm": percent(getattr(row, d).pm)}
                      for d in DOMAINS}
-        out.append(make_result(
-            kind="reported", benchmark=MATHNET_SOLVE.name, track="zero-shot",
+        out.append(reported_result(
+            MATHNET_SOLVE, ModelInfo(name=row.model, kind="llm"), track="zero-shot", sha256=SHA256,
             frozen=_frozen("paper/test-set-large", "paper:zero-shot", "paper/table4: Gemini-2.5-Pro grader"),
-            submission_sha256=SHA256, model=ModelInfo(name=row.model, kind="llm"), flags={"reported": True},
             main=Score(metric="proof_grade", value=percent(row.micro_avg.accuracy)),
             metrics={"proof_grade": percent(row.micro_avg.accuracy), "micro_pm": percent(row.micro_avg.pm),
                      "macro": percent(row.macro_avg.accuracy), "macro_pm": percent(row.macro_avg.pm)},
             breakdowns={"by_domain": by_domain}, notes=base + [f"Table 4 (Test-Set-Large, 5,500 problems), {row.group}; "
                                                                "± as printed."],
-            provenance={"paper": MATHNET_SOLVE.paper_url, "source": TRANSCRIPTION, "table": "Table 4",
+            provenance={"source": TRANSCRIPTION, "table": "Table 4",
                         "printed": row.model_dump(mode="json")}))
     return out
 

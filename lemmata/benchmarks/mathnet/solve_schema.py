@@ -22,8 +22,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
+from lemmata.core.models import Strict
 from lemmata.benchmarks.mathnet.solve_meta import DOMAINS
 
 #: the most images one problem may carry, and the largest image accepted (bytes): bounded reading
@@ -37,17 +38,15 @@ _DOMAIN_HEADS = {
 }
 
 
-class UpstreamImage(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+class UpstreamImage(Strict):
+    model_config = ConfigDict(populate_by_name=True)
 
     data: Optional[bytes] = Field(default=None, alias="bytes")
     path: Optional[str] = None
 
 
-class UpstreamRow(BaseModel):
+class UpstreamRow(Strict):
     """One row of a ``ShadenA/MathNet`` parquet file, with the column types the pinned revision uses."""
-
-    model_config = ConfigDict(extra="forbid")
 
     unique_id: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
     country: str | None = None

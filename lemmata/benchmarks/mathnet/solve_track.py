@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from lemmata.benchmarks.mathnet import solve_data
 from lemmata.benchmarks.mathnet.rag import MAX_K, leaks, pool_id, pool_of
@@ -31,6 +31,7 @@ from lemmata.benchmarks.mathnet.solve_scoring import (
     grade_values, scoring_artifact_id, summarize,
 )
 from lemmata.core.errors import InputError, Problem
+from lemmata.core.models import Frozen
 from lemmata.formats.envelope import Envelope, validate_model
 from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result
 from lemmata.formats.schema import SchemaFile, dumps, line_schema
@@ -42,11 +43,7 @@ from lemmata.tracks.ranking import received_date
 MAX_SOLUTION_CHARS = 100_000
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class RetrievalSpec(_Strict):
+class RetrievalSpec(Frozen):
     retriever: ModelInfo = Field(description="the retriever's identity (as `lemmata evaluate` records it)")
     spec: str = Field(min_length=1, max_length=500, description="the retriever spec the run used")
     k: int = Field(ge=1, le=MAX_K, description="retrieved problems shown per query")
@@ -60,7 +57,7 @@ class SolverInfo(ModelInfo):
         description="what the model read of a figure: 'text' (its description) or 'text+image' (image parts)")
 
 
-class Header(_Strict):
+class Header(Frozen):
     format: Literal["lemmata-submission/1"]
     benchmark: Literal["mathnet-solve"]
     release: str = Field(pattern=r"^mathnet-solve-\d+\.\d+\.\d+$")
@@ -73,7 +70,7 @@ class Header(_Strict):
     notes: str = Field(default="", max_length=4000)
 
 
-class SolveRecord(_Strict):
+class SolveRecord(Frozen):
     problem_id: str = Field(min_length=1, max_length=200)
     solution: str = Field(max_length=MAX_SOLUTION_CHARS)
     final_answer: str | None = Field(default=None, max_length=500)
@@ -267,25 +264,10 @@ def obtain_grades(artifact, grader, questions: list[tuple[str, Mapping[str, Any]
     (``LEMMATA_JUDGE_CONCURRENCY`` requests in flight); a problem nobody could grade is absent (pending)."""
     if artifact is None or not questions:
         return {}
-    from concurrent.futures import ThreadPoolExecutor
-
-    from lemmata.core.settings import read as setting
-
-    def ask(q: tuple[str, Mapping[str, Any], str]) -> tuple[str, Any]:
-        pid, p, solution = q
-        return pid, artifact.obtain("grade", grade_fields(pid, p["problem"], p["solutions"], solution),
-                                    grade_values(p["problem"], p["solutions"], solution), grader)
-
-    cached = {q[0]: artifact.lookup("grade", grade_fields(q[0], q[1]["problem"], q[1]["solutions"], q[2]))
-              for q in questions}
-    missing = [q for q in questions if cached[q[0]] is None]
-    out = {pid: v for pid, v in cached.items() if v is not None}
-    if grader is None or not missing:
-        return out
-    workers = max(1, int(setting("LEMMATA_JUDGE_CONCURRENCY") or 4))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        out.update({pid: v for pid, v in pool.map(ask, missing) if v is not None})
-    return out
+    grades = artifact.obtain_all([("grade", grade_fields(pid, p["problem"], p["solutions"], solution),
+                                   grade_values(p["problem"], p["solutions"], solution))
+                                  for pid, p, solution in questions], grader)
+    return {q[0]: v for q, v in zip(questions, grades) if v is not None}
 
 
 def grade_artifact(grader, folder: Any = None):

@@ -14,19 +14,16 @@ configs ``corpus`` (``_id``, ``title``?, ``text``), ``queries`` (``_id``,
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-
 from lemmata.core.meta import BenchmarkMeta, ConfigSpec, HubPin, MainScore, RankingSpec
+from lemmata.core.models import Frozen
 
 UPSTREAM_CODE = "j991222/mirb"
 UPSTREAM_CODE_COMMIT = "a2b2d600d3e786b395f60ec58ce2fa9150a3a5c2"
 MAIN_METRIC = "ndcg@10"
 
 
-class MirbTask(BaseModel):
+class MirbTask(Frozen):
     """One upstream Hub dataset and where its score goes in the paper's table."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str  # split name in the release, = the repository name under hcju/
     dataset: str  # the paper's dataset key (mirb_paper.json); NaturalProofs has four tasks
@@ -113,8 +110,7 @@ CITATION = """@article{ju2025mirb,
 }"""
 
 MIRB = BenchmarkMeta(
-    name="mirb",
-    family="mirb",
+    name="mirb", family="mirb",
     title="MIRB: Mathematical Information Retrieval Benchmark",
     description=(
         "Twelve mathematical retrieval datasets in four tasks — semantic statement retrieval, question-answer "
@@ -122,8 +118,7 @@ MIRB = BenchmarkMeta(
         "(Lean 4, Isabelle, HOL Light). Scored by nDCG@10 per dataset; the benchmark score is the mean over the "
         "twelve datasets, NaturalProofs being the mean of its four subsets."
     ),
-    version="1.0.0",
-    released="2026-11-21",
+    version="1.0.0", released="2026-11-21",
     task_type="information-retrieval",
     upstream_repo=UPSTREAM_CODE,
     upstream_commit=UPSTREAM_CODE_COMMIT,

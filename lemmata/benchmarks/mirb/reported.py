@@ -10,12 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from lemmata.benchmarks.mirb.meta import DATASETS, MIRB
 from lemmata.core.errors import InputError
-from lemmata.formats.results import ModelInfo, Result, Score, make_result
-from lemmata.tracks.reported import disagreement, frozen_tuple, import_results, percent, pinned_transcription
+from lemmata.core.models import Frozen
+from lemmata.formats.results import ModelInfo, Result, Score
+from lemmata.tracks.reported import (
+    flag_disagreement, frozen_tuple, import_results, percent, pinned_transcription, reported_result,
+)
 
 #: the transcription this module reads, pinned by sha256 (a changed transcription is noticed, never silently used)
 TRANSCRIPTION = "mirb_paper.json"
@@ -24,22 +27,18 @@ SHA256 = "586466469d583c8339d2727015f4e4d740688d37187eed3c5de6a466a982b5aa"
 MIRB_TOLERANCE = 0.01
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
 def reported_file(source_dir: str | Path | None = None) -> Path:
     """The verified transcription from ``source_dir`` or the mirror's ``reported/`` folder."""
     return pinned_transcription(TRANSCRIPTION, SHA256, source_dir)
 
 
-class _MirbRow(_Strict):
+class _MirbRow(Frozen):
     model: str
     ndcg_at_10: dict[str, float] = Field(alias="ndcg@10")
     reported_average: float
 
 
-class _MirbFile(_Strict):
+class _MirbFile(Frozen):
     benchmark: str
     paper: str
     metric: str
@@ -69,23 +68,20 @@ def mirb_reported(source_dir: str | Path | None = None) -> list[Result]:
     out = []
     for row in table.rows:
         implied = sum(row.ndcg_at_10.values()) / len(row.ndcg_at_10)
-        flag = disagreement(row.reported_average, implied, MIRB_TOLERANCE)
         notes = ["Reported in the MIRB paper (arXiv 2505.15585, Table 9) and not re-scored by Lemmata; "
                  "NaturalProofs is the paper's mean of its four subsets.", table.note]
-        flags: dict[str, Any] = {"reported": True}
-        if flag:
-            flags["average_disagrees"] = flag
-            notes.insert(0, f"Printed average {row.reported_average:.2f} differs from the mean of the twelve printed "
-                            f"cells ({implied:.2f}); shown as printed, not corrected.")
-        out.append(make_result(
-            kind="reported", benchmark=MIRB.name, track="zero-shot", frozen=frozen,
-            submission_sha256=SHA256, model=ModelInfo(name=row.model), flags=flags,
+        flags: dict[str, Any] = {}
+        flag_disagreement(flags, notes, "average_disagrees", row.reported_average, implied, MIRB_TOLERANCE,
+                          f"Printed average {row.reported_average:.2f} differs from the mean of the twelve printed "
+                          f"cells ({implied:.2f})")
+        out.append(reported_result(
+            MIRB, ModelInfo(name=row.model), track="zero-shot", frozen=frozen, sha256=SHA256, flags=flags,
             main=Score(metric="ndcg@10 (MIRB average)", value=percent(row.reported_average), total=len(DATASETS)),
             metrics={"average": percent(row.reported_average),
                      "per_dataset": {d: percent(v) for d, v in row.ndcg_at_10.items()},
                      "mean_of_printed_cells": round(implied / 100.0, 10)},
             notes=notes,
-            provenance={"paper": MIRB.paper_url, "table": "Table 9", "source": name,
+            provenance={"table": "Table 9", "source": name,
                         "printed_percent": {"ndcg@10": row.ndcg_at_10, "average": row.reported_average}},
         ))
     return out

@@ -97,6 +97,11 @@ class MirbHandler(DeclaredRankingTrack):
     def collection(self, header: Header):
         raise TypeError("a MIRB run spans fifteen collections, one per task: see task_collection(release, task)")
 
+    def part_collection(self, header: Header, label: str | None):
+        if label is None:
+            return self.collection(header)
+        return task_collection(header.release, label)
+
     def frozen(self, header: Header, received_at: str) -> FrozenTuple:
         return FrozenTuple(dataset_release=header.release, split="qrels/all-tasks", retrieval_artifact=None,
                            scoring_artifact=scoring_artifact(), date=received_date(received_at))

@@ -11,8 +11,9 @@ The headline's id and label come from the frozen tuple's kind
 (:func:`lemmata.benchmarks.re2math.semantics.headline`): on an offline
 retrieval artifact the result reports **OfflineToolAcc** (source identity ∧
 Suff) with CiteRecall@20, SourceAcc, SuffRate and AbstentionRate beside it,
-never the paper's ToolAcc; a result on a superseded artifact (1.0.0) says so
-in its flags and notes.
+never the paper's ToolAcc; a result on a superseded artifact (1.0.0, 2.0.0:
+:data:`~lemmata.benchmarks.re2math.scholar.worlds.WORLDS` says which, and why)
+says so in its flags (``superseded_by``, the board's badge) and notes.
 """
 
 from __future__ import annotations
@@ -39,9 +40,8 @@ from lemmata.benchmarks.re2math.judging import (
 )
 from lemmata.benchmarks.re2math.replay import CANDIDATES_N
 from lemmata.benchmarks.re2math.resources import Context
-from lemmata.benchmarks.re2math.semantics import (
-    OFFLINE_METRIC, FrozenKind, cite_recall_key, headline, superseded_by,
-)
+from lemmata.benchmarks.re2math.scholar.worlds import WORLDS
+from lemmata.benchmarks.re2math.semantics import OFFLINE_METRIC, FrozenKind, cite_recall_key, headline
 from lemmata.benchmarks.re2math.submission import BENCHMARK, Header, budget_of
 
 SCORER_VERSION = "re2math-scorer/1"
@@ -168,10 +168,11 @@ def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessme
         notes.append(f"Offline frozen tuple: the headline is {head.label} — grounded means {head.grounded_by}; "
                      "Suff is judged from the gap and the statement alone (no source text, no anchor hint). "
                      "It is not the paper's ToolAcc.")
-    successor = superseded_by(ctx.artifact.artifact_id)
+    version = WORLDS.find(ctx.artifact.artifact_id)
+    successor = version.superseded_by if version else None
     if successor:
-        notes.append(f"Superseded: {ctx.artifact.artifact_id} labels gold hits and serves reference statements "
-                     f"when a source is opened; new submissions use {successor}. Ranked apart.")
+        notes.append(f"Superseded: {ctx.artifact.artifact_id} {version.why}; new submissions use {successor}. "
+                     "Ranked apart.")
     if header.track == "assisted":
         notes.append("AnchorAcc is not scored on the assisted track (the anchor hint is part of the input).")
     if not header.oracle_run:

@@ -7,11 +7,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from lemmata.benchmarks.re2math.meta import RE2MATH
 from lemmata.core.errors import InputError, Problem
-from lemmata.core.jsonl import iter_jsonl
+from lemmata.formats.datafiles import read_unique
 from lemmata.benchmarks.re2math.theorem import retrieval as theorem_retrieval
 from lemmata.benchmarks.re2math.papers import paper_key, publication_year
 from lemmata.benchmarks.re2math.render import WINDOWS
@@ -58,26 +56,7 @@ def instance_features():
 
 def _load(path: Path, label: str) -> list[tuple[int, Instance]]:
     """Validate every line; report every bad line and field at once."""
-    out: list[tuple[int, Instance]] = []
-    problems: list[Problem] = []
-    seen: dict[str, int] = {}
-    for lineno, obj in iter_jsonl(path, label=label):
-        try:
-            inst = Instance.model_validate(obj)
-        except ValidationError as exc:
-            for err in exc.errors():
-                field = ".".join(str(p) for p in err["loc"])
-                problems.append(Problem(label, err["msg"], lineno, field))
-            continue
-        if inst.instance_id in seen:
-            problems.append(Problem(label, f"duplicate instance_id (first on line {seen[inst.instance_id]})",
-                                    lineno, "instance_id"))
-            continue
-        seen[inst.instance_id] = lineno
-        out.append((lineno, inst))
-    if problems:
-        raise InputError(problems)
-    return out
+    return read_unique(path, label, Instance, "instance_id", "duplicate instance_id (first on line {first})")
 
 
 def to_row(inst: Instance) -> dict[str, Any]:

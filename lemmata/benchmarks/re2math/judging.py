@@ -9,7 +9,6 @@ question stays *pending*: shown, never counted as a success.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -130,28 +129,9 @@ def resolve(questions: Sequence[Question], artifact: JudgeArtifact | None, judge
     """Fill ``verdict`` of each question from the cache or the live judge (None stays pending)."""
     if artifact is None or not questions:
         return
-    from lemmata.core.progress import track
-
-    for q in questions:
-        q.verdict = artifact.lookup(q.rubric, q.fields)
-        if q.verdict is not None:
-            artifact.stats.add("cached")
-    missing = [q for q in questions if q.verdict is None]
-    if judge is None:
-        for _ in missing:
-            artifact.stats.add("pending")
-        return
-    if not missing:
-        return
-    workers = max(1, int(setting(ENV_CONCURRENCY) or 4))
-
-    def ask(q: Question) -> None:
-        q.verdict = artifact.obtain(q.rubric, q.fields, q.values, judge)
-
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        for _ in track(pool.map(ask, missing), total=len(missing), desc=desc, quiet=quiet):
-            pass
-
+    asked = artifact.obtain_all([(q.rubric, q.fields, q.values) for q in questions], judge, quiet=quiet, desc=desc)
+    for q, found in zip(questions, asked):
+        q.verdict = found
 
 
 def verdict(q: Question | None, rule: tuple[str, str] | None) -> tuple[str, str, str]:

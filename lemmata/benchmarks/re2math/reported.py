@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lemmata.benchmarks.re2math.meta import RE2MATH
 from lemmata.core.errors import InputError, Problem
+from lemmata.core.models import Frozen
 from lemmata.metrics.rates import MetricResult
 from lemmata.tracks.reported import import_results
 from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result
@@ -49,11 +50,7 @@ PAPER_WINDOW = 5
 METRIC_NAMES = {"AnchorAcc(x_raw)": "AnchorAcc"}
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class PrintedRate(_Strict):
+class PrintedRate(Frozen):
     """One rate as printed in the paper's tables."""
 
     success: int = Field(ge=0)
@@ -65,13 +62,13 @@ class PrintedRate(_Strict):
     domain_macro: float | None = None
 
 
-class PrintedCount(_Strict):
+class PrintedCount(Frozen):
     success: int = Field(ge=0)
     total: int = Field(ge=1)
     rate: float = Field(ge=0, le=1)
 
 
-class PaperRow(_Strict):
+class PaperRow(Frozen):
     model: str
     alias: str
     suite_name: str
@@ -84,7 +81,7 @@ class PaperRow(_Strict):
     query_ablation: dict[str, PrintedCount]
 
 
-class PaperTables(_Strict):
+class PaperTables(Frozen):
     meta: dict[str, Any]
     rows: list[PaperRow]
 
@@ -127,7 +124,7 @@ def load_paper_tables(source_dir: str | Path | None = None) -> tuple[PaperTables
     return tables, path
 
 
-class OwnCoverage(_Strict):
+class OwnCoverage(Frozen):
     """One model's own OracleCoverage: gaps on which its oracle run was evaluable."""
 
     model: str

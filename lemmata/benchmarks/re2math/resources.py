@@ -96,47 +96,34 @@ class Resources:
             return self._rows[key]
 
     def available_artifacts(self) -> list[str]:
-        """Scholarly artifacts on disk, plus the default one (built on first use)."""
-        import json
+        """Scholarly artifacts on disk, plus every declared version (built on first use)."""
+        from lemmata.benchmarks.re2math.scholar.worlds import WORLDS, held_version
 
-        from lemmata.benchmarks.re2math.scholar.artifact import INFO_FILE, SCHEMA, artifact_id
-        from lemmata.benchmarks.re2math.scholar.world import SCHEMA as WORLD_SCHEMA
-        from lemmata.benchmarks.re2math.scholar.world21 import SCHEMA as WORLD_21_SCHEMA
-        from lemmata.benchmarks.re2math.scholar.worlds import world_id
-
-        found = set()
         root = self._artifacts_dir()
-        for folder in sorted(root.iterdir()) if root.is_dir() else ():
-            try:
-                info = json.loads((folder / INFO_FILE).read_text("utf-8"))
-            except (OSError, ValueError):
-                continue
-            if isinstance(info, dict) and info.get("schema_version") in (SCHEMA, WORLD_SCHEMA, WORLD_21_SCHEMA) and (
-                    folder / "MANIFEST.json").is_file():
-                found.add(folder.name)
-        return sorted(found | {artifact_id(), world_id("2.0.0"), world_id()})
+        found = {folder.name for folder in (sorted(root.iterdir()) if root.is_dir() else ())
+                 if held_version(folder) is not None and (folder / "MANIFEST.json").is_file()}
+        return sorted(found | {v.artifact_id for v in WORLDS.versions})
 
     def artifact(self, artifact_id: str) -> ScholarlyArtifact:
-        from lemmata.benchmarks.re2math.scholar import artifact as art
         from lemmata.benchmarks.re2math.scholar import world as scholar_world
         from lemmata.benchmarks.re2math.scholar import worlds
 
         with self._lock:
             if artifact_id not in self._artifacts:
                 path = self._artifacts_dir() / artifact_id
-                defaults = (art.artifact_id(), worlds.world_id("2.0.0"), worlds.world_id())
+                declared = worlds.WORLDS.find(artifact_id)
                 if not path.is_dir():
-                    if not (self.build_missing and artifact_id in defaults):
+                    if not (self.build_missing and declared is not None):
                         raise LemmataError(f"retrieval artifact {artifact_id} is not under {self._artifacts_dir()}")
                     from lemmata.benchmarks.re2math.meta import RE2MATH
 
                     release = self.release(RE2MATH.release_id)
-                    if artifact_id == art.artifact_id():
-                        art.build_artifact(release.root, self._artifacts_dir(), quiet=True)
-                    else:
-                        worlds.build_world_version(worlds.version_of(artifact_id), release.root,
+                    if declared.kind == "world":
+                        worlds.build_world_version(declared.version, release.root,
                                                    scholar_world.default_distractor_path(), self._artifacts_dir(),
                                                    quiet=True)
+                    else:
+                        declared.function("build")(release.root, self._artifacts_dir(), quiet=True)
                 if worlds.is_any_world(path):
                     from lemmata.benchmarks.re2math.scholar.world_artifact import WorldArtifact
 

@@ -23,7 +23,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from lemmata.core.models import Frozen
+from lemmata.benchmarks.re2math.scholar.worlds import world_id
 
 FrozenKind = Literal["offline", "live"]
 
@@ -32,10 +35,8 @@ PAPER_METRIC = "ToolAcc"
 OFFLINE_METRIC = "OfflineToolAcc"
 
 
-class Headline(BaseModel):
+class Headline(Frozen):
     """A headline metric: its id (the key in ``Result.metrics`` and ``Score.metric``) and its display label."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     kind: FrozenKind
     metric: str = Field(min_length=1)
@@ -65,24 +66,8 @@ def headline(kind: FrozenKind) -> Headline:
     return HEADLINES[kind]
 
 
-def superseded_by(artifact_id: str) -> str | None:
-    """The artifact that supersedes an offline retrieval artifact, or None for a current one.
-
-    Results on ``re2math-scholar-offline-1.0.0`` still audit, but that
-    artifact labels gold hits and serves reference statements when a source is
-    opened; they are marked superseded by the 2.0.0 world and ranked apart.
-
-    >>> superseded_by("re2math-scholar-offline-1.0.0"), superseded_by("re2math-scholar-offline-2.0.0")
-    ('re2math-scholar-offline-2.0.0', None)
-    """
-    from lemmata.benchmarks.re2math.scholar.artifact import artifact_id as v1_id
-    from lemmata.benchmarks.re2math.scholar.world import world_id
-
-    return world_id() if artifact_id == v1_id() else None
-
-
 #: offline artifacts whose results were stored with the key ``CiteRecall@N`` (kept, so their result ids never change)
-LEGACY_CITE_RECALL_KEY = ("re2math-scholar-offline-1.0.0", "re2math-scholar-offline-2.0.0")
+LEGACY_CITE_RECALL_KEY = (world_id("1.0.0"), world_id("2.0.0"))
 
 
 def cite_recall_key(kind: FrozenKind, artifact_id: str, n: int) -> str:

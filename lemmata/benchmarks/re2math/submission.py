@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from lemmata.core.errors import InputError, Problem
+from lemmata.core.models import Exact
 from lemmata.formats.results import ModelInfo
-from lemmata.formats.envelope import Envelope, validate_model
+from lemmata.formats.envelope import Envelope, no_records, validate_model
 from lemmata.formats.schema import dumps, line_schema
 
 BENCHMARK = "re2math"
@@ -43,17 +44,13 @@ SourceId = Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID_CHAR
 SCHEMA_ID = "https://huggingface.co/spaces/lemmata/leaderboard/schema/re2math-submission.schema.json"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
 def _no_blank(value: str | None, what: str) -> str | None:
     if value is not None and not value.strip():
         raise ValueError(f"{what} is blank; use null instead")
     return value
 
 
-class Flags(_Strict):
+class Flags(Exact):
     """What the submitter declares about how the system was built and run (shown next to the score)."""
 
     tuned_on_pool: bool = Field(description="prompts, hyper-parameters or weights were tuned on pool/train or pool/dev")
@@ -62,7 +59,7 @@ class Flags(_Strict):
                     "code execution)")
 
 
-class Header(_Strict):
+class Header(Exact):
     """Line 1 of the file."""
 
     format: Literal["lemmata-submission/1"] = Field(description="envelope format; always 'lemmata-submission/1'")
@@ -99,7 +96,7 @@ class Header(_Strict):
         return v
 
 
-class Query(_Strict):
+class Query(Exact):
     """One query sent to the artifact and the candidate ids it returned, best first."""
 
     text: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
@@ -114,7 +111,7 @@ class Query(_Strict):
         return v
 
 
-class Record(_Strict):
+class Record(Exact):
     """One line per instance of the split."""
 
     instance_id: str = Field(min_length=1, max_length=MAX_ID_CHARS)
@@ -158,7 +155,7 @@ class Record(_Strict):
         return list(seen)
 
 
-class Budget(_Strict):
+class Budget(Exact):
     """The declared budget of a submission: part of its leaderboard track, so budgets never rank together."""
 
     max_queries: int = Field(ge=1, le=MAX_QUERIES)
@@ -200,8 +197,7 @@ def parse_submission(envelope: Envelope) -> tuple[Header, list[tuple[int, Record
                 problems.append(Problem(name, "oracle_statement given but the header does not declare oracle_run",
                                         line, "oracle_statement"))
         records.append((line, rec))  # type: ignore[arg-type]
-    if not envelope.records and not envelope.problems:  # a broken record line is no missing one
-        problems.append(Problem(name, "no records after the header"))
+    problems += no_records(envelope)
     if problems:
         raise InputError(problems)
     return header, records  # type: ignore[return-value]

@@ -15,7 +15,7 @@ from lemmata.tracks.headers import check_header
 from lemmata.tracks.base import Validated
 from lemmata.benchmarks.re2math.replay import replay_problems
 from lemmata.benchmarks.re2math.resources import Resources
-from lemmata.benchmarks.re2math.semantics import superseded_by
+from lemmata.benchmarks.re2math.scholar.worlds import lists_openings
 from lemmata.benchmarks.re2math.submission import (
     BENCHMARK, Budget, Header, Record, budget_of, budget_suffix, parse_submission,
 )
@@ -133,7 +133,7 @@ def validate_envelope(envelope: Envelope, sha256: str, resources: Resources) -> 
         problems.append(skipped(name, "the trajectories (queries, candidates, selected sources)",
                                 "they are replayed against the retrieval artifact the header names, and "
                                 "header.retrieval_artifact must be valid and available first"))
-    needs_opened = artifact is not None and superseded_by(artifact.artifact_id) is None
+    needs_opened = artifact is not None and lists_openings(artifact.artifact_id)
     first_line: dict[str, int] = {}
     searched: dict[tuple[str, int | None], list[str]] = {}
     for line, rec in records:

@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from lemmata.benchmarks.taobench.meta import (
     CROISSANT_V1,
@@ -33,7 +33,7 @@ from lemmata.benchmarks.taobench.meta import (
     TEXTBOOK_V1,
 )
 from lemmata.core.errors import InputError, Problem
-from lemmata.core.jsonl import iter_jsonl
+from lemmata.formats.datafiles import read_unique
 from lemmata.release.builder import ReleaseBuilder, SplitTable
 from lemmata.lean.lexer import LexError
 from lemmata.benchmarks.taobench.schema import MathlibRow, PairRow, TextbookRow
@@ -84,24 +84,7 @@ def pair_features(*, v1: bool):
 
 def load_rows(path: Path, label: str, model: type[BaseModel]) -> list[tuple[int, Any]]:
     """Validate every line against ``model``; FQNs must be unique. Reports every problem at once."""
-    out: list[tuple[int, Any]] = []
-    problems: list[Problem] = []
-    seen: dict[str, int] = {}
-    for lineno, obj in iter_jsonl(path, label=label):
-        try:
-            row = model.model_validate(obj)
-        except ValidationError as exc:
-            for err in exc.errors():
-                problems.append(Problem(label, err["msg"], lineno, ".".join(str(p) for p in err["loc"])))
-            continue
-        if row.FQN in seen:
-            problems.append(Problem(label, f"duplicate FQN {row.FQN!r} (first on line {seen[row.FQN]})", lineno, "FQN"))
-            continue
-        seen[row.FQN] = lineno
-        out.append((lineno, row))
-    if problems:
-        raise InputError(problems)
-    return out
+    return read_unique(path, label, model, "FQN")
 
 
 class Analysis(BaseModel):
@@ -153,6 +136,23 @@ def _formulation_columns(prefix: str, source: str, a: Analysis) -> dict[str, Any
     }
 
 
+def _exercise_columns(release: str, row: Any, read: dict[str, tuple[str, str, int, str]], stats: "_Stats",
+                      problems: list[Problem]) -> dict[str, Any]:
+    """The columns every release has for one exercise: where it sits in the book, and each formulation analysed.
+
+    ``read`` maps each formulation to its Lean file and where that was read: ``(source, label, line, field)``.
+    """
+    out = {"index": row.index, "fqn": row.FQN, "chapter_name": row.chapter_name, "chapter": row.chapter,
+           "section": row.section}
+    for formulation, (source, label, line, field) in read.items():
+        analysis = analyse(source, row.FQN, release=release, formulation=formulation, label=label, line=line,
+                           field=field, problems=problems)
+        stats.add(formulation, row.FQN, analysis)
+        out.update(_formulation_columns(formulation, source, analysis))
+    stats.chapters[row.chapter] += 1
+    return out
+
+
 class _Stats:
     def __init__(self) -> None:
         self.how: Counter[tuple[str, str]] = Counter()
@@ -187,20 +187,10 @@ class TaoBench150Builder(ReleaseBuilder):
         out = []
         self.stats = _Stats()
         for lineno, r in rows:
-            tao = analyse(r.TaoBench, r.FQN, release=self.meta.name, formulation="tao", label=PAIRS_150,
-                          line=lineno, field="TaoBench", problems=problems)
-            ml = analyse(r.TaoBenchMathlib, r.FQN, release=self.meta.name, formulation="mathlib", label=PAIRS_150,
-                         line=lineno, field="TaoBenchMathlib", problems=problems)
-            self.stats.add("tao", r.FQN, tao)
-            self.stats.add("mathlib", r.FQN, ml)
-            self.stats.chapters[r.chapter] += 1
-            out.append({
-                "index": r.index, "fqn": r.FQN, "chapter_name": r.chapter_name, "chapter": r.chapter,
-                "section": r.section,
-                **_formulation_columns("tao", r.TaoBench, tao),
-                **_formulation_columns("mathlib", r.TaoBenchMathlib, ml),
-                "lean_version": LEAN_150, "mathlib_version": MATHLIB_150,
-            })
+            read = {"tao": (r.TaoBench, PAIRS_150, lineno, "TaoBench"),
+                    "mathlib": (r.TaoBenchMathlib, PAIRS_150, lineno, "TaoBenchMathlib")}
+            out.append({**_exercise_columns(self.meta.name, r, read, self.stats, problems),
+                        "lean_version": LEAN_150, "mathlib_version": MATHLIB_150})
         indices = Counter(r["index"] for r in out)
         for lineno, r in rows:
             if indices[r.index] > 1:
@@ -237,18 +227,9 @@ class TaoBenchV1Builder(ReleaseBuilder):
         self.stats = _Stats()
         for t_line, t in textbook:
             m_line, m = by_fqn[t.FQN]
-            tao = analyse(t.code, t.FQN, release=self.meta.name, formulation="tao", label=TEXTBOOK_V1, line=t_line,
-                          field="code", problems=problems)
-            ml = analyse(m.code, m.FQN, release=self.meta.name, formulation="mathlib", label=MATHLIB_V1,
-                         line=m_line, field="code", problems=problems)
-            self.stats.add("tao", t.FQN, tao)
-            self.stats.add("mathlib", t.FQN, ml)
-            self.stats.chapters[t.chapter] += 1
+            read = {"tao": (t.code, TEXTBOOK_V1, t_line, "code"), "mathlib": (m.code, MATHLIB_V1, m_line, "code")}
             out.append({
-                "index": t.index, "fqn": t.FQN, "chapter_name": t.chapter_name, "chapter": t.chapter,
-                "section": t.section,
-                **_formulation_columns("tao", t.code, tao),
-                **_formulation_columns("mathlib", m.code, ml),
+                **_exercise_columns(self.meta.name, t, read, self.stats, problems),
                 "lean_version": t.lean_version, "mathlib_version": MATHLIB_V1_VERSION,
                 "tao_origin": t.origin, "mathlib_origin": m.origin, "textbook_commit": t.textbook_commit,
                 "exercise_enumeration": m.exercise_enumeration or None,

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lemmata.core.hashing import sha256_bytes
+from lemmata.core.jsonl import write_jsonl
 from lemmata.lean.lexer import lex
 
 TRACK_VERSION = "1"
@@ -160,17 +161,12 @@ def scoring_artifact_prefix() -> str:
 
 def write_beir(track: EquivalenceTrack, out_dir) -> list[str]:
     """Write the track as BEIR files (``corpus.jsonl``, ``queries.jsonl``, ``qrels/test.tsv``) for other tools."""
-    import json
     from pathlib import Path
 
     out = Path(out_dir)
     (out / "qrels").mkdir(parents=True, exist_ok=True)
-    with open(out / "corpus.jsonl", "w", encoding="utf-8") as fh:
-        for d in track.corpus:
-            fh.write(json.dumps({"_id": d["_id"], "title": "", "text": d["text"]}, ensure_ascii=False) + "\n")
-    with open(out / "queries.jsonl", "w", encoding="utf-8") as fh:
-        for q in track.queries:
-            fh.write(json.dumps(q, ensure_ascii=False) + "\n")
+    write_jsonl(out / "corpus.jsonl", ({"_id": d["_id"], "title": "", "text": d["text"]} for d in track.corpus))
+    write_jsonl(out / "queries.jsonl", track.queries)
     with open(out / "qrels" / "test.tsv", "w", encoding="utf-8") as fh:
         fh.write("query-id\tcorpus-id\tscore\n")
         for qid, rel in track.qrels.items():

@@ -24,7 +24,7 @@ from lemmata.benchmarks.taobench.equivalence import (
 from lemmata.benchmarks.taobench.meta import RELEASES
 from lemmata.catalog import load_release
 from lemmata.core.errors import InputError
-from lemmata.tracks.ranking import RunHeader, RunTrack
+from lemmata.tracks.ranking import RunHeader, RunTrack, run_schema
 
 
 class EquivalenceRunHeader(RunHeader):
@@ -55,10 +55,7 @@ class EquivalenceRetrievalHandler(RunTrack):
     benchmark = EQUIVALENCE_BENCHMARK
     tracks = ("tao2mathlib", "mathlib2tao")
     header_model = EquivalenceRunHeader
-    schema = (f"{EQUIVALENCE_BENCHMARK}-run.schema.json",
-              f"{EQUIVALENCE_BENCHMARK} run, format lemmata-submission/1 (one JSONL line)",
-              f"A {EQUIVALENCE_BENCHMARK} run is a UTF-8 JSONL file: line 1 is the header (EquivalenceRunHeader), "
-              "every further line one query's ranking (RankingRecord). See submissions/baselines/README.md.")
+    schema = run_schema(EQUIVALENCE_BENCHMARK, EquivalenceRunHeader)
 
     def meta(self, header: EquivalenceRunHeader):
         return _meta(header.release)

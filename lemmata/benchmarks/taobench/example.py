@@ -7,13 +7,14 @@ and the official files are upstream's.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from lemmata.core.errors import InputError, Problem
+from lemmata.core.jsonl import write_jsonl
+from lemmata.core.models import Frozen
 from lemmata.core.paths import repo_root
 from lemmata.formats.results import ModelInfo
 from lemmata.formats.envelope import SUBMISSION_FORMAT
@@ -23,17 +24,13 @@ from lemmata.benchmarks.taobench.submission import BENCHMARK, TRACK
 DEFAULT_PROOFS = "submissions/taobench/example_proofs.json"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ExampleProof(_Strict):
+class ExampleProof(Frozen):
     fqn: str
     formulation: Literal["tao", "mathlib"]
     proof: str = Field(min_length=2, description="replaces the exercise's body, starting with ':=' (or 'where')")
 
 
-class ExampleProofs(_Strict):
+class ExampleProofs(Frozen):
     release: str
     model: ModelInfo
     notes: str = ""
@@ -74,9 +71,7 @@ def write_example(out: str | Path, *, proofs_path: str | Path | None = None,
     except ValueError as exc:
         raise InputError.one(str(source), f"not an example-proofs file: {exc}") from None
     lines = build_example(proofs, releases_root)
-    out = Path(out)
-    out.write_text("".join(json.dumps(obj, ensure_ascii=False) + "\n" for obj in lines), encoding="utf-8")
-    return out, len(lines) - 1
+    return write_jsonl(out, lines), len(lines) - 1
 
 
 def recognise_proofs_spec(document: object, filename: str) -> list[Problem]:

@@ -10,6 +10,8 @@ Two releases from upstream ``ataylor24/TaoAnalysisBench``:
 
 from __future__ import annotations
 
+from functools import partial
+
 from lemmata.core.meta import BenchmarkMeta, ConfigSpec, MainScore, SourceFile
 
 UPSTREAM_REPO = "ataylor24/TaoAnalysisBench"
@@ -106,9 +108,24 @@ _MAIN = MainScore(metric="pass@k", description="share of exercises with at least
                   "the integrity checks and compiles (unbiased estimator from n attempts)")
 _TAGS = ("mathematics", "lean4", "mathlib", "theorem-proving", "formal-verification", "analysis")
 
-TAOBENCH_150 = BenchmarkMeta(
+
+
+def _pairs(description: str) -> tuple[ConfigSpec, ...]:
+    """The one config of a release: its exercise pairs, in one test split."""
+    return (ConfigSpec(name="pairs", description=description, splits=("test",), default=True),)
+
+
+#: what both releases state alike: the task, the paper, the upstream repository and its licence. Each pins
+#: ``manifest_sha256``: its build from the pinned sources is byte-reproducible (`lemmata build`, then
+#: `sha256sum MANIFEST.json`)
+_release = partial(
+    BenchmarkMeta, family="taobench", task_type="theorem-proving", upstream_repo=UPSTREAM_REPO,
+    paper_url="https://arxiv.org/abs/2603.12744", license="MIT", license_id="mit", license_note=_LICENSE_NOTE,
+    citation=CITATION, authors=AUTHORS, main_score=_MAIN, tracks=FORMULATIONS, tags=_TAGS,
+)
+
+TAOBENCH_150 = _release(
     name="taobench-150",
-    family="taobench",
     title="TaoBench-150: Tao's Analysis I exercises paired with Mathlib twins",
     description=(
         "The 150 exercise pairs of the TaoBench paper. Each exercise from Terence Tao's Analysis I is a "
@@ -117,30 +134,13 @@ TAOBENCH_150 = BenchmarkMeta(
         "equivalent statement over standard Mathlib. A prover must replace the exercise's `sorry`; pass@k is "
         "compared between the two formulations of the same exercise."
     ),
-    version="1.1.0",
-    released="2026-11-22",
-    task_type="theorem-proving",
-    upstream_repo=UPSTREAM_REPO,
-    upstream_commit=COMMIT_150,
-    paper_url="https://arxiv.org/abs/2603.12744",
-    sources=SOURCES_150,
-    license="MIT",
-    license_id="mit",
-    license_note=_LICENSE_NOTE,
-    citation=CITATION,
-    authors=AUTHORS,
-    configs=(ConfigSpec(name="pairs", description="the paper's 150 exercise pairs (Tao framework + Mathlib twin)",
-                        splits=("test",), default=True),),
-    main_score=_MAIN,
-    tracks=FORMULATIONS,
-    tags=_TAGS,
-    # the byte-reproducible build from the pinned sources (`lemmata build` then `sha256sum MANIFEST.json`)
+    version="1.1.0", released="2026-11-22", upstream_commit=COMMIT_150, sources=SOURCES_150,
+    configs=_pairs("the paper's 150 exercise pairs (Tao framework + Mathlib twin)"),
     manifest_sha256="f896e001ef45078f4d6b211972bac735aab34a3b3929e40a9b35ebf104b77a04",
 )
 
-TAOBENCH_V1 = BenchmarkMeta(
+TAOBENCH_V1 = _release(
     name="taobench-v1",
-    family="taobench",
     title="TaoBench v1: 600 Tao's Analysis I exercises paired with Mathlib twins",
     description=(
         "The 600 exercises of upstream release v1.0.0 (TaoBenchAnalysis): a textbook-flavoured Lean 4 file in "
@@ -148,24 +148,8 @@ TAOBENCH_V1 = BenchmarkMeta(
         "qualified name. Superset of the paper's 150 pairs in a newer extraction (145 names in common), "
         "on Lean v4.26.0."
     ),
-    version="1.0.0",
-    released="2026-11-21",
-    task_type="theorem-proving",
-    upstream_repo=UPSTREAM_REPO,
-    upstream_commit=COMMIT_V1,
-    paper_url="https://arxiv.org/abs/2603.12744",
-    sources=SOURCES_V1,
-    license="MIT",
-    license_id="mit",
-    license_note=_LICENSE_NOTE,
-    citation=CITATION,
-    authors=AUTHORS,
-    configs=(ConfigSpec(name="pairs", description="600 exercise pairs (textbook framework + Mathlib restatement)",
-                        splits=("test",), default=True),),
-    main_score=_MAIN,
-    tracks=FORMULATIONS,
-    tags=_TAGS,
-    # the byte-reproducible build from the pinned sources (`lemmata build` then `sha256sum MANIFEST.json`)
+    version="1.0.0", released="2026-11-21", upstream_commit=COMMIT_V1, sources=SOURCES_V1,
+    configs=_pairs("600 exercise pairs (textbook framework + Mathlib restatement)"),
     manifest_sha256="1a5cff7a7863d2e696dbe48e4390807781e0a311383b4077eb9b0ae3c078c906",
 )
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from lemmata.benchmarks.taobench.meta import TAOBENCH_150
 from lemmata.core.errors import InputError
+from lemmata.core.models import Frozen
 from lemmata.tracks.reported import import_results, pinned_transcription
 from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result
 from lemmata.benchmarks.taobench.submission import BENCHMARK, TRACK
@@ -29,24 +30,20 @@ PAPER_DATE = "2026-03-13"
 PAPER_TOTAL = 150
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class PaperRow(_Strict):
+class PaperRow(Frozen):
     model: str = Field(min_length=1)
     tao: int | None = Field(default=None, ge=0, le=PAPER_TOTAL)
     mathlib: int | None = Field(default=None, ge=0, le=PAPER_TOTAL)
 
 
-class PaperTable(_Strict):
+class PaperTable(Frozen):
     name: str
     metric: str
     note: str = ""
     rows: list[PaperRow]
 
 
-class PaperFile(_Strict):
+class PaperFile(Frozen):
     benchmark: Literal["taobench"]
     paper: str
     split: Literal["taobench-150"]

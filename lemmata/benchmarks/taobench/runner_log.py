@@ -6,7 +6,7 @@ the submitter, so this check recomputes everything it can instead of trusting
 it:
 
 - the log hashes to the header's ``runner.log_sha256`` (checked before this
-  module, for every benchmark, in :func:`lemmata.families.attach_runner_log`);
+  module, for every benchmark, in :func:`lemmata.scoring.attach_runner_log`);
 - its header names this benchmark, the submission's release, ``n``, the
   requested model and the sampling settings of the submission header, and a
   prompt version this scorer knows;

@@ -5,15 +5,15 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from lemmata.core.models import Frozen
 
 _SECTION = r"^Section_(\d+)_(\d+)$"
 _FQN = r"^\S+$"
 
 
-class _Row(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class _Row(Frozen):
     index: int = Field(ge=0)
     chapter_name: str = Field(pattern=_SECTION, description="upstream section id, e.g. 'Section_5_4'")
     FQN: str = Field(pattern=_FQN, min_length=1)

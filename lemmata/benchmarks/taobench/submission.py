@@ -24,12 +24,13 @@ from __future__ import annotations
 import difflib
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer
+from pydantic import Field, field_validator
 
 from lemmata.core.errors import InputError, Problem
-from lemmata.formats.results import ModelInfo
+from lemmata.core.models import Exact
+from lemmata.formats.results import ModelInfo, omit_when_none
 from lemmata.formats.runner_log import RunnerInfo
-from lemmata.formats.envelope import Envelope, skipped, validate_model
+from lemmata.formats.envelope import Envelope, no_records, skipped, validate_model
 from lemmata.tracks.headers import check_header
 from lemmata.formats.schema import dumps, line_schema
 
@@ -41,11 +42,7 @@ SCHEMA_ID = "https://huggingface.co/spaces/lemmata/leaderboard/schema/taobench-p
 SCHEMA_PATH = "submissions/schema/taobench-proofs.schema.json"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
-class Sampling(_Strict):
+class Sampling(Exact):
     """How the ``n`` attempts were drawn (shown with the entry; pass@k assumes independent samples)."""
 
     temperature: float = Field(ge=0, le=10)
@@ -58,7 +55,7 @@ class Sampling(_Strict):
                                                              description="further sampling settings")
 
 
-class Flags(_Strict):
+class Flags(Exact):
     """What the submitter declares about how the proofs were produced."""
 
     used_lean_feedback: bool = Field(description="the system saw Lean's output (errors, goals) while producing an "
@@ -72,7 +69,7 @@ class Flags(_Strict):
                                     "rate. Required: the board sets such entries apart")
 
 
-class Header(_Strict):
+class Header(Exact):
     """Line 1 of the file."""
 
     format: Literal["lemmata-submission/1"] = Field(description="envelope format; always 'lemmata-submission/1'")
@@ -93,12 +90,7 @@ class Header(_Strict):
                                       "scorer checks every attempt against it and the release")
     notes: str = Field(default="", max_length=4000, description="free text shown with the entry")
 
-    @model_serializer(mode="wrap")
-    def _omit_unset_runner(self, handler: Any) -> dict[str, Any]:
-        data = handler(self)
-        if data.get("runner") is None:  # headers written before the field existed dump as they did
-            data.pop("runner", None)
-        return data
+    _omit_unset_runner = omit_when_none("runner")  # headers written before the field existed dump as they did
 
     @field_validator("formulations")
     @classmethod
@@ -108,7 +100,7 @@ class Header(_Strict):
         return v
 
 
-class Record(_Strict):
+class Record(Exact):
     """One exercise in one formulation."""
 
     fqn: str = Field(min_length=1, max_length=300, description="the release's `fqn` column")
@@ -189,23 +181,18 @@ def parse_submission(envelope: Envelope, known_fqns=None) -> tuple[Header, list[
             continue
         seen[key] = line
         records.append((line, rec))
-    if not envelope.records and not envelope.problems:  # a broken record line is no missing one
-        problems.append(Problem(name, "no records after the header"))
+    problems += no_records(envelope)
     if problems:
         raise InputError(problems)
     return header, records  # type: ignore[return-value]
 
 
-def json_schema() -> dict[str, Any]:
-    """JSON Schema (2020-12) of one line: the header or a record."""
-    return line_schema(
+def schema_text() -> str:
+    """The committed JSON Schema (2020-12) of one line: the header or a record."""
+    return dumps(line_schema(
         Header, Record, filename="taobench-proofs.schema.json",
         title="TaoBench proof submission, format v1 (one JSONL line)",
         description="A TaoBench proof submission is a UTF-8 JSONL file: line 1 is a Header, every further line a "
                     "Record (one per exercise and formulation) holding up to n complete Lean files. See "
                     "submissions/taobench/README.md.",
-    )
-
-
-def schema_text() -> str:
-    return dumps(json_schema())
+    ))

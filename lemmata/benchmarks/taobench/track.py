@@ -48,6 +48,8 @@ def verification_for(oracles: OracleConfig, *, allow_double: bool = False) -> Ve
 class TaoBenchProofsHandler(TrackHandler):
     benchmark = BENCHMARK
     tracks = (TRACK,)
+    guide_note = ("build the example with `lemmata taobench example --out submission.jsonl` (attempts are complete "
+                  "Lean files, built from the release)")
 
     @classmethod
     def schema_files(cls):

@@ -16,7 +16,7 @@ import numpy as np
 
 from lemmata.retrievers.bm25.postings import B, K1, METHOD, Postings
 from lemmata.retrievers.bm25.tokenizers import BASELINE_TOKENIZER, tokenize_baseline
-from lemmata.retrievers.fusion import Ranking, top_k
+from lemmata.retrievers.fusion import Ranking, corpus_ids, top_k
 
 
 class BM25Index:
@@ -25,13 +25,7 @@ class BM25Index:
     def __init__(self, doc_ids: Sequence[str], texts: Sequence[str], *, k1: float = K1, b: float = B) -> None:
         import bm25s
 
-        if len(doc_ids) != len(texts):
-            raise ValueError(f"{len(doc_ids)} doc ids for {len(texts)} texts")
-        if len(set(doc_ids)) != len(doc_ids):
-            raise ValueError("doc ids must be unique")
-        if not doc_ids:
-            raise ValueError("cannot index an empty corpus")
-        self.doc_ids = list(doc_ids)
+        self.doc_ids = corpus_ids(doc_ids, texts)
         self.k1, self.b = k1, b
         retriever = bm25s.BM25(k1=k1, b=b, method=METHOD)
         retriever.index([tokenize_baseline(t) for t in texts], show_progress=False)

@@ -20,10 +20,11 @@ class AboutTab:
 def layout(ctx: SpaceContext) -> AboutTab:
     import gradio as gr
 
-    from lemmata.space.about import POLICY_MD, glossary_md, release_citations
+    from lemmata.space.about import POLICY_MD, artifacts_md, glossary_md, release_citations
 
     with gr.Tab("About & cite", id="about", elem_id="lm-tab-about") as tab:
         gr.Markdown(POLICY_MD)
+        gr.Markdown(artifacts_md(), elem_id="lm-artifacts")
         from lemmata.space.templates import code_link_md
 
         gr.Markdown(f"Code, submission schemas and example files: {code_link_md(ctx.config.repo_url)}.",

@@ -4,9 +4,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from lemmata.space.context import SpaceContext
-from lemmata.space.tabs.leaderboard import BoardTab, make_view
+from lemmata.space.tabs.leaderboard import BoardTab
 from lemmata.space.tabs.shell import Shell
-from lemmata.space.views import compose_qs, entry_choices, sync_kwargs
+from lemmata.space.views import BoardControls, compose_qs, entry_choices, sync_kwargs
 
 
 @dataclass
@@ -56,17 +56,19 @@ def open_audit(ctx: SpaceContext, entry: str | None, item: str | None) -> list:
 def wire(ctx: SpaceContext, t: AuditTab, board: BoardTab, shell: Shell) -> None:
     from lemmata.space.audit import render_audit
 
-    def on_entry(entry, *board_values):
+    def on_entry(*inputs):
+        controls, (entry,) = BoardControls.read(inputs)
         vals = open_audit(ctx, entry, None)
-        return vals[:3] + [compose_qs(make_view(ctx, *board_values).query, "audit", entry, vals[3])]
+        return vals[:3] + [compose_qs(controls.view(ctx).query, "audit", entry, vals[3])]
 
-    def on_item(entry, item, *board_values):
+    def on_item(*inputs):
+        controls, (entry, item) = BoardControls.read(inputs)
         return [render_audit(ctx.store, ctx.submissions, entry, item),
-                compose_qs(make_view(ctx, *board_values).query, "audit", entry, item)]
+                compose_qs(controls.view(ctx).query, "audit", entry, item)]
 
     sync = sync_kwargs(shell.url_qs)
     # raw values (no ``preprocess``): the board's menus may have new choices by the time this runs
-    t.entry.input(on_entry, [t.entry] + board.controls, t.outputs + [shell.url_qs],
+    t.entry.input(on_entry, board.controls + [t.entry], t.outputs + [shell.url_qs],
                   api_visibility="private", preprocess=False).then(**sync)
-    t.item.input(on_item, [t.entry, t.item] + board.controls, [t.view, shell.url_qs],
+    t.item.input(on_item, board.controls + [t.entry, t.item], [t.view, shell.url_qs],
                  api_visibility="private", preprocess=False).then(**sync)

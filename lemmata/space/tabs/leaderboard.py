@@ -4,7 +4,7 @@ CSV/JSON downloads and the plots, and the events that re-render them (the table 
 from dataclasses import dataclass
 from typing import Any
 
-from lemmata.space.board import DEFAULT_SORT, BoardView, build_view
+from lemmata.space.board import DEFAULT_SORT, BoardView
 from lemmata.space.context import SpaceContext
 from lemmata.space.safety import esc
 from lemmata.space.tabs.shell import Shell
@@ -12,9 +12,9 @@ from lemmata.space.views import (
     ALL_GROUPS,
     KIND_CHOICES,
     MAX_SEARCH,
+    BoardControls,
     compose_qs,
     group_label,
-    query_from_params,
     size_choices,
     sort_choices,
     sync_kwargs,
@@ -40,20 +40,10 @@ class BoardTab:
     dim: Any
     strata: Any
     forest: Any
+    #: the inputs every handler reading the controls takes first (``BoardControls.FIELDS`` order)
     controls: list
     core_outputs: list
     extra_outputs: list
-
-
-def make_view(ctx: SpaceContext, benchmark, track, group, kind, search, sort, show_all=False, open_weights=False,
-              max_params="") -> BoardView:
-    """The view the controls' raw values describe (read as URL parameters are, so a stale or malformed value falls
-    back the same way)."""
-    query = query_from_params({"benchmark": benchmark or "", "track": track or "", "group": group or "",
-                               "kind": kind or "", "search": (search or "")[:MAX_SEARCH], "sort": sort or "",
-                               "all": "1" if show_all else "", "open": "1" if open_weights is True else "",
-                               "max_params": max_params if isinstance(max_params, str) else ""})
-    return build_view(ctx.rows(), query, ctx.catalog())
 
 
 def filter_values(query) -> list:
@@ -177,44 +167,51 @@ def layout(shell: Shell) -> BoardTab:
         tab=tab, benchmark=benchmark, track=track, group=group, kind=kind, search=search, sort=sort,
         open_only=open_only, size=size, csv_btn=csv_btn, json_btn=json_btn, board=board, plot_note=plot_note, dim=dim, strata=strata,
         forest=forest,
-        # the order of make_view's arguments
-        controls=[benchmark, track, group, kind, search, sort, shell.show_all, open_only, size],
+        # BoardControls.FIELDS order
+        controls=[benchmark, track, group, kind, search, sort, shell.show_all, open_only, size, dim],
         core_outputs=[benchmark, track, group, sort, board, shell.url_qs, shell.change_token, shell.show_all, dim],
         extra_outputs=[csv_btn, json_btn, strata, forest, plot_note])
 
 
+def extras_event(ctx: SpaceContext, t: BoardTab) -> dict[str, Any]:
+    """The follow-up event that renders the downloads and plots of the view the controls ask for."""
+    def on_extras(*inputs):
+        controls, _ = BoardControls.read(inputs)
+        return extra_values(ctx, controls.view(ctx), controls.dim)
+
+    return dict(fn=on_extras, inputs=t.controls, outputs=t.extra_outputs, show_progress="hidden",
+                api_visibility="private", preprocess=False)
+
+
 def wire(ctx: SpaceContext, t: BoardTab, shell: Shell) -> None:
     """Control changes: the table first, then (in parallel) the URL and the downloads and plots."""
-    def on_controls(b, tr, g, k, s, o, a, ow, mp, d):
-        return core_values(ctx, make_view(ctx, b, tr, g, k, s, o, a, ow, mp), dim=d)
+    def shows(**cleared: str):
+        """A handler showing the view the controls ask for, with the URL parameters ``cleared`` first."""
+        def on_controls(*inputs):
+            controls, _ = BoardControls.read(inputs)
+            if cleared:
+                controls = controls.with_params(**cleared)
+            return core_values(ctx, controls.view(ctx), dim=controls.dim)
 
-    def on_benchmark(b, k, s, o, ow, mp, d):
-        return core_values(ctx, make_view(ctx, b, None, None, k, s, o, False, ow, mp), dim=d)
-
-    def on_track(b, tr, k, s, o, ow, mp, d):
-        return core_values(ctx, make_view(ctx, b, tr, None, k, s, o, False, ow, mp), dim=d)
-
-    def on_extras(b, tr, g, k, s, o, a, ow, mp, d):
-        return extra_values(ctx, make_view(ctx, b, tr, g, k, s, o, a, ow, mp), d)
+        return on_controls
 
     sync = sync_kwargs(shell.url_qs)
     # ``preprocess=False`` everywhere: a menu's choices may change between the moment the browser sends an event
     # and the moment the server runs it (the timer, a previous keystroke's follow-up); Gradio would then reject
-    # the old value with an error toast. The handlers take raw values and ``make_view`` / ``breakdown_of`` map
-    # anything that is no longer a choice to the view's own fallback, which the same event then shows.
-    extras = dict(fn=on_extras, inputs=t.controls + [t.dim], outputs=t.extra_outputs, show_progress="hidden",
-                  api_visibility="private", preprocess=False)
+    # the old value with an error toast. The handlers take raw values and ``BoardControls`` / ``breakdown_of``
+    # map anything that is no longer a choice to the view's own fallback, which the same event then shows.
+    extras = extras_event(ctx, t)
     common = dict(outputs=t.core_outputs, show_progress="minimal", api_visibility="private", preprocess=False)
 
     def chain(event) -> None:
         event.then(**sync)
         event.then(**extras)
 
-    filters = [t.open_only, t.size]
-    chain(t.benchmark.input(on_benchmark, [t.benchmark, t.kind, t.search, t.sort] + filters + [t.dim], **common))
-    chain(t.track.input(on_track, [t.benchmark, t.track, t.kind, t.search, t.sort] + filters + [t.dim], **common))
+    # another benchmark opens its first track and every group; another track, every group (first rows only)
+    chain(t.benchmark.input(shows(track="", group="", all=""), t.controls, **common))
+    chain(t.track.input(shows(group="", all=""), t.controls, **common))
     for comp in (t.group, t.kind, t.sort, t.open_only, t.size):
-        chain(comp.input(on_controls, t.controls + [t.dim], **common))
-    chain(t.search.input(on_controls, t.controls + [t.dim], trigger_mode="always_last", **common))
-    chain(t.search.submit(on_controls, t.controls + [t.dim], trigger_mode="always_last", **common))
+        chain(comp.input(shows(), t.controls, **common))
+    chain(t.search.input(shows(), t.controls, trigger_mode="always_last", **common))
+    chain(t.search.submit(shows(), t.controls, trigger_mode="always_last", **common))
     t.dim.input(**extras)

@@ -1,5 +1,6 @@
 """The Across benchmarks tab: the model × benchmark matrix of main scores, with model metadata filters
-(see :mod:`lemmata.space.matrix`), and below it the MathRAG matrix (:mod:`lemmata.space.mathrag`)."""
+(see :mod:`lemmata.space.matrix`), and below it the families' own panels (``Family.panels``; e.g. MathNet's
+MathRAG matrix)."""
 
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +16,7 @@ class MatrixTab:
     size: Any
     source: Any
     view: Any
-    mathrag: Any
+    panels: Any
 
     @property
     def filters(self) -> list:
@@ -35,18 +36,31 @@ def matrix_html(ctx: SpaceContext, kinds=None, open_only=False, size="", source=
                          source=source if source in ("all", "scored", "reported") else "all")
 
 
-def mathrag_html(ctx: SpaceContext) -> str:
-    """The MathRAG section (cached per store generation by the context)."""
-    from lemmata.space.mathrag import MathragTable, render_mathrag
+def panels_html(ctx: SpaceContext) -> str:
+    """Every family panel, each in its own ``lm-<key>`` section (its table cached per store generation by the
+    context); one that cannot be built says so and never breaks the page."""
+    from lemmata.core.escape import esc
+    from lemmata.families import panels
 
-    try:
-        table = ctx.mathrag()
-    except Exception as exc:  # noqa: BLE001 - the store unreadable for a moment must not break the page
-        import logging
+    out = []
+    for panel in panels():
+        try:
+            body = panel.render(ctx.panel(panel.key))
+        except Exception as exc:  # noqa: BLE001 - the store unreadable for a moment must not break the page
+            import logging
 
-        logging.getLogger("lemmata").warning("MathRAG matrix: %s", exc)
-        table = MathragTable(error=type(exc).__name__)
-    return render_mathrag(table)
+            logging.getLogger("lemmata").warning("panel %s: %s", panel.key, exc)
+            body = f'<p class="lm-empty">This section could not be built from the stored results ' \
+                   f"({esc(type(exc).__name__)}).</p>"
+        out.append(f'<section id="lm-{esc(panel.key)}">{body}</section>')
+    return "".join(out)
+
+
+def panels_css() -> str:
+    """The families' panels' styles."""
+    from lemmata.families import panels
+
+    return "".join(p.css for p in panels())
 
 
 def layout() -> MatrixTab:
@@ -64,8 +78,8 @@ def layout() -> MatrixTab:
             source = gr.Radio([("All", "all"), ("Scored here", "scored"), ("Reported", "reported")], value="all",
                               label="Source", scale=2, elem_id="lm-matrix-source")
         view = gr.HTML("", js_on_load=OPEN_JS, elem_id="lm-matrix")
-        mathrag = gr.HTML("", elem_id="lm-mathrag")
-    return MatrixTab(tab=tab, kinds=kinds, open_only=open_only, size=size, source=source, view=view, mathrag=mathrag)
+        panels = gr.HTML("", elem_id="lm-panels")
+    return MatrixTab(tab=tab, kinds=kinds, open_only=open_only, size=size, source=source, view=view, panels=panels)
 
 
 def wire(ctx: SpaceContext, t: MatrixTab) -> None:

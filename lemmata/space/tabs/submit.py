@@ -54,8 +54,10 @@ def layout(ctx: SpaceContext) -> SubmitTab:
         from lemmata.families import known_benchmarks
         from lemmata.space.templates import guide_markdown
 
+        from lemmata.families import handlers
+
         names = known_benchmarks()
-        first = "re2math" if "re2math" in names else names[0]
+        first = next(iter(handlers()), names[0])  # the first family's main benchmark, in registry order
         chooser = gr.Dropdown(names, value=first, label="Benchmark", elem_id="lm-submit-benchmark")
         guide = gr.Markdown(guide_markdown(first, config.repo_url), elem_id="lm-submit-guide")
         chooser.change(lambda b: guide_markdown(b, config.repo_url), chooser, guide, api_visibility="private",

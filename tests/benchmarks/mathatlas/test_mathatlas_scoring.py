@@ -9,7 +9,8 @@ import pytest
 
 from lemmata.core.errors import InputError
 from lemmata.metrics.intervals import wilson_interval
-from lemmata.families import handler_for, validate_upload
+from lemmata.families import handler_for
+from lemmata.scoring import validate_upload
 from lemmata.tracks.base import OracleConfig
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "hub" / "MathAtlas"

@@ -10,7 +10,8 @@ import pytest
 from lemmata.core.errors import InputError
 from lemmata.core.hashing import sha256_bytes
 from lemmata.formats.results import RESULT_SCHEMA, Result
-from lemmata.families import handler_for, validate_upload
+from lemmata.families import handler_for
+from lemmata.scoring import validate_upload
 from lemmata.tracks.base import OracleConfig
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "hub"

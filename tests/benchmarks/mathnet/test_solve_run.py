@@ -18,7 +18,7 @@ from lemmata.core.errors import InputError
 from lemmata.oracles.chat import ChatJudge
 from lemmata.oracles.chat_double import ChatDouble, Reply
 from lemmata.oracles.chat_runner import ChatRunner, Endpoint
-from lemmata.families import validate_upload
+from lemmata.scoring import validate_upload
 from lemmata.tracks.base import OracleConfig
 from test_judge import ChatServer
 
@@ -76,7 +76,7 @@ def _runner(server: ChatDouble, model: str = "solver-m") -> ChatRunner:
 
 
 def _score(path: Path, judge=None, store=None):
-    from lemmata.tracks.runner import score_file
+    from lemmata.scoring import score_file
 
     oracles = OracleConfig(judge=judge)
     if store is not None:

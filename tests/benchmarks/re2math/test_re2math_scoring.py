@@ -598,3 +598,62 @@ def test_superseded_v1_results_and_budgets_never_rank_together(handler, example,
     by_id = {r.result_id: r for r in board}
     assert by_id[v1.result_id].flags["superseded_by"] == V2 and not by_id[current.result_id].flags.get(
         "superseded_by")
+
+
+def test_results_on_world_2_0_0_are_flagged_superseded_and_a_rescore_is_a_new_version(handler, example, tmp_path,
+                                                                                      monkeypatch):
+    """2.0.0 is superseded by 2.1.0 in the one declaration (``scholar.worlds.WORLDS``): a result on it carries
+    ``superseded_by`` (the board's badge) and a note, and scores to the same values otherwise; validation is what
+    it was (a 2.0.0 file still lists its openings); rescoring a result stored before the flag stores a new
+    version that supersedes it, the stored one untouched."""
+    from lemmata.benchmarks.re2math import aggregate
+    from lemmata.benchmarks.re2math.scholar.worlds import WORLDS
+    from lemmata.benchmarks.re2math.scoring import year_cutoff
+    from lemmata.scoring import chain_version
+    from lemmata.space.tables import superseded_badge
+
+    objs = lines_of(example)
+    art = handler.resources.artifact(V2)
+    rows = handler.resources.rows("re2math-1.0.0", "eval200/test")
+    on_v2 = [dict(objs[0], retrieval_artifact=V2)]
+    for rec in objs[1:]:
+        q = rec["queries"][0]["text"]
+        on_v2.append({"instance_id": rec["instance_id"], "anchor": rec.get("anchor"), "opened": [],
+                      "queries": [{"text": q, "candidates": art.search(q, year_cutoff(art, rows[rec["instance_id"]]),
+                                                                        20).ids()}],
+                      "selected_source": None, "statement": None})
+    data = to_bytes(on_v2)
+    current, flagged = score(handler, example.read_bytes()), score(handler, data)
+    assert WORLDS.superseded_by(V2) == WORLD and WORLDS.superseded_by(WORLD) is None
+    assert flagged.flags["superseded_by"] == WORLD and "superseded_by" not in current.flags
+    assert superseded_badge(flagged.flags) and not superseded_badge(current.flags)
+    assert [n for n in flagged.notes if n.startswith(f"Superseded: {V2} ")]
+    without_openings = [on_v2[0], {k: v for k, v in on_v2[1].items() if k != "opened"}, *on_v2[2:]]
+    with pytest.raises(InputError, match="list the ids this record opened"):
+        validate(handler, to_bytes(without_openings))
+
+    # the same file scored while the table did not yet say so: identical but for the flag and its note
+    unflagged = WORLDS.model_copy(update={"versions": tuple(
+        v.model_copy(update={"superseded_by": None, "why": None}) if v.artifact_id == V2 else v
+        for v in WORLDS.versions)})
+    with monkeypatch.context() as m:
+        m.setattr(aggregate, "WORLDS", unflagged)
+        before = score(handler, data)
+    assert "superseded_by" not in before.flags
+
+    def body(result: Result) -> dict:
+        out = json.loads(without_scored_at(result))
+        out.pop("result_id")
+        out["flags"].pop("superseded_by", None)
+        out["notes"] = [n for n in out["notes"] if not n.startswith("Superseded: ")]
+        return out
+
+    assert body(flagged) == body(before) and flagged.main == before.main and flagged.metrics == before.metrics
+
+    store = Store(tmp_path / "store")
+    first, _ = store.add_result(chain_version(store, before))
+    again = chain_version(store, flagged)
+    assert again.version == first.version + 1 and again.supersedes == first.result_id
+    store.add_result(again)
+    assert store.get_result(first.result_id) == first and store.get_result(again.result_id) == again
+    assert chain_version(store, flagged) == again  # rescoring once more stores nothing new

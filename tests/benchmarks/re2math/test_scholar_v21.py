@@ -64,9 +64,9 @@ def test_math_bib_is_read_by_sha256_and_other_bytes_are_refused(tmp_path):
 
 @pytest.fixture(scope="module")
 def world(scholar_world_21):
-    from lemmata.benchmarks.re2math.scholar.world21 import open_world_21
+    from lemmata.benchmarks.re2math.scholar.world.v2_1 import open_world
 
-    return open_world_21(scholar_world_21)
+    return open_world(scholar_world_21)
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +88,7 @@ def test_world_21_composition_and_de_duplication(world):
 
 def test_a_hit_shows_five_fields_in_one_display_and_an_opening_the_full_entry(world):
     from lemmata.benchmarks.re2math.scholar.display import MAX_AUTHORS, sentence_case
-    from lemmata.benchmarks.re2math.scholar.world21 import UniformHit
+    from lemmata.benchmarks.re2math.scholar.world.v2_1 import UniformHit
 
     assert list(UniformHit.model_fields) == ["id", "rank", "score", "title", "authors"]
     gold = {a.record_id for a in world.attributions()}
@@ -177,7 +177,7 @@ def test_years_come_from_bibliographic_sources_not_identifier_digits(world, rows
 
 
 def test_tampered_world_21_is_refused(scholar_world_21, tmp_path):
-    from lemmata.benchmarks.re2math.scholar.world21 import open_world_21
+    from lemmata.benchmarks.re2math.scholar.world.v2_1 import open_world
 
     copy = tmp_path / scholar_world_21.name
     shutil.copytree(scholar_world_21, copy)
@@ -185,7 +185,7 @@ def test_tampered_world_21_is_refused(scholar_world_21, tmp_path):
     data[len(data) // 2] ^= 1
     (copy / "records.parquet").write_bytes(bytes(data))
     with pytest.raises(InputError) as err:
-        open_world_21(copy)
+        open_world(copy)
     assert "records.parquet" in str(err.value)
 
 
@@ -194,7 +194,7 @@ def test_every_world_21_manifest_field_is_bound(scholar_world_21, tmp_path):
     (the two input releases and the math_bib table) is refused on open, naming MANIFEST.json and the field."""
     import json
 
-    from lemmata.benchmarks.re2math.scholar.world21 import open_world_21
+    from lemmata.benchmarks.re2math.scholar.world.v2_1 import open_world
 
     copy = tmp_path / scholar_world_21.name
     shutil.copytree(scholar_world_21, copy)
@@ -211,17 +211,17 @@ def test_every_world_21_manifest_field_is_bound(scholar_world_21, tmp_path):
         node[last] = value[:10] + ("0" if value[10] != "0" else "1") + value[11:] if last == "sha256" else value + "x"
         path.write_text(json.dumps(doc), "utf-8")
         with pytest.raises(InputError) as err:
-            open_world_21(copy)
+            open_world(copy)
         field = f"sources[{parents[1]}].{last}" if parents else last
         assert any(p.field == field and p.file.endswith("MANIFEST.json") for p in err.value.problems), (dotted, err.value)
     doc = json.loads(original)
     doc["sources"].pop()  # a world without its math_bib input
     path.write_text(json.dumps(doc), "utf-8")
     with pytest.raises(InputError) as err:
-        open_world_21(copy)
+        open_world(copy)
     assert any(p.field == "sources" for p in err.value.problems)
     path.write_text(original, "utf-8")
-    assert open_world_21(copy).info.id == copy.name
+    assert open_world(copy).info.id == copy.name
 
 
 def test_world_21_build_is_the_pinned_bytes_and_a_consistent_rewrite_is_refused(scholar_world_21, tmp_path):
@@ -229,12 +229,12 @@ def test_world_21_build_is_the_pinned_bytes_and_a_consistent_rewrite_is_refused(
     machines); a record edited with MANIFEST.json regenerated is refused by the pin, naming the field."""
     from test_scholar_v2 import rewritten_consistently
 
-    from lemmata.benchmarks.re2math.scholar.world.info21 import MANIFEST_SHA256
-    from lemmata.benchmarks.re2math.scholar.world21 import open_world_21
+    from lemmata.benchmarks.re2math.scholar.world.v2_1.info import MANIFEST_SHA256
+    from lemmata.benchmarks.re2math.scholar.world.v2_1 import open_world
 
     copy = rewritten_consistently(scholar_world_21, tmp_path, MANIFEST_SHA256)
     with pytest.raises(InputError) as err:
-        open_world_21(copy)
+        open_world(copy)
     assert [p.field for p in err.value.problems] == ["manifest_sha256"]
 
 

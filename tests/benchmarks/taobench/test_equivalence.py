@@ -93,7 +93,7 @@ def test_baselines_on_both_releases_through_the_cli(roots, tmp_path, capsys):
 
 
 def test_static_and_hybrid_runs_score(roots, tmp_path):
-    from lemmata.tracks.runner import score_file
+    from lemmata.scoring import score_file
 
     store = Store(tmp_path / "store")
     for retriever in ("static", "hybrid"):

@@ -18,7 +18,7 @@ import pytest
 from lemmata.benchmarks.taobench.release import open_taobench
 from lemmata.cli import main
 from lemmata.core.errors import InputError
-from lemmata.families import validate_upload
+from lemmata.scoring import validate_upload
 from lemmata.oracles.chat_double import ChatDouble
 
 RELEASE = "taobench-150-1.1.0"

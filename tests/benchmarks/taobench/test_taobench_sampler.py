@@ -118,7 +118,7 @@ def test_run_scores_resumes_byte_identically_and_judge_fills_pending(releases, t
 
     # judge: the pending result becomes a complete new version; the old one stays as it was
     store = Store(tmp_path / "store")
-    from lemmata.tracks.runner import score_file
+    from lemmata.scoring import score_file
 
     (first,) = store.results(benchmark="taobench")  # stored by `lemmata run --store`
     assert first.status == "pending_oracle" and first.version == 1 and first.result_id == result["result_id"]

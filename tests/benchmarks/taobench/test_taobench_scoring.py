@@ -10,7 +10,8 @@ import pytest
 from lemmata.core.errors import InputError, LemmataError
 from lemmata.metrics.correctness import pass_at_k
 from lemmata.oracles.lean import LeanArtifact, LeanConfig, LeanVerifier
-from lemmata.families import handler_for, validate_upload
+from lemmata.families import handler_for
+from lemmata.scoring import validate_upload
 from lemmata.tracks.base import OracleConfig
 from lemmata.store import Store
 from lemmata.oracles.kimina_double import KiminaDouble

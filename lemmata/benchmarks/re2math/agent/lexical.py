@@ -41,11 +41,11 @@ reading the materialised text, and extracting a statement) and keep the rest.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from lemmata.core.jsonl import write_jsonl
 from lemmata.retrievers.fusion import reciprocal_rank_fusion
 
 AGENT_NAME = "Lexical agent (BM25 query → top admissible source → BM25 statement)"
@@ -199,9 +199,5 @@ def run_agent(out_dir: str | Path, *, track: str = "assisted", split: str = "eva
         "notes": "Offline non-LLM baseline: lemmata.benchmarks.re2math.agent, reproduced by `lemmata baselines run "
                  f"agent --track {track} --split {split}`.",
     }
-    lines = [json.dumps(header, ensure_ascii=False)]
-    lines += [json.dumps(solve(row, artifact, track=track, window=window), ensure_ascii=False) for row in rows]
-    path = Path(out_dir) / f"re2math.{split.replace('/', '-')}.{track}.lexical-agent.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+    lines = [header, *(solve(row, artifact, track=track, window=window) for row in rows)]
+    return write_jsonl(Path(out_dir) / f"re2math.{split.replace('/', '-')}.{track}.lexical-agent.jsonl", lines)

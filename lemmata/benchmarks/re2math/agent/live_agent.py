@@ -29,12 +29,12 @@ at most 2 E4 calls and at most one source materialised (1–3 arXiv requests).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from lemmata.core.jsonl import write_jsonl
 from lemmata.benchmarks.re2math.agent.llm_agent import MAX_QUERY_CHARS, PROMPTS, reply_object  # noqa: F401  (one set)
 
 AGENT_NAME = "Re²Math live reference agent (E3 query → SerpAPI Scholar → E4 choose/extract)"
@@ -120,8 +120,6 @@ def run_live_agent(out_dir: str | Path, artifacts_root: str | Path, *, run_id: s
         "notes": f"Live reference agent, prompts e3.v{PROMPTS['e3']}/e4.v{PROMPTS['e4']}; one query, at most one "
                  "opened source per instance.",
     }
-    path = out_dir / f"re2math.{split.replace('/', '-')}.{track}.live-agent.{run_id}.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [json.dumps(header, ensure_ascii=False)] + [json.dumps(r, ensure_ascii=False) for r in records]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path = write_jsonl(out_dir / f"re2math.{split.replace('/', '-')}.{track}.live-agent.{run_id}.jsonl",
+                       [header, *records])
     return {"submission": path, "retrieval_artifact": frozen, "materialisation_artifact": artifacts_root / store_id}

@@ -1,10 +1,10 @@
-"""The paper's Re²Math protocol for any OpenAI-compatible chat model, on the offline world 2.0.0.
+"""The paper's Re²Math protocol for any OpenAI-compatible chat model, on the current offline world.
 
 The same three prompts as the live agent (:mod:`lemmata.benchmarks.re2math.agent.live_agent`,
 templates ``lemmata/benchmarks/re2math/agent/prompts/e3.v1.md`` and ``e4.v1.md``: the messages
 are built by the functions below, which both agents call), with the offline
-world (``re2math-scholar-offline-2.0.0``, the current world; never a superseded
-one) in place of Google Scholar and arXiv:
+world (the current one, :data:`~lemmata.benchmarks.re2math.scholar.worlds.CURRENT`;
+never a superseded one) in place of Google Scholar and arXiv:
 
 1. **E3** — the model reads the setup, the target theorem and the last ``window``
    proof blocks (plus the anchor hint on the assisted track) and writes one

@@ -4,8 +4,9 @@ Modules (import them directly; nothing heavy is imported here): ``citations`` (b
 ``matcher`` (is a candidate the cited source? the citing paper?), ``works`` (citations clustered into works, shared
 by every offline artifact), ``querycache`` (candidate models, the query-cache format, replay), ``layout`` and
 ``openings`` (the name, files and opening log every offline artifact shares), ``artifact`` (the frozen offline
-artifact 1.x, superseded), ``world`` (the 2.x offline world over the distractor corpus, split by job: ``info``,
-``view``, ``scorer``, ``build``, ``search``), ``world_artifact`` (the world behind the scorer's protocol),
+artifact 1.x, superseded), ``world`` (the 2.x offline worlds over the distractor corpus: what they share, split by
+job, and one sub-package per version, ``v2_0`` and ``v2_1``), ``worlds`` (every version declared once: the current
+one, what superseded each and why), ``world_artifact`` (the world behind the scorer's protocol),
 ``backends`` (``open_backend`` opens any retrieval artifact for replay), ``serpapi`` (Google Scholar through SerpAPI,
 recorded into a query cache). Both offline artifacts rank with the one BM25 engine, :mod:`lemmata.retrievers.bm25`.
 """

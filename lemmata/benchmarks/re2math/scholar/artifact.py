@@ -1,7 +1,8 @@
 """The frozen offline scholarly artifact: a reproducible stand-in for the paper's Google Scholar search.
 
 Version 1.0.0, superseded by ``re2math-scholar-offline-2.0.0``
-(:mod:`lemmata.benchmarks.re2math.scholar.world`), which hides the sources among a
+(:mod:`lemmata.benchmarks.re2math.scholar.world.v2_0`; :mod:`lemmata.benchmarks.re2math.scholar.worlds`
+declares every version), which hides the sources among a
 distractor corpus, shows every record in one shape and never serves
 statements. 1.0.0 still builds and opens, so results made with it audit; its
 ``ARTIFACT.json`` names its successor (``superseded_by``).
@@ -48,30 +49,31 @@ renamed into place.
 from __future__ import annotations
 
 import json
-import threading
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from lemmata.core.errors import InputError, LemmataError
 from lemmata.core.hashing import sha256_bytes, sha256_file, write_json
 from lemmata.core.identifiers import arxiv_id_year
-from lemmata.core.jsonl import iter_jsonl
+from lemmata.core.jsonl import iter_jsonl, write_jsonl
 from lemmata.core.latex_text import latex_to_text, words
+from lemmata.core.models import Frozen
 from lemmata.retrievers.bm25 import (
     B, K1, METHOD, SCHOLAR_WORDS_TOKENIZER as TOKENIZER, SCORE_DECIMALS, Postings, tokenize_scholar_words,
     top_rounded, write_index,
 )
 from lemmata.benchmarks.re2math.papers import paper_key as normalize_paper_key
 from lemmata.benchmarks.re2math.scholar.citations import ParsedCitation
-from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME, INDEX_DIR, INFO_FILE
+from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME, INDEX_DIR, INFO_FILE, declares_schema
 from lemmata.benchmarks.re2math.scholar.openings import MaterialisationEvent, MaterialisationLog
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
 from lemmata.benchmarks.re2math.scholar.works import cited_sources, citing_papers, most_common_value
+from lemmata.benchmarks.re2math.scholar.worlds import DEFAULT_LOCK, WORLDS, default_release_path, world_id
 
 ARTIFACT_VERSION = "1.0.0"
 #: the artifact builder's identity as recorded in ARTIFACT.json; fixed once an artifact has shipped, so that
@@ -93,11 +95,7 @@ YearFrom = Literal["citation", "arxiv_id", "publication_year", "unknown"]
 # --------------------------------------------------------------------------- stored models
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ScholarRecord(_Model):
+class ScholarRecord(Frozen):
     """One scholarly record of the artifact, as search shows it."""
 
     id: str
@@ -121,7 +119,7 @@ class ScholarRecord(_Model):
                          variants=list(self.citations))
 
 
-class Statement(_Model):
+class Statement(Frozen):
     """A theorem-like statement the release attributes to a source."""
 
     id: str
@@ -130,7 +128,7 @@ class Statement(_Model):
     tool_type: str
 
 
-class Attribution(_Model):
+class Attribution(Frozen):
     """Which record is an instance's cited source, and its statement (the scorer's and oracle's view)."""
 
     instance_id: str
@@ -142,7 +140,7 @@ class Attribution(_Model):
     cited_after_cutoff: bool
 
 
-class ArtifactInfo(_Model):
+class ArtifactInfo(Frozen):
     """``ARTIFACT.json``: what the artifact is, what it was built from, and how it ranks."""
 
     schema_version: Literal["lemmata.scholarly-artifact/1"] = SCHEMA
@@ -162,13 +160,13 @@ class ArtifactInfo(_Model):
                                                                 "still audit against this one")
 
 
-class StatementView(_Model):
+class StatementView(Frozen):
     id: str
     latex: str
     tool_type: str
 
 
-class Materialisation(_Model):
+class Materialisation(Frozen):
     """A selected source opened: its record and the statements frozen with it."""
 
     artifact_id: str
@@ -181,7 +179,12 @@ class Materialisation(_Model):
 
 
 def artifact_id(version: str = ARTIFACT_VERSION) -> str:
-    return f"{ARTIFACT_NAME}-{version}"
+    return world_id(version)
+
+
+def is_artifact(path: str | Path) -> bool:
+    """Does this folder hold a 1.x artifact?"""
+    return declares_schema(path, SCHEMA)
 
 
 def _short_hash(text: str, n: int = 12) -> str:
@@ -273,12 +276,6 @@ def build_records(rows: Sequence[Mapping[str, Any]]) -> tuple[list[ScholarRecord
     return out, sorted(statements, key=lambda s: s.id), sorted(attributions, key=lambda a: a.instance_id)
 
 
-def _write_jsonl(path: Path, models: Iterable[BaseModel]) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        for m in models:
-            fh.write(json.dumps(m.model_dump(mode="json"), ensure_ascii=False, sort_keys=True) + "\n")
-
-
 def _index_text(rec: ScholarRecord) -> str:
     parts = [rec.title, " ".join(rec.authors), rec.text]
     parts += [latex_to_text(c) for c in rec.citations if latex_to_text(c) != rec.text]
@@ -313,9 +310,9 @@ def build_artifact(release: str | Path, out_root: str | Path | None = None, *, q
     out_root.mkdir(parents=True, exist_ok=True)
     with atomic_dir(out_root / aid) as tmp:
         steps.step(f"writing {len(records)} records and the bm25s index")
-        _write_jsonl(tmp / RECORDS_FILE, records)
-        _write_jsonl(tmp / STATEMENTS_FILE, statements)
-        _write_jsonl(tmp / ATTRIBUTIONS_FILE, attributions)
+        write_jsonl(tmp / RECORDS_FILE, records, sort_keys=True)
+        write_jsonl(tmp / STATEMENTS_FILE, statements, sort_keys=True)
+        write_jsonl(tmp / ATTRIBUTIONS_FILE, attributions, sort_keys=True)
         backend = _write_index(records, tmp / INDEX_DIR)
         kinds = Counter(r.kind for r in records)
         info = ArtifactInfo(
@@ -332,7 +329,7 @@ def build_artifact(release: str | Path, out_root: str | Path | None = None, *, q
                     "statements": len(statements), "instances": len(attributions),
                     "records_without_year": sum(1 for r in records if r.year is None),
                     "instances_cited_after_cutoff": sum(a.cited_after_cutoff for a in attributions)},
-            superseded_by=f"{ARTIFACT_NAME}-2.0.0",
+            superseded_by=WORLDS.superseded_by(aid),
         )
         write_json(tmp / INFO_FILE, info.model_dump(mode="json"))
         write_manifest(tmp, release_id=aid, name=ARTIFACT_NAME, version=ARTIFACT_VERSION,
@@ -485,17 +482,6 @@ def default_artifact_path() -> Path:
     from lemmata.core.paths import artifacts_dir
 
     return artifacts_dir() / artifact_id()
-
-
-def default_release_path(*, build: bool = True, quiet: bool = True) -> Path:
-    """The Re²Math release the default artifact is built from (see :func:`lemmata.catalog.release_path`)."""
-    from lemmata.benchmarks.re2math.meta import RE2MATH
-    from lemmata.catalog import release_path
-
-    return release_path(RE2MATH, build=build, quiet=quiet)
-
-
-DEFAULT_LOCK = threading.Lock()
 
 
 def default_artifact(*, build: bool = True, quiet: bool = True) -> ScholarArtifact:

@@ -29,8 +29,7 @@ def open_backend(artifact: str | Path) -> "ScholarArtifact | ReplayBackend | Wor
     """
     from lemmata.core.paths import artifacts_dir
     from lemmata.benchmarks.re2math.scholar.querycache import QUERIES_FILE
-    from lemmata.benchmarks.re2math.scholar.worlds import current_world, is_any_world, open_any_world, version_of
-
+    from lemmata.benchmarks.re2math.scholar.worlds import WORLDS, current_world, is_any_world, open_any_world
 
     path = Path(artifact)
     if not path.exists() and "/" not in str(artifact) and not str(artifact).endswith(".jsonl"):
@@ -38,8 +37,9 @@ def open_backend(artifact: str | Path) -> "ScholarArtifact | ReplayBackend | Wor
         if not path.exists():
             if str(artifact) == artifact_id():
                 return default_artifact()
-            if version_of(str(artifact)) in ("2.0.0", "2.1.0"):
-                return scholar_world.WorldBackend(current_world(version=version_of(str(artifact))))
+            declared = WORLDS.find(str(artifact))
+            if declared is not None and declared.kind == "world":
+                return scholar_world.WorldBackend(current_world(version=declared.version))
             raise InputError.one(str(artifact), f"unknown retrieval artifact: neither a path nor an artifact under "
                                                 f"{artifacts_dir()}", field="retrieval_artifact")
     if path.is_file() or (path / QUERIES_FILE).is_file():

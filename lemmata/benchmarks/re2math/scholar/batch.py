@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from lemmata.core.errors import InputError, Problem
+from lemmata.core.models import Exact
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N
 
 #: longest accepted query (characters): a rendered Re2Math proof state is well under this
@@ -21,10 +22,8 @@ MAX_QUERY_CHARS = 100_000
 MAX_N = 1_000
 
 
-class BatchQuery(BaseModel):
+class BatchQuery(Exact):
     """One line of a batch file."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     cutoff: int | None = Field(description="no record dated after this year; null: no cutoff")

@@ -19,10 +19,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from pydantic import BaseModel, ConfigDict
-
 from lemmata.core.identifiers import arxiv_id_year, normalize_arxiv_id, normalize_doi
 from lemmata.core.latex_text import BLOCK, FONT, latex_to_text, words
+from lemmata.core.models import Frozen
 
 #: years outside this range are not publication years (page numbers, MR numbers)
 MIN_YEAR, MAX_YEAR = 1800, 2035
@@ -281,10 +280,9 @@ def _split_authors_title(text: str) -> tuple[str, str]:
     return text[:last_author_end].strip(" ,.;"), text[last_author_end:]
 
 
-class ParsedCitation(BaseModel):
+class ParsedCitation(Frozen):
     """What a bibliography string says about its source; None where it does not say."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     text: str
     title: str | None
     authors: tuple[str, ...]

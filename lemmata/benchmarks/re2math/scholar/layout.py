@@ -1,7 +1,27 @@
-"""What every version of the offline scholarly artifact shares: its name stem and the files its folder holds."""
+"""What every version of the offline scholarly artifact shares: its name stem, the files its folder holds, and how a
+folder says which version it holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
 
 ARTIFACT_NAME = "re2math-scholar-offline"
 #: the artifact's own description (what it was built from, how it ranks), verified with MANIFEST.json on open
 INFO_FILE = "ARTIFACT.json"
 #: the bm25s index folder (:func:`lemmata.retrievers.bm25.postings.write_index`)
 INDEX_DIR = "index"
+
+
+def declares_schema(path: str | Path, schema: str) -> bool:
+    """Does the folder's :data:`INFO_FILE` declare ``schema`` (each version writes its own ``schema_version``)?
+
+    >>> declares_schema("/nonexistent", "lemmata.scholarly-artifact/2")
+    False
+    """
+    import json
+
+    try:
+        info = json.loads((Path(path) / INFO_FILE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(info, dict) and info.get("schema_version") == schema

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import model_validator
 
 from lemmata.benchmarks.re2math.scholar.citations import (
     normalize_arxiv_id,
@@ -41,6 +41,7 @@ from lemmata.benchmarks.re2math.scholar.citations import (
     surname,
 )
 from lemmata.core.latex_text import words as _words
+from lemmata.core.models import Frozen
 from lemmata.benchmarks.re2math.scholar.querycache import Candidate
 
 
@@ -78,10 +79,9 @@ _PART_WORDS = {"i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi"
 _ARXIV_DOI_PREFIX = "10.48550/arxiv."
 
 
-class Match(BaseModel):
+class Match(Frozen):
     """The verdict and the rule that decided it (``rule`` is None when no rule matched)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     matched: bool
     rule: Rule | None = None
     score: float = 0.0
@@ -91,10 +91,9 @@ class Match(BaseModel):
         return self.matched
 
 
-class SourceRef(BaseModel):
+class SourceRef(Frozen):
     """What is known of one work's identity; every field may be missing."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     title: str | None = None
     authors: tuple[str, ...] = ()
     year: int | None = None

@@ -12,14 +12,11 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
 from lemmata.core.jsonl import iter_jsonl
+from lemmata.core.models import Frozen
 
 
-class MaterialisationEvent(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class MaterialisationEvent(Frozen):
     artifact_id: str
     record_id: str
     instance_id: str | None

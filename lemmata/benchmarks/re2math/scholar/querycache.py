@@ -26,11 +26,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from lemmata.core.errors import Error, InputError, Problem
 from lemmata.core.hashing import sha256_file, sha256_json, write_json
 from lemmata.core.jsonl import iter_jsonl
+from lemmata.core.models import Frozen
 
 QUERYCACHE_SCHEMA = "lemmata.querycache/1"
 FROZEN_CACHE_SCHEMA = "lemmata.querycache-artifact/1"
@@ -47,11 +48,7 @@ CandidateKind = Literal["source", "citing_paper", "scholar_result"]
 FREEZE_BUILDER_ID = "lemmata.retrieval.querycache.freeze_query_cache"
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Candidate(_Model):
+class Candidate(Frozen):
     """One ranked search hit with the metadata an agent sees and the scorer matches on."""
 
     id: str = Field(min_length=1, description="record id within its artifact: src-…, paper-…, gs-<result_id>")
@@ -70,13 +67,13 @@ class Candidate(_Model):
     extra: dict[str, Any] = Field(default_factory=dict, description="backend-specific metadata, kept verbatim")
 
 
-class QuerySettings(_Model):
+class QuerySettings(Frozen):
     backend: str = Field(min_length=1)
     n: int = Field(ge=1, le=10_000)
     year_cutoff: int | None = Field(description="no candidate dated after this year; None: no filter")
 
 
-class SearchResult(_Model):
+class SearchResult(Frozen):
     """One query against one retrieval artifact and its ranked candidates."""
 
     artifact_id: str = Field(min_length=1)
@@ -110,7 +107,7 @@ class SearchResult(_Model):
         return query_key(self.query, self.settings.year_cutoff, self.settings.n)
 
 
-class CacheHeader(_Model):
+class CacheHeader(Frozen):
     """First line of a query cache: which artifact its results belong to."""
 
     schema_version: Literal["lemmata.querycache/1"] = QUERYCACHE_SCHEMA
@@ -307,7 +304,7 @@ class RecordingBackend:
         return result
 
 
-class FrozenCacheInfo(_Model):
+class FrozenCacheInfo(Frozen):
     """ARTIFACT.json of a frozen query cache."""
 
     schema_version: Literal["lemmata.querycache-artifact/1"] = FROZEN_CACHE_SCHEMA

@@ -39,7 +39,6 @@ sha256 of the release's ``MANIFEST.json`` must match the release opened here.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +46,7 @@ from typing import Any
 
 from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_file
+from lemmata.core.jsonl import write_jsonl
 from lemmata.benchmarks.re2math.theorem.retrieval import VARIANTS, WINDOW, query_row
 
 SOURCE_BENCHMARK = "re2math-source-retrieval"
@@ -149,24 +149,18 @@ def default_source_track(release_id: str | None = None, *, build: bool = True,
     verified against their manifests when opened here.
     """
     from lemmata.benchmarks.re2math.meta import RE2MATH
-    from lemmata.benchmarks.re2math.scholar.worlds import CURRENT, current_world, version_of
+    from lemmata.benchmarks.re2math.scholar.worlds import CURRENT, WORLDS, current_world
     from lemmata.catalog import load_release
 
-    version = CURRENT if world_id is None else version_of(world_id)
-    if version is None or version == "1.0.0":
+    declared = WORLDS.get(CURRENT) if world_id is None else WORLDS.find(world_id)
+    if declared is None or declared.kind != "world":
         raise LemmataError(f"the source-retrieval track ranks the records of a 2.x offline world, not {world_id!r}")
+    version = declared.version
     release = load_release(RE2MATH, release_id)
     key = (release.release_id, f"{version}")
     if key not in _TRACKS:
         _TRACKS[key] = make_source_track(current_world(build=build, quiet=True, version=version), release)
     return _TRACKS[key]
-
-
-def _write_lines(path: Path, rows) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def write_beir(track: SourceTrack, out_dir: str | Path) -> list[str]:
@@ -183,16 +177,16 @@ def write_beir(track: SourceTrack, out_dir: str | Path) -> list[str]:
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    _write_lines(out / "corpus.jsonl", ({"_id": i, "title": t, "text": a}
-                                        for i, t, a in zip(track.doc_ids, track.titles, track.authors)))
+    write_jsonl(out / "corpus.jsonl", ({"_id": i, "title": t, "text": a}
+                                       for i, t, a in zip(track.doc_ids, track.titles, track.authors)))
     for split in SPLITS:
-        _write_lines(out / "queries" / f"{split}.jsonl", track.queries[split])
+        write_jsonl(out / "queries" / f"{split}.jsonl", track.queries[split])
         (out / "qrels").mkdir(parents=True, exist_ok=True)
         with open(out / "qrels" / f"{split}.tsv", "w", encoding="utf-8", newline="\n") as fh:
             fh.write("query-id\tcorpus-id\tscore\n")
             for q in track.qrels[split]:
                 fh.write(f"{q['query-id']}\t{q['corpus-id']}\t{q['score']}\n")
-        _write_lines(out / "qrels" / f"{split}.jsonl", track.qrels[split])
+        write_jsonl(out / "qrels" / f"{split}.jsonl", track.qrels[split])
     hashes = {name: sha256_file(out / name) for name in EXPORT_FILES if name != "README.md"}
     (out / "README.md").write_text(card(track, hashes), encoding="utf-8", newline="\n")
     return list(EXPORT_FILES)
@@ -200,6 +194,8 @@ def write_beir(track: SourceTrack, out_dir: str | Path) -> list[str]:
 
 def card(track: SourceTrack, hashes: Mapping[str, str]) -> str:
     """The card stub of an export: configs for ``load_dataset``, what the files are, and their sha256."""
+    from lemmata.benchmarks.re2math.scholar.worlds import world_id
+
     def files(config: str, names: list[tuple[str, str]]) -> str:
         rows = "".join(f"  - split: {s}\n    path: {p}\n" for s, p in names)
         return f"- config_name: {config}\n  data_files:\n{rows}"
@@ -208,7 +204,7 @@ def card(track: SourceTrack, hashes: Mapping[str, str]) -> str:
             + files("queries", [(s, f"queries/{s}.jsonl") for s in SPLITS])
             + files("qrels", [(s, f"qrels/{s}.jsonl") for s in SPLITS]) + "---\n")
     counts = ", ".join(f"{s} {len(track.queries[s])}" for s in SPLITS)
-    twins = ("" if track.world_id.endswith("-2.0.0") else " A cited work's same-work arXiv twin\n  (same "
+    twins = ("" if track.world_id == world_id("2.0.0") else " A cited work's same-work arXiv twin\n  (same "
              "normalised title of five or more words, years at most three apart) is that record.")
     sums = "\n".join(f"| `{name}` | `{digest}` |" for name, digest in hashes.items())
     return f"""{yaml}

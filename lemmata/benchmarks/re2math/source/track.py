@@ -12,7 +12,7 @@ The header names the world (``corpus``) because record ids belong to one
 world: the same id is another work in another world version. New runs rank the
 current world (2.1.0); runs on 2.0.0 still validate and score against 2.0.0's
 qrels, in their own group (the world id is the frozen tuple's retrieval
-artifact). Scores are
+artifact), flagged ``superseded_by`` 2.1.0. Scores are
 Recall@1/5/10, nDCG@10 (headline) and MRR@100 with bootstrap-over-queries
 intervals; a query without a record scores 0. The frozen tuple names the
 release, the query split, the world as retrieval artifact and the qrels with
@@ -28,6 +28,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from lemmata.benchmarks.re2math.meta import RE2MATH
+from lemmata.benchmarks.re2math.scholar.worlds import WORLDS
 from lemmata.benchmarks.re2math.source.retrieval import SOURCE_BENCHMARK, default_source_track, query_split
 from lemmata.formats.beir import Collection, Doc
 from lemmata.formats.results import FrozenTuple
@@ -35,15 +36,14 @@ from lemmata.tracks.ranking import (
     RUN_MAIN_METRIC, RUN_MEASURES, RankingTrack, RunHeader, received_date, run_notes, scoring_artifact,
 )
 
-#: the worlds a run may rank, oldest first (record ids belong to one world); new runs rank the last, the current one
-WORLDS = ("re2math-scholar-offline-2.0.0", "re2math-scholar-offline-2.1.0")
-WORLD = WORLDS[-1]
+#: the worlds a run may rank, oldest first (record ids belong to one world); new runs rank the current one
+RUN_WORLDS = tuple(v.artifact_id for v in WORLDS.of_kind("world"))
 
 
 class SourceRunHeader(RunHeader):
     benchmark: Literal["re2math-source-retrieval"]
     release: str = Field(pattern=r"^re2math-\d+\.\d+\.\d+$")
-    corpus: Literal["re2math-scholar-offline-2.0.0", "re2math-scholar-offline-2.1.0"] = Field(
+    corpus: Literal[RUN_WORLDS] = Field(  # type: ignore[valid-type]
         description="the offline world whose record ids the rankings use (2.1.0, the current world, for new runs)")
     split: Literal["eval200/test", "pool/dev"]
     track: Literal["raw", "assisted"] = Field(description="which rendering of the proof state is the query")
@@ -106,7 +106,9 @@ class SourceRetrievalHandler(RankingTrack):
             f"Corpus: every record of {header.corpus}; no year cutoff applies in this track."]
 
     def flags(self, header: SourceRunHeader) -> dict:
-        return header.flags.model_dump()
+        """The header's flags, and the world that superseded the run's (the board's badge), if any."""
+        successor = WORLDS.superseded_by(header.corpus)
+        return {**header.flags.model_dump(), **({"superseded_by": successor} if successor else {})}
 
     def provenance(self, header: SourceRunHeader, submission) -> dict:
         return {"header_notes": header.notes, "filename": submission.filename, "system": header.system}

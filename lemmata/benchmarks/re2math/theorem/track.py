@@ -27,7 +27,7 @@ from lemmata.benchmarks.re2math.theorem.retrieval import (
 )
 from lemmata.catalog import load_release, read_columns
 from lemmata.formats.beir import Collection, Doc
-from lemmata.tracks.ranking import RunHeader, RunTrack
+from lemmata.tracks.ranking import RunHeader, RunTrack, run_schema
 
 
 class TheoremRunHeader(RunHeader):
@@ -65,10 +65,7 @@ class TheoremRetrievalHandler(RunTrack):
     benchmark = THEOREM_BENCHMARK
     tracks = ("raw", "assisted")
     header_model = TheoremRunHeader
-    schema = (f"{THEOREM_BENCHMARK}-run.schema.json",
-              f"{THEOREM_BENCHMARK} run, format lemmata-submission/1 (one JSONL line)",
-              f"A {THEOREM_BENCHMARK} run is a UTF-8 JSONL file: line 1 is the header (TheoremRunHeader), every "
-              "further line one query's ranking (RankingRecord). See submissions/baselines/README.md.")
+    schema = run_schema(THEOREM_BENCHMARK, TheoremRunHeader)
 
     def meta(self, header: TheoremRunHeader):
         return RE2MATH

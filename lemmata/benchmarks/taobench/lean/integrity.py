@@ -35,8 +35,9 @@ import difflib
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from lemmata.core.models import Frozen
 from lemmata.lean import allowed
 from lemmata.lean.lexer import CLOSERS, LexError, Token
 from lemmata.benchmarks.taobench.lean.statements import Exercise
@@ -58,9 +59,7 @@ ViolationKind = Literal[
 ]
 
 
-class Violation(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class Violation(Frozen):
     kind: ViolationKind
     line: int | None = Field(description="1-based line in the attempt; null when the violation has no single place")
     message: str
@@ -70,10 +69,8 @@ class Violation(BaseModel):
         return f"{where}: {self.kind}: {self.message}"
 
 
-class IntegrityReport(BaseModel):
+class IntegrityReport(Frozen):
     """The outcome of the offline checks on one attempt."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     violations: tuple[Violation, ...] = ()
     official_lines: tuple[tuple[int, int], ...] = Field(

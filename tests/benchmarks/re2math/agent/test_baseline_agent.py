@@ -13,7 +13,7 @@ from lemmata.benchmarks.re2math.agent.lexical import (
 from lemmata.cli import main
 from lemmata.benchmarks.re2math.submission import MAX_QUERY_CHARS
 from lemmata.benchmarks.re2math.scholar.matcher import is_citing_paper
-from lemmata.families import validate_upload
+from lemmata.scoring import validate_upload
 from lemmata.store import Store
 
 
@@ -90,7 +90,7 @@ def test_agent_never_selects_the_citing_paper_and_statements_come_from_what_it_o
 
 def test_agent_scores_through_the_pipeline_with_pending_verdicts(submission, records, artifact, tmp_path):
     store_dir = tmp_path / "store"
-    from lemmata.tracks.runner import score_file
+    from lemmata.scoring import score_file
 
     result = score_file(submission, Store(store_dir))
     assert result.benchmark == "re2math" and result.track == "assisted"

@@ -53,7 +53,7 @@ def world_home(tmp_path, monkeypatch, re2math_release, scholar_artifacts, schola
 def test_run_re2math_scores_pending_then_judge_completes_a_new_version(world_home, tmp_path, monkeypatch):
     from lemmata.cli.judge import fill_pending
     from lemmata.oracles.chat import ChatConfig, ChatJudge
-    from lemmata.tracks.runner import score_file
+    from lemmata.scoring import score_file
     from lemmata.store import Store
     from lemmata.tracks.base import OracleConfig
 

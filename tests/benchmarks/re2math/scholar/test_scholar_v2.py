@@ -31,7 +31,7 @@ def world_dir(scholar_artifacts) -> Path:
 
 @pytest.fixture(scope="session")
 def world(world_dir):
-    from lemmata.benchmarks.re2math.scholar.world import open_world
+    from lemmata.benchmarks.re2math.scholar.world.v2_0 import open_world
 
     return open_world(world_dir)
 
@@ -325,8 +325,8 @@ def test_build_is_the_pinned_bytes_and_a_consistent_rewrite_is_refused(world_dir
     build the pin was taken from) has exactly the pinned MANIFEST.json, which lists every file's sha256. A folder
     rewritten consistently — a record edited and MANIFEST.json regenerated with the same fields — passes every
     per-file check and is refused by the pin, naming MANIFEST.json and the field."""
-    from lemmata.benchmarks.re2math.scholar.world import open_world
-    from lemmata.benchmarks.re2math.scholar.world.info import MANIFEST_SHA256
+    from lemmata.benchmarks.re2math.scholar.world.v2_0 import open_world
+    from lemmata.benchmarks.re2math.scholar.world.v2_0.info import MANIFEST_SHA256
 
     copy = rewritten_consistently(world_dir, tmp_path, MANIFEST_SHA256)
     with pytest.raises(InputError) as err:
@@ -341,7 +341,7 @@ def test_build_is_the_pinned_bytes_and_a_consistent_rewrite_is_refused(world_dir
 
 @pytest.mark.parametrize("victim", ["attributions.jsonl", "records.parquet", "ARTIFACT.json", "extra.txt"])
 def test_tampering_is_detected_on_open(world_dir, tmp_path, victim):
-    from lemmata.benchmarks.re2math.scholar.world import open_world
+    from lemmata.benchmarks.re2math.scholar.world.v2_0 import open_world
 
     copy = tmp_path / world_dir.name
     shutil.copytree(world_dir, copy)
@@ -360,7 +360,7 @@ def test_tampering_is_detected_on_open(world_dir, tmp_path, victim):
 def test_every_world_manifest_field_is_bound(world_dir, tmp_path):
     """Editing the world MANIFEST.json's name, version, builder, builder version or an input release's sha256,
     url or name is refused on open, naming MANIFEST.json and the field."""
-    from lemmata.benchmarks.re2math.scholar.world import open_world
+    from lemmata.benchmarks.re2math.scholar.world.v2_0 import open_world
 
     copy = tmp_path / world_dir.name
     shutil.copytree(world_dir, copy)

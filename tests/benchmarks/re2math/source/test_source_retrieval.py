@@ -20,9 +20,9 @@ from lemmata.benchmarks.re2math.source.retrieval import (
 )
 from lemmata.core.errors import InputError, LemmataError
 from lemmata.core.hashing import sha256_file
-from lemmata.families import validate_upload
+from lemmata.scoring import validate_upload
 from lemmata.release.load import open_release
-from lemmata.tracks.runner import score_file
+from lemmata.scoring import score_file
 from lemmata.store import Store
 
 WORLD = "re2math-scholar-offline-2.0.0"
@@ -55,9 +55,9 @@ def track_21(scholar_world_21):
 
 @pytest.fixture(scope="module")
 def world(track):
-    from lemmata.benchmarks.re2math.scholar.world import default_world
+    from lemmata.benchmarks.re2math.scholar.worlds import current_world
 
-    return default_world(build=False)
+    return current_world(build=False, version="2.0.0")
 
 
 @pytest.fixture(scope="module")
@@ -188,6 +188,8 @@ def test_runs_on_each_world_score_in_their_own_group(track, track_21, tmp_path):
         assert results[world].frozen.retrieval_artifact == world
         assert results[world].frozen.scoring_artifact.startswith(f"qrels:{world}/attributions/eval200/test; ")
     assert results[WORLD].frozen != results[WORLD_21].frozen
+    # 2.0.0 is superseded by 2.1.0 (scholar.worlds.WORLDS): its runs carry the flag the board shows as a badge
+    assert results[WORLD].flags["superseded_by"] == WORLD_21 and "superseded_by" not in results[WORLD_21].flags
     # record ids belong to one world: 2.1.0 ids are unknown documents of 2.0.0 and the reverse
     crossed = [{"query_id": track.queries["test"][0]["_id"], "ranking": [{"doc_id": track_21.doc_ids[0], "score": 1.0}]}]
     with pytest.raises(InputError, match="unknown document"):

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from lemmata.tracks.runner import score_file
+from lemmata.scoring import score_file
 from lemmata.retrievers.baseline import build_retriever
 from lemmata.benchmarks.re2math.baselines import theorem_retrieval_run
 from lemmata.catalog import release_path
@@ -17,7 +17,7 @@ from lemmata.benchmarks.re2math.theorem.retrieval import load_track
 from lemmata.retrievers.bm25 import BM25Index, tokenize_baseline
 from lemmata.retrievers.fusion import reciprocal_rank_fusion, top_k
 from lemmata.retrievers.static_embeddings import StaticEmbeddingIndex, embed, windows
-from lemmata.families import validate_upload
+from lemmata.scoring import validate_upload
 from lemmata.store import Store
 
 

@@ -1,75 +1,35 @@
-"""The offline scholarly world 2.0: ``re2math-scholar-offline-2.0.0``, a haystack with the needles hidden in it.
+"""The offline scholarly worlds (2.x): what every version shares, and one sub-package per version.
 
-Version 1.0.0 of the offline artifact indexed only Re²Math's cited sources and
-citing papers, served the reference statements when a source was opened and
-labelled every hit ``source`` or ``citing_paper``: a system could tell gold
-from non-gold without reading anything. This world fixes all three:
+A world is a haystack with the needles hidden in it: every record of the
+distractor corpus (``math-arxiv-meta-1.0.0``), every cited source and every
+citing paper of the Re²Math release, one work one record, searched with the
+one BM25 engine over a year-ordered prefix and opened without serving
+answers. Which versions exist, which is current and what superseded each is
+declared once, in :mod:`lemmata.benchmarks.re2math.scholar.worlds`; each
+version's own code is its sub-package:
 
-- **Haystack.** The index holds every record of the distractor corpus
-  ``math-arxiv-meta-1.0.0`` (345,376 mathematics arXiv records, 1991–2019),
-  every cited source and every citing paper of the Re²Math release.
-- **One work, one record.** A cited source that *is* a distractor — same
-  arXiv id, same publisher DOI, or a conservative title + author match by
-  :func:`lemmata.benchmarks.re2math.scholar.matcher.match_sources` — is that record, with the
-  arXiv metadata; every arXiv version of a work is one record (ids are
-  version-free). An unmatched source becomes a bibliographic record parsed
-  from its citation strings (:mod:`lemmata.benchmarks.re2math.scholar.citations`, clustered into works by
-  :mod:`lemmata.benchmarks.re2math.scholar.works`); a citing paper outside the corpus becomes a record of its
-  release title and arXiv id.
-- **One shape.** Every record is shown through the same fields, built by the
-  same code from the same kinds of information: :class:`ScholarHit` (id,
-  title, authors as capitalised surnames, at most :data:`MAX_AUTHORS`, year,
-  a snippet made of those) in search results, :class:`OpenedRecord` when
-  opened. Nothing says where a record came from: ids are positions in a
-  (year, title) order, there is no ``kind``, and search results show no
-  field that only some origins have (arXiv id, DOI and abstract are known
-  for distractors but not for most citation-parsed records, so they appear
-  only when a record is opened, as what is genuinely known about it).
-- **Opening serves no answers.** An opened record is its bibliographic data
-  and abstract where one exists; nothing derived from the release's ``y``
-  (reference statements) is stored in the artifact at all.
+- :mod:`~lemmata.benchmarks.re2math.scholar.world.v2_0` — ``re2math-scholar-offline-2.0.0`` (superseded);
+- :mod:`~lemmata.benchmarks.re2math.scholar.world.v2_1` — ``re2math-scholar-offline-2.1.0`` (current).
 
-**Ranking** is 1.0.0's: Lucene BM25 (k1 = 1.5, b = 0.75) through the one BM25
-engine (:mod:`lemmata.retrievers.bm25`) over the frozen scholarly tokenizer
-(:func:`~lemmata.retrievers.bm25.tokenizers.tokenize_scholar_words`), applied to the
-uniform text (title and shown authors), each distinct query word counted once,
-scores rounded to six decimals, ties broken by record id ascending.
-
-**Years.** A record's year is the earliest it is known to have existed (its
-arXiv id's year, the years in its bibliography strings, a citing paper's
-``publication_year``). Records are stored ordered by year, unknown years
-first, so ``search(query, cutoff)`` scores a *prefix* of the index: records
-dated after the cutoff are never scored, unknown years always are.
-
-**Scorer view.** ``identity.jsonl`` (which cited sources and citing papers
-each non-distractor record stands for, and how they were matched) and
-``attributions.jsonl`` (each instance's cited-source record) are for scoring:
-:meth:`ScholarWorld.is_cited_source`, :meth:`ScholarWorld.attribution`; the
-search and open APIs never read them. Openings are logged
-(:class:`~lemmata.benchmarks.re2math.scholar.openings.MaterialisationLog`) and
-:meth:`ScholarWorld.beir_corpus` exports the searchable records as a BEIR
-corpus. ``ARTIFACT.json`` and ``MANIFEST.json`` are verified on every open.
-
-The package is split by job: ``info`` (id, files, ``ARTIFACT.json``), ``view``
-(what a system sees), ``scorer`` (what the scorer sees), ``build`` (building),
-``search`` (the opened world: search, open, the default world). World 2.1
-(:mod:`lemmata.benchmarks.re2math.scholar.world21`) has the same jobs beside
-them — ``info21``, ``view21``, ``build21``, ``search21`` and the 2.1 records of
-``scorer`` — and shares 2.0.0's code where the job is the same (reading the
-inputs, matching, the scorer's view, the records table, the index, manifest
-verification, top-k).
+Each holds its ``info`` (version, builder identity, schema, pinned manifest),
+``build``, and ``search`` (``open_world``, ``is_world``); 2.1 also its
+``view`` and ``scorer`` records. What they share is here, split by job:
+``info`` (file names, inputs, ``ARTIFACT.json`` fields), ``view`` (the hit and
+opening models, 2.0.0's shapes being the base), ``scorer`` (the scorer's
+identity and attribution records), ``build`` (reading the inputs, matching,
+the scorer's view, the records table, the index), ``search`` (the opened
+world, manifest verification, top-k, the distractor release) and
+``parallel`` (batch search over forked workers).
 """
 
-from lemmata.benchmarks.re2math.scholar.world.build import (
-    MAX_TITLE_POSTINGS, MIN_SHARED_TITLE_TOKENS, build_world,
-)
+from lemmata.benchmarks.re2math.scholar.world.build import MAX_TITLE_POSTINGS, MIN_SHARED_TITLE_TOKENS
 from lemmata.benchmarks.re2math.scholar.world.info import (
-    ATTRIBUTIONS_FILE, BACKEND, BUILDER_ID, BUILDER_VERSION, DISTRACTOR_RELEASE, IDENTITY_FILE, RECORDS_FILE,
-    RELEASE_CONFIG, RELEASE_SPLIT, SCHEMA, VERSION, WorldInfo, world_id,
+    ATTRIBUTIONS_FILE, BACKEND, DISTRACTOR_RELEASE, IDENTITY_FILE, RECORDS_FILE, RELEASE_CONFIG, RELEASE_SPLIT,
+    WorldInfo,
 )
 from lemmata.benchmarks.re2math.scholar.world.scorer import Identity, MatchRule, WorldAttribution
 from lemmata.benchmarks.re2math.scholar.world.search import (
-    ScholarWorld, WorldBackend, default_distractor_path, default_world, default_world_path, is_world, open_world,
+    ScholarWorld, WorldBackend, default_distractor_path, read_world,
 )
 from lemmata.benchmarks.re2math.scholar.world.view import (
     MAX_AUTHORS, OpenedRecord, ScholarHit, ScholarSearch, display_authors, display_title, index_text, render_opened,
@@ -77,10 +37,9 @@ from lemmata.benchmarks.re2math.scholar.world.view import (
 )
 
 __all__ = [
-    "ATTRIBUTIONS_FILE", "BACKEND", "BUILDER_ID", "BUILDER_VERSION", "DISTRACTOR_RELEASE", "IDENTITY_FILE",
-    "MAX_AUTHORS", "MAX_TITLE_POSTINGS", "MIN_SHARED_TITLE_TOKENS", "MatchRule", "Identity", "OpenedRecord",
-    "RECORDS_FILE", "RELEASE_CONFIG", "RELEASE_SPLIT", "SCHEMA", "ScholarHit", "ScholarSearch", "ScholarWorld",
-    "VERSION", "WorldAttribution", "WorldBackend", "WorldInfo", "build_world", "default_distractor_path",
-    "default_world", "default_world_path", "display_authors", "display_title", "index_text", "is_world",
-    "open_world", "render_opened", "snippet", "world_id",
+    "ATTRIBUTIONS_FILE", "BACKEND", "DISTRACTOR_RELEASE", "IDENTITY_FILE", "MAX_AUTHORS", "MAX_TITLE_POSTINGS",
+    "MIN_SHARED_TITLE_TOKENS", "MatchRule", "Identity", "OpenedRecord", "RECORDS_FILE", "RELEASE_CONFIG",
+    "RELEASE_SPLIT", "ScholarHit", "ScholarSearch", "ScholarWorld", "WorldAttribution", "WorldBackend", "WorldInfo",
+    "default_distractor_path", "display_authors", "display_title", "index_text", "read_world", "render_opened",
+    "snippet",
 ]

@@ -1,44 +1,38 @@
-"""Building a world: match the release's cited sources to the distractor corpus, order the records, index them.
+"""The steps every world's builder shares: read the inputs, match cited sources to the distractors, index.
 
 One work is one record: a cited source that *is* a distractor (same arXiv id,
 same publisher DOI, or a conservative title + author match) is that record; an
 unmatched source becomes a bibliographic record parsed from its citation
 strings; a citing paper outside the corpus becomes a record of its release title
-and arXiv id. Records are stored in (unknown year first, year, title) order and
-indexed with the one BM25 engine over the frozen scholarly tokenizer. The build
-is byte-reproducible and written atomically.
+and arXiv id. Each version's builder (:mod:`~lemmata.benchmarks.re2math.scholar.world.v2_0.build`,
+:mod:`~lemmata.benchmarks.re2math.scholar.world.v2_1.build`) orders, identifies
+and presents the records its own way, and indexes them here with the one BM25
+engine over the frozen scholarly tokenizer.
 """
 
 from __future__ import annotations
 
-import json
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from lemmata.core import jsonl
 from lemmata.core.errors import InputError
-from lemmata.core.hashing import sha256_file, write_json
-from lemmata.core.identifiers import arxiv_id_year, normalize_doi
-from lemmata.retrievers.bm25 import (
-    B, K1, METHOD, SCHOLAR_WORDS_TOKENIZER, SCORE_DECIMALS, tokenize_scholar_words, write_index,
-)
+from lemmata.core.identifiers import normalize_doi
+from lemmata.retrievers.bm25 import B, K1, METHOD, SCORE_DECIMALS, tokenize_scholar_words, write_index
 from lemmata.benchmarks.re2math.papers import paper_key as normalize_paper_key
-from lemmata.benchmarks.re2math.scholar.citations import surname
-from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME, INDEX_DIR, INFO_FILE
 from lemmata.benchmarks.re2math.scholar.matcher import SourceRef, match_sources
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N
+from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME, INDEX_DIR, INFO_FILE
 from lemmata.benchmarks.re2math.scholar.world.info import (
-    ATTRIBUTIONS_FILE, BACKEND, BUILDER_ID, BUILDER_VERSION, DISTRACTOR_RELEASE, IDENTITY_FILE, RECORDS_FILE,
-    RELEASE_CONFIG, RELEASE_SPLIT, VERSION, WorldInfo, world_id,
+    ATTRIBUTIONS_FILE, BACKEND, DISTRACTOR_RELEASE, IDENTITY_FILE, RECORDS_FILE, RELEASE_CONFIG, RELEASE_SPLIT,
+    WorldInfo,
 )
 from lemmata.benchmarks.re2math.scholar.world.scorer import Identity, MatchRule, WorldAttribution
-from lemmata.benchmarks.re2math.scholar.world.view import (
-    MAX_AUTHORS, OpenedRecord, ScholarHit, display_authors, display_title,
-)
+from lemmata.benchmarks.re2math.scholar.world.view import display_title
 from lemmata.benchmarks.re2math.scholar.works import cited_sources, citing_papers, most_common_value
 
 #: distractor candidates for the title + author rule share at least this many title tokens (fewer: all of them)
@@ -234,144 +228,48 @@ def records_table(payloads: Sequence[Mapping[str, Any]], shard: Path, *, venue: 
     return pa.table(columns), abstract_col
 
 
-def build_world(release: str | Path, distractors: str | Path, out_root: str | Path | None = None, *,
-                quiet: bool = True) -> Path:
-    """Build ``<out_root>/re2math-scholar-offline-2.0.0/`` from a Re²Math release and the distractor release."""
-    import numpy as np
+def write_jsonl(path: Path, models: Iterable[BaseModel]) -> None:
+    """A world's JSONL file: one model a line, keys sorted (:func:`lemmata.core.jsonl.write_jsonl`)."""
+    jsonl.write_jsonl(path, models, sort_keys=True)
+
+
+def input_fields(rel, dis, release: str | Path, distractors: str | Path) -> dict[str, str]:
+    """The ``ARTIFACT.json`` fields every world has for its two input releases (opened by :func:`open_inputs`)."""
+    from lemmata.core.hashing import sha256_file
+    from lemmata.release.manifest import MANIFEST
+
+    return {"release_id": rel.release_id, "release_manifest_sha256": sha256_file(Path(release) / MANIFEST),
+            "release_rows": f"{RELEASE_CONFIG}/{RELEASE_SPLIT}", "distractor_release_id": dis.release_id,
+            "distractor_manifest_sha256": sha256_file(Path(distractors) / MANIFEST)}
+
+
+def write_world(out_root: str | Path | None, world_id: str, docs: list[list[str]], records,
+                identities: Sequence[BaseModel], attributions: Sequence[BaseModel], *, ties: str, year_filter: str,
+                describe: Callable[[dict[str, Any]], WorldInfo], steps) -> Path:
+    """Write a world atomically as ``<out_root>/<world_id>/`` and return that folder: the index of ``docs``, the
+    records table, the scorer's view, ``ARTIFACT.json`` (``describe(backend)``: the version's description, given the
+    index's ``backend`` block) and MANIFEST.json (its inputs: :meth:`WorldInfo.sources`)."""
     import pyarrow.parquet as pq
 
-    from lemmata.core.paths import artifacts_dir
-    from lemmata.core.progress import Steps
     from lemmata.core.atomic import atomic_dir
-    from lemmata.release.manifest import MANIFEST, write_manifest
+    from lemmata.core.hashing import write_json
+    from lemmata.core.paths import artifacts_dir
+    from lemmata.release.manifest import write_manifest
 
-    steps = Steps(7, quiet=quiet)
-    steps.step(f"reading releases {release} and {distractors}")
-    rel, dis, rows, shard = open_inputs(release, distractors)
-    table = pq.read_table(dis.root / shard, columns=["arxiv_id", "title", "authors", "year", "doi"]).to_pydict()
-    n_dis = len(table["arxiv_id"])
-
-    steps.step(f"tokenizing {n_dis} distractor records")
-    titles = [display_title(t) for t in table["title"]]
-    authors = [display_authors(surname(a) for a in al) for al in table["authors"]]
-    title_tokens = [tokenize_scholar_words(t) for t in titles]
-    n_tokens = np.fromiter((len(set(t)) for t in title_tokens), dtype=np.int64, count=n_dis)
-    by_arxiv, by_doi = distractor_lookups(table)
-
-    steps.step(f"matching the cited sources of {len(rows)} instances to the distractors")
-    by_citation, citations, parsed, groups, works, work_of_citation, papers = match_works(
-        rows, table, by_arxiv, by_doi, title_tokens, n_tokens)
-
-    steps.step("assembling records in (year, title) order")
-    # every record: (sort key, payload); distractor rows not claimed by a work are records of their own
-    claimed = {w.distractor: w.key for w in works.values() if w.distractor is not None}
-    entries: list[tuple[tuple, dict[str, Any]]] = []
-    for i in range(n_dis):
-        if i in claimed:
-            continue
-        y = table["year"][i]
-        entries.append(((1, y, titles[i].lower(), f"arxiv:{table['arxiv_id'][i]}"),
-                        {"title": titles[i], "authors": authors[i], "year": y, "arxiv_id": table["arxiv_id"][i],
-                         "doi": normalize_doi(table["doi"][i]), "row": i, "work": None}))
-    for key, w in sorted(works.items()):
-        members = [parsed[i] for g in w.clusters for i in groups[g]]
-        years = [p.year for p in members] + [arxiv_id_year(p.arxiv_id) for p in members]
-        years += [y for pk in w.citing for y in papers[pk]["years"]]
-        if w.distractor is not None:
-            i = w.distractor
-            title, auth, arxiv, doi = titles[i], authors[i], table["arxiv_id"][i], normalize_doi(table["doi"][i])
-            years.append(table["year"][i])
-        elif members:
-            weight = Counter({i: len(by_citation[citations[i]]) for g in w.clusters for i in groups[g]})
-            order = sorted(weight, key=lambda i: (-weight[i], citations[i]))
-            title = display_title(most_common_value(parsed[i].title for i in order) or parsed[order[0]].text[:200])
-            auth = display_authors(s for i in order for s in parsed[i].authors)
-            arxiv = most_common_value(p.arxiv_id for p in members) or (w.citing[0] if w.citing else None)
-            doi = most_common_value(p.doi for p in members if p.doi and not p.doi.startswith("10.48550/"))
-        else:  # a citing paper outside the corpus: its release title and arXiv id (no author list is released)
-            entry = papers[w.citing[0]]
-            title = display_title(min(entry["titles"], key=lambda t: (-entry["titles"][t], t)))
-            auth, arxiv, doi = [], w.citing[0], None
-        known = [y for y in years if y is not None]
-        year = min(known) if known else None
-        entries.append(((0 if year is None else 1, year or 0, title.lower(), key),
-                        {"title": title, "authors": auth, "year": year, "arxiv_id": arxiv, "doi": doi,
-                         "row": w.distractor, "work": key}))
-    entries.sort(key=lambda e: (e[0][0], e[0][1], e[0][2], e[0][3]))
-    width = len(str(len(entries)))
-    record_id = {}
-    for pos, (_, payload) in enumerate(entries):
-        payload["id"] = f"rec-{pos:0{width}d}"
-        if payload["work"] is not None:
-            record_id[payload["work"]] = payload["id"]
-
-    payloads = [p for _, p in entries]
-    identities, attributions = scorer_view(works, record_id, payloads, rows, table, citations, groups,
-                                           work_of_citation)
-
-    steps.step(f"indexing {len(entries)} records")
-    records, abstract_col = records_table(payloads, dis.root / shard)
-    docs = []
-    for _, p in entries:
-        toks = title_tokens[p["row"]] if p["work"] is None else tokenize_scholar_words(p["title"])
-        docs.append(toks + tokenize_scholar_words(" ".join(p["authors"])))
-
-    aid = world_id()
     out_root = Path(out_root) if out_root is not None else artifacts_dir()
     out_root.mkdir(parents=True, exist_ok=True)
-    with atomic_dir(out_root / aid) as tmp:
-        backend = _write_index(docs, tmp / INDEX_DIR)
+    with atomic_dir(out_root / world_id) as tmp:
+        backend = write_world_index(docs, tmp / INDEX_DIR, ties=ties, year_filter=year_filter)
         steps.step("writing records, identity, attributions, ARTIFACT.json and MANIFEST.json")
         pq.write_table(records, tmp / RECORDS_FILE, compression="zstd", row_group_size=1 << 16)
-        _write_jsonl(tmp / IDENTITY_FILE, identities)
-        _write_jsonl(tmp / ATTRIBUTIONS_FILE, attributions)
-        rules = Counter(i.rule for i in identities if i.citations)
-        info = WorldInfo(
-            id=aid, name=ARTIFACT_NAME, version=VERSION, release_id=rel.release_id,
-            release_manifest_sha256=sha256_file(Path(release) / MANIFEST),
-            release_rows=f"{RELEASE_CONFIG}/{RELEASE_SPLIT}", distractor_release_id=dis.release_id,
-            distractor_manifest_sha256=sha256_file(Path(distractors) / MANIFEST),
-            builder=BUILDER_ID, builder_version=BUILDER_VERSION, backend=backend,
-            tokenizer=SCHOLAR_WORDS_TOKENIZER,
-            presentation={"hit_fields": list(ScholarHit.model_fields), "opened_fields": list(OpenedRecord.model_fields),
-                          "max_authors": MAX_AUTHORS, "authors": "capitalised surnames (citations.surname)",
-                          "snippet": "shown authors ' - ' year", "indexed_text": "shown title and authors",
-                          "ids": "rec-<position in (unknown year first, year, lower-cased title, identity) order>"},
-            year_policy="a record's year is the earliest of its arXiv id's year, the years in its bibliography "
-                        "strings and (citing papers) the release's publication_year; search(query, cutoff) scores "
-                        "only records with year <= cutoff or year unknown",
-            composition={
-                "records": len(entries),
-                "distractor_rows": n_dis,
-                "distractor_only_records": sum(1 for _, p in entries if p["work"] is None),
-                "cited_source_records": sum(1 for i in identities if i.citations),
-                "cited_sources_matched_by_arxiv": rules["arxiv"],
-                "cited_sources_matched_by_doi": rules["doi"],
-                "cited_sources_matched_by_title_author": rules["title_author"],
-                "cited_sources_from_citations_only": rules["none"],
-                **citing_paper_counts(identities),
-                "bibliography_strings": len(citations),
-                "instances": len(attributions),
-                "records_with_abstract": len(entries) - abstract_col.null_count,
-                "records_without_year": sum(1 for _, p in entries if p["year"] is None),
-                "instances_cited_after_cutoff": sum(a.cited_after_cutoff for a in attributions),
-            },
-        )
-        write_json(tmp / INFO_FILE, info.model_dump(mode="json"))
-        write_manifest(tmp, release_id=aid, name=ARTIFACT_NAME, version=VERSION, builder=info.builder,
-                       builder_version=BUILDER_VERSION,
-                       sources=[{"name": f"{rel.release_id}/{MANIFEST}", "url": f"lemmata-release:{rel.release_id}",
-                                 "sha256": info.release_manifest_sha256},
-                                {"name": f"{dis.release_id}/{MANIFEST}", "url": f"lemmata-release:{dis.release_id}",
-                                 "sha256": info.distractor_manifest_sha256}])
-        steps.step(f"moving artifact into place: {out_root / aid}")
-    return out_root / aid
-
-
-def _write_jsonl(path: Path, models: Iterable[BaseModel]) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        for m in models:
-            fh.write(json.dumps(m.model_dump(mode="json"), ensure_ascii=False, sort_keys=True) + "\n")
+        write_jsonl(tmp / IDENTITY_FILE, identities)
+        write_jsonl(tmp / ATTRIBUTIONS_FILE, attributions)
+        info = describe(backend)
+        write_json(tmp / INFO_FILE, info.to_json())
+        write_manifest(tmp, release_id=world_id, name=ARTIFACT_NAME, version=info.version, builder=info.builder,
+                       builder_version=info.builder_version, sources=info.sources())
+        steps.step(f"moving artifact into place: {out_root / world_id}")
+    return out_root / world_id
 
 
 def write_world_index(docs: list[list[str]], folder: Path, *, ties: str, year_filter: str) -> dict[str, Any]:
@@ -380,13 +278,3 @@ def write_world_index(docs: list[list[str]], folder: Path, *, ties: str, year_fi
     return {"name": BACKEND, "library": "bm25s", "library_version": index["library_version"], "k1": K1, "b": B,
             "method": METHOD, "documents": index["documents"], "vocabulary": index["vocabulary"],
             "score_decimals": SCORE_DECIMALS, "ties": ties, "default_n": DEFAULT_N, "year_filter": year_filter}
-
-
-def _write_index(docs: list[list[str]], folder: Path) -> dict[str, Any]:
-    return write_world_index(docs, folder, ties="record id ascending",
-                             year_filter="records stored in year order; a cutoff scores the prefix of records "
-                                         "dated <= cutoff")
-
-
-#: the step world 2.1's builder (:mod:`~lemmata.benchmarks.re2math.scholar.world.build21`) reuses under its own name
-write_jsonl = _write_jsonl

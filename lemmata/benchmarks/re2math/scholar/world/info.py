@@ -1,23 +1,17 @@
-"""What a 2.x world is: its id, file names and ``ARTIFACT.json`` (inputs, composition, build settings)."""
+"""What every 2.x world shares: its file names, inputs and the fields of its ``ARTIFACT.json``.
+
+Each version's own facts (version, builder identity, schema, the pinned
+MANIFEST.json sha256) are in its package's ``info``
+(:mod:`~lemmata.benchmarks.re2math.scholar.world.v2_0.info`,
+:mod:`~lemmata.benchmarks.re2math.scholar.world.v2_1.info`).
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from lemmata.core.models import Frozen
 
-from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME
-
-VERSION = "2.0.0"
-#: the builder's identity as recorded in ARTIFACT.json and MANIFEST.json; fixed once the world has shipped, so that
-#: moving code never changes its bytes
-BUILDER_ID = "lemmata.benchmarks.re2math.scholar.world.build_world"
-BUILDER_VERSION = "1"
-#: sha256 of the frozen world's MANIFEST.json (which lists every file's sha256): the build is byte-reproducible from
-#: the pinned sources, so every machine's 2.0.0 is these bytes, and a folder rewritten consistently (a file edited,
-#: MANIFEST.json regenerated) is refused on open, as a pinned release is
-MANIFEST_SHA256 = "048645d65ffd6138520c650fdf32e43b2b58cb7af851bc8aadc9a23ba4cb01f1"
-SCHEMA = "lemmata.scholarly-artifact/2"
 BACKEND = "offline-bm25s-world"
 DISTRACTOR_RELEASE = "math-arxiv-meta-1.0.0"
 RELEASE_CONFIG, RELEASE_SPLIT = "full", "full"
@@ -27,16 +21,10 @@ IDENTITY_FILE = "identity.jsonl"
 ATTRIBUTIONS_FILE = "attributions.jsonl"
 
 
-def world_id(version: str = VERSION) -> str:
-    return f"{ARTIFACT_NAME}-{version}"
+class WorldInfo(Frozen):
+    """``ARTIFACT.json`` of a world: its inputs, composition and build settings (a version fixes its schema)."""
 
-
-class WorldInfo(BaseModel):
-    """``ARTIFACT.json`` of a world: its inputs, composition and build settings."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    schema_version: Literal["lemmata.scholarly-artifact/2"] = SCHEMA
+    schema_version: str
     id: str
     name: str
     version: str
@@ -52,3 +40,16 @@ class WorldInfo(BaseModel):
     presentation: dict[str, Any]
     year_policy: str
     composition: dict[str, int]
+
+    def sources(self) -> list[dict[str, str]]:
+        """The inputs its MANIFEST.json names (name, url, sha256), as the builder writes them and every open checks
+        them: the two input releases' manifests (a version with more inputs adds them)."""
+        from lemmata.release.manifest import MANIFEST
+
+        return [{"name": f"{release}/{MANIFEST}", "url": f"lemmata-release:{release}", "sha256": sha256}
+                for release, sha256 in ((self.release_id, self.release_manifest_sha256),
+                                        (self.distractor_release_id, self.distractor_manifest_sha256))]
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields as ``ARTIFACT.json`` stores them."""
+        return self.model_dump(mode="json")

@@ -1,24 +1,24 @@
-"""What the scorer sees of the world: which cited sources and citing papers a record stands for.
+"""What the scorer sees of a world: which cited sources and citing papers a record stands for.
 
 Written to ``identity.jsonl`` and ``attributions.jsonl`` at build time and read
 only by the scorer (:meth:`ScholarWorld.is_cited_source`,
-:meth:`ScholarWorld.attribution`); search and open never read them.
+:meth:`ScholarWorld.attribution`); search and open never read them. These are
+2.0.0's records; a later version's rules extend them in its own package
+(:mod:`~lemmata.benchmarks.re2math.scholar.world.v2_1.scorer`).
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from lemmata.core.models import Frozen
 
 MatchRule = Literal["arxiv", "doi", "title_author", "none"]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Identity(_Model):
+class Identity(Frozen):
     """What one non-distractor record stands for (scorer's view; never shown by search or open)."""
 
     record_id: str
@@ -28,7 +28,7 @@ class Identity(_Model):
     citing_papers: list[str] = Field(default_factory=list, description="paper keys of citing papers it is")
 
 
-class WorldAttribution(_Model):
+class WorldAttribution(Frozen):
     """Which record is an instance's cited source and which is its citing paper."""
 
     instance_id: str
@@ -38,20 +38,3 @@ class WorldAttribution(_Model):
     record_id: str
     rule: MatchRule
     cited_after_cutoff: bool
-
-
-# -- world 2.1: one more match rule, for same-work arXiv twins
-
-MatchRule21 = Literal["arxiv", "doi", "title_author", "title_year", "none"]
-
-
-class Identity21(Identity):
-    """2.0.0's identity record, with the same-work twin rule ``title_year``."""
-
-    rule: MatchRule21 = Field(description="how the cited source was matched to the distractor ('none': not matched)")
-
-
-class WorldAttribution21(WorldAttribution):
-    """2.0.0's attribution record, with the same-work twin rule ``title_year``."""
-
-    rule: MatchRule21

@@ -1,29 +1,31 @@
-"""An opened world: search (year-prefix BM25), open, the scorer's identity view, and the default world.
+"""An opened world: search (year-prefix BM25), open, the scorer's identity view, and reading a verified folder.
 
 Records are stored ordered by year, unknown years first, so
 ``search(query, cutoff)`` scores a *prefix* of the index: records dated after
 the cutoff are never scored, unknown years always are. Scores come from the one
 BM25 engine (:class:`~lemmata.retrievers.bm25.postings.Postings`, summed in
 float64), rounded to six decimals, ties broken by record id ascending.
+:class:`ScholarWorld` shows 2.0.0's hit and opening; a later version overrides
+what it shows (:class:`~lemmata.benchmarks.re2math.scholar.world.v2_1.search.UniformWorld`).
+Each version's ``open_world`` reads its folder through :func:`read_world`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from lemmata.core.errors import InputError, LemmataError, Problem
-from lemmata.core.jsonl import iter_jsonl
+from lemmata.core.errors import InputError, Problem
+from lemmata.core.jsonl import iter_jsonl, write_jsonl
 from lemmata.retrievers.bm25 import SCHOLAR_WORDS_TOKENIZER, Postings, tokenize_scholar_words, top_rounded
 from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME, INDEX_DIR, INFO_FILE
 from lemmata.benchmarks.re2math.scholar.openings import MaterialisationEvent, MaterialisationLog
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
 from lemmata.benchmarks.re2math.scholar.world.info import (
-    BACKEND, BUILDER_VERSION, DISTRACTOR_RELEASE, IDENTITY_FILE, ATTRIBUTIONS_FILE, MANIFEST_SHA256, RECORDS_FILE,
-    SCHEMA, VERSION, WorldInfo, world_id,
+    ATTRIBUTIONS_FILE, BACKEND, DISTRACTOR_RELEASE, IDENTITY_FILE, RECORDS_FILE, WorldInfo,
 )
 from lemmata.benchmarks.re2math.scholar.world.scorer import Identity, WorldAttribution
 from lemmata.benchmarks.re2math.scholar.world.view import OpenedRecord, ScholarHit, ScholarSearch, render_opened, snippet
@@ -232,12 +234,7 @@ class ScholarWorld:
             yield {"_id": rid, "title": self._titles[pos].as_py(), "text": " ".join(self._authors[pos].as_py())}
 
     def write_beir_corpus(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="\n") as fh:
-            for doc in self.beir_corpus():
-                fh.write(json.dumps(doc, ensure_ascii=False) + "\n")
-        return path
+        return write_jsonl(path, self.beir_corpus())
 
     def describe(self) -> dict[str, Any]:
         """``lemmata artifact info``: id, record count, composition and build settings."""
@@ -248,22 +245,13 @@ class ScholarWorld:
                 "presentation": i.presentation, "year_policy": i.year_policy}
 
 
-def is_world(path: str | Path) -> bool:
-    """Does this folder hold a 2.x world (as opposed to a 1.0.0 artifact)?"""
-    try:
-        return json.loads((Path(path) / INFO_FILE).read_text("utf-8")).get("schema_version") == SCHEMA
-    except (OSError, ValueError):
-        return False
-
-
-def check_world_manifest(root: Path, manifest, info, *, version: str, builder_version: str, verify: bool = True,
-                         more_sources: dict[str, tuple[str, str | None]] | None = None,
-                         manifest_sha256: str | None = None) -> None:
+def check_world_manifest(root: Path, manifest, info: WorldInfo, *, version: str, builder_version: str,
+                         verify: bool = True, manifest_sha256: str | None = None) -> None:
     """Refuse a world whose MANIFEST.json disagrees with its (hashed) ``ARTIFACT.json`` or with this builder.
 
     Always: the ids agree. With ``verify``: name, version, builder and builder
-    version, and each input's name, url and sha256 — the two input releases
-    plus ``more_sources`` (name -> (url, sha256)), and no other input;
+    version, and each input's name, url and sha256 — the inputs the
+    description names (:meth:`WorldInfo.sources`), and no other input;
     ``ARTIFACT.json`` names this builder's world and version; and, where the
     version pins it, MANIFEST.json's own sha256 (``manifest_sha256``).
     """
@@ -276,10 +264,7 @@ def check_world_manifest(root: Path, manifest, info, *, version: str, builder_ve
                              field="id")
     if not verify:
         return
-    sources = {f"{info.release_id}/{MANIFEST}": (f"lemmata-release:{info.release_id}", info.release_manifest_sha256),
-               f"{info.distractor_release_id}/{MANIFEST}": (f"lemmata-release:{info.distractor_release_id}",
-                                                            info.distractor_manifest_sha256)}
-    sources.update({k: (url, sha or "") for k, (url, sha) in (more_sources or {}).items()})
+    sources = {s["name"]: (s["url"], s["sha256"] or "") for s in info.sources()}
     expect = ManifestExpectation(release_id=info.id, name=ARTIFACT_NAME, version=version, builder=info.builder,
                                  builder_version=builder_version, sources=sources)
     problems = field_problems(manifest, root / MANIFEST, expect)
@@ -301,12 +286,10 @@ def check_world_manifest(root: Path, manifest, info, *, version: str, builder_ve
 
 
 def read_world(path: str | Path, model: type[WorldInfo], *, version: str, builder_version: str, verify: bool = True,
-               more_sources: Callable[[Any], dict[str, tuple[str, str | None]]] | None = None,
                manifest_sha256: str | None = None) -> tuple[Path, WorldInfo]:
     """A world folder's root and verified ``ARTIFACT.json`` (as ``model``): every file's sha256 against MANIFEST.json
-    (with ``verify``), every MANIFEST.json field and the manifest's pinned sha256 by :func:`check_world_manifest`
-    (``more_sources``: the inputs beside the two releases, from the description) and the tokenizer against this
-    Lemmata's."""
+    (with ``verify``), every MANIFEST.json field and the manifest's pinned sha256 by :func:`check_world_manifest` and
+    the tokenizer against this Lemmata's."""
     from lemmata.release.manifest import read_manifest, verify_manifest
 
     root = Path(path)
@@ -320,7 +303,7 @@ def read_world(path: str | Path, model: type[WorldInfo], *, version: str, builde
     except (OSError, ValueError) as exc:
         raise InputError.one(str(info_path), f"unreadable artifact description: {exc}") from None
     check_world_manifest(root, manifest, info, version=version, builder_version=builder_version, verify=verify,
-                         more_sources=more_sources(info) if more_sources else None, manifest_sha256=manifest_sha256)
+                         manifest_sha256=manifest_sha256)
     if info.tokenizer != SCHOLAR_WORDS_TOKENIZER:
         raise InputError.one(str(info_path), f"artifact was built with tokenizer {info.tokenizer.get('name')} "
                                              f"v{info.tokenizer.get('version')}; this Lemmata ranks with "
@@ -329,42 +312,12 @@ def read_world(path: str | Path, model: type[WorldInfo], *, version: str, builde
     return root, info
 
 
-def open_world(path: str | Path, *, verify: bool = True) -> ScholarWorld:
-    """Open a world folder; with ``verify`` (default) every file's sha256 is checked against MANIFEST.json first,
-    and every MANIFEST.json field against what the (hashed) ``ARTIFACT.json`` and this builder say it must be:
-    id, name, version, builder and builder version, and each input release's manifest name, url and sha256."""
-    return ScholarWorld(*read_world(path, WorldInfo, version=VERSION, builder_version=BUILDER_VERSION, verify=verify,
-                                    manifest_sha256=MANIFEST_SHA256))
-
-
-def default_world_path() -> Path:
-    from lemmata.core.paths import artifacts_dir
-
-    return artifacts_dir() / world_id()
-
-
 def default_distractor_path(*, build: bool = True, quiet: bool = True) -> Path:
     """The distractor release (``math-arxiv-meta``), resolved through the registry and built when missing."""
     from lemmata.catalog import release_path
     from lemmata.families import get_benchmark
 
     return release_path(get_benchmark(DISTRACTOR_RELEASE), build=build, quiet=quiet)
-
-
-def default_world(*, build: bool = True, quiet: bool = True) -> ScholarWorld:
-    """The default 2.0.0 world, building the two releases and the world first when missing."""
-    from lemmata.benchmarks.re2math.scholar.artifact import DEFAULT_LOCK, default_release_path
-    from lemmata.benchmarks.re2math.scholar.world.build import build_world
-
-    with DEFAULT_LOCK:
-        path = default_world_path()
-        if not path.is_dir():
-            if not build:
-                raise LemmataError(f"retrieval artifact {world_id()} is not built; run "
-                                   "`lemmata artifact build --version 2.0.0`")
-            build_world(default_release_path(build=True, quiet=quiet), default_distractor_path(quiet=quiet),
-                        path.parent, quiet=quiet)
-        return open_world(path)
 
 
 class WorldBackend:

@@ -10,19 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from lemmata.core.latex_text import latex_to_text
+from lemmata.core.models import Frozen
 
 #: authors shown per record: citation strings often end their lists in "et al.", arXiv metadata never does
 MAX_AUTHORS = 4
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class RankedHit(_Model):
+class RankedHit(Frozen):
     """What every world's hit starts with: the record id, its rank and its score."""
 
     id: str
@@ -39,7 +36,7 @@ class ScholarHit(RankedHit):
     snippet: str = Field(description="byline made of the shown authors and year (the same rule for every record)")
 
 
-class ScholarSearch(_Model):
+class ScholarSearch(Frozen):
     """One query's ranked hits (``lemmata artifact search --json`` prints exactly this)."""
 
     artifact_id: str
@@ -49,7 +46,7 @@ class ScholarSearch(_Model):
     hits: list[ScholarHit]
 
 
-class OpenedRecord(_Model):
+class OpenedRecord(Frozen):
     """An opened record: what is genuinely known about the document, never a statement from the release."""
 
     artifact_id: str

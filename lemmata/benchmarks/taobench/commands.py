@@ -1,4 +1,5 @@
-"""``lemmata taobench``: check an attempt offline, build the example submission (scoring: ``lemmata score``)."""
+"""``lemmata taobench``: check an attempt offline, build the example submission (scoring: ``lemmata score``).
+TaoBench's own CLI verb, declared in its family record (``Family.commands``)."""
 
 from __future__ import annotations
 
@@ -67,4 +68,55 @@ def run_example(args) -> int:
 
     path, n = write_example(args.out, proofs_path=args.proofs, releases_root=args.releases)
     print(f"{path}: {n} record(s)")
+    return 0
+
+
+def register_baselines(rs, actions) -> None:
+    """``lemmata baselines run equivalence`` and ``lemmata baselines export equivalence``."""
+    from lemmata.harness.baselines import ALL, common_args
+
+    e = rs.add_parser("equivalence", help="TaoBench statement -> its twin in the other framework",
+                      description="For each TaoBench statement, rank the statements of the other framework "
+                      "(Tao's definitions or Mathlib) to find its twin.")
+    e.add_argument("--release", choices=("taobench-150", "taobench-v1", ALL), default=ALL,
+                   help="TaoBench release (default all)")
+    e.add_argument("--direction", choices=("tao2mathlib", "mathlib2tao", ALL), default=ALL,
+                   help="query framework -> corpus framework (default all)")
+    e.add_argument("--retriever", choices=("bm25", "static", "hybrid", ALL), default=ALL,
+                   help="bm25, static embeddings, their hybrid, or all (default all)")
+    common_args(e)
+    e.set_defaults(handler=run_equivalence)
+
+    x = actions.add_parser("export", help="write a derived retrieval track as BEIR files (corpus, queries, qrels)",
+                      description="Write a retrieval track derived from a release as BEIR files (corpus.jsonl, "
+                      "queries.jsonl, qrels/test.tsv), so any BEIR-compatible system can run on it; the release "
+                      "is built first when missing.")
+    x.add_argument("what", choices=("equivalence",), help="the derived track (equivalence: TaoBench twins)")
+    x.add_argument("--release", choices=("taobench-150", "taobench-v1"), required=True, help="TaoBench release")
+    x.add_argument("--direction", choices=("tao2mathlib", "mathlib2tao"), required=True,
+                   help="query framework -> corpus framework")
+    x.add_argument("--out", metavar="DIR", required=True, help="folder the BEIR files are written to")
+    x.set_defaults(handler=run_export)
+
+
+def run_equivalence(args) -> int:
+    from lemmata.benchmarks.taobench.baselines import equivalence_run
+    from lemmata.harness.baselines import finish, out_folder, pick, store_of
+
+    store = store_of(args)
+    for release in pick(args.release, ("taobench-150", "taobench-v1")):
+        for direction in pick(args.direction, ("tao2mathlib", "mathlib2tao")):
+            for retriever in pick(args.retriever, ("bm25", "static", "hybrid")):
+                finish(equivalence_run(retriever, release, direction, out_folder(args), depth=args.depth), store)
+    return 0
+
+
+def run_export(args) -> int:
+    from lemmata.benchmarks.taobench.equivalence import load_track, write_beir
+    from lemmata.catalog import release_path
+    from lemmata.families import get_benchmark
+
+    track = load_track(release_path(get_benchmark(args.release)), args.direction)
+    for name in write_beir(track, args.out):
+        print(f"{args.out}/{name}")
     return 0

@@ -1,12 +1,12 @@
-"""Building world 2.1: 2.0.0's matching plus same-work twins, the math_bib distractors, one display, opaque ids.
+"""Building world 2.1.0: the shared matching plus same-work twins, the math_bib distractors, one display, opaque ids.
 
-The steps 2.0.0's builder has (reading the releases, matching cited sources to
-arXiv records, indexing with the one BM25 engine, writing atomically) are its
-own functions (:mod:`~lemmata.benchmarks.re2math.scholar.world.build`); what is
-2.1's is here: years and venues from bibliographic sources only, the twin
-rule, the de-duplicated math_bib records, the uniform display of every record,
-ids from :mod:`~lemmata.benchmarks.re2math.scholar.record_ids` and storage in
-(unknown year first, year, id) order. The build is byte-reproducible.
+The steps every world's builder shares (reading the releases, matching cited
+sources to arXiv records, indexing with the one BM25 engine) are
+:mod:`~lemmata.benchmarks.re2math.scholar.world.build`'s; what is 2.1's is
+here: years and venues from bibliographic sources only, the twin rule, the
+de-duplicated math_bib records, the uniform display of every record, ids from
+:mod:`~lemmata.benchmarks.re2math.scholar.record_ids` and storage in (unknown
+year first, year, id) order. The build is byte-reproducible.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lemmata.core.hashing import sha256_file, write_json
 from lemmata.core.identifiers import normalize_doi
 from lemmata.core.latex_text import latex_to_text, words
 from lemmata.retrievers.bm25 import SCHOLAR_WORDS_TOKENIZER as TOKENIZER, tokenize_scholar_words as tokenize
@@ -26,22 +25,21 @@ from lemmata.benchmarks.re2math.scholar.citations import MAX_YEAR, MIN_YEAR, par
 from lemmata.benchmarks.re2math.scholar.display import (
     DISPLAY_VERSION, MAX_AUTHORS, display_authors, display_name_surnames, display_plain_title, display_title,
 )
-from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME, INDEX_DIR, INFO_FILE
+from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME
 from lemmata.benchmarks.re2math.scholar.math_bib import (
     PARQUET_SHA256 as BIB_SHA256, bibliographic_entry, deduplicate, read_math_bib, title_key,
 )
 from lemmata.benchmarks.re2math.scholar.record_ids import opaque_ids
 from lemmata.benchmarks.re2math.scholar.works import most_common_value
 from lemmata.benchmarks.re2math.scholar.world.build import (
-    citing_paper_counts, distractor_lookups, match_works, open_inputs, records_table, scorer_view, write_jsonl,
-    write_world_index,
+    citing_paper_counts, distractor_lookups, input_fields, match_works, open_inputs, records_table, scorer_view,
+    write_world,
 )
-from lemmata.benchmarks.re2math.scholar.world.info import (
-    ATTRIBUTIONS_FILE, IDENTITY_FILE, RECORDS_FILE, RELEASE_CONFIG, RELEASE_SPLIT,
+from lemmata.benchmarks.re2math.scholar.world.v2_1.info import (
+    BUILDER_ID, BUILDER_VERSION, VERSION, WORLD_ID, WorldInfo21,
 )
-from lemmata.benchmarks.re2math.scholar.world.info21 import BUILDER_ID, BUILDER_VERSION, VERSION, WORLD_ID, WorldInfo21
-from lemmata.benchmarks.re2math.scholar.world.scorer import Identity21, WorldAttribution21
-from lemmata.benchmarks.re2math.scholar.world.view21 import BibliographicRecord, UniformHit
+from lemmata.benchmarks.re2math.scholar.world.v2_1.scorer import Identity21, WorldAttribution21
+from lemmata.benchmarks.re2math.scholar.world.v2_1.view import BibliographicRecord, UniformHit
 
 #: a same-work arXiv twin shares a normalised title of at least this many words ...
 TWIN_MIN_WORDS = 5
@@ -129,17 +127,14 @@ def _twin(tokens_key: str, years: Sequence[int], by_title: Mapping[str, list[int
     return rows[0] if len(rows) == 1 else None
 
 
-def build_world_21(release: str | Path, distractors: str | Path, out_root: str | Path | None = None, *,
-                   bib: str | Path | None = None, quiet: bool = True) -> Path:
+def build_world(release: str | Path, distractors: str | Path, out_root: str | Path | None = None, *,
+                bib: str | Path | None = None, quiet: bool = True) -> Path:
     """Build ``<out_root>/re2math-scholar-offline-2.1.0/`` from a Re²Math release, the distractor release and the
     pinned math_bib table (``bib``: a folder holding it; None: the mirror's ``math_bib/``), verified by sha256."""
     import numpy as np
     import pyarrow.parquet as pq
 
-    from lemmata.core.atomic import atomic_dir
-    from lemmata.core.paths import artifacts_dir
     from lemmata.core.progress import Steps
-    from lemmata.release.manifest import MANIFEST, write_manifest
     from lemmata.benchmarks.re2math.scholar.citations import surname
     from lemmata.benchmarks.re2math.scholar.math_bib import math_bib_path
 
@@ -153,7 +148,8 @@ def build_world_21(release: str | Path, distractors: str | Path, out_root: str |
     n_dis = len(table["arxiv_id"])
 
     steps.step(f"rendering {n_dis} distractor records")
-    from lemmata.benchmarks.re2math.scholar.world import display_title as title_2_0  # matching keeps 2.0.0's tokens
+    # matching keeps 2.0.0's tokens (the shared display title), whatever 2.1 shows
+    from lemmata.benchmarks.re2math.scholar.world.view import display_title as title_2_0
 
     match_titles = [title_2_0(t) for t in table["title"]]
     titles = [display_plain_title(t) for t in match_titles]
@@ -246,23 +242,11 @@ def build_world_21(release: str | Path, distractors: str | Path, out_root: str |
     records, abstract_col = records_table(entries, dis.root / shard, venue=True)
     docs = [tokenize(e["title"]) + tokenize(" ".join(e["authors"])) for e in entries]
 
-    out_root = Path(out_root) if out_root is not None else artifacts_dir()
-    out_root.mkdir(parents=True, exist_ok=True)
-    with atomic_dir(out_root / aid) as tmp:
-        backend = write_world_index(docs, tmp / INDEX_DIR, ties="record id ascending (ids are opaque)",
-                                    year_filter="records stored in year order; a cutoff scores the prefix of records "
-                                                "dated <= cutoff (undated records included)")
-        steps.step("writing records, identity, attributions, ARTIFACT.json and MANIFEST.json")
-        pq.write_table(records, tmp / RECORDS_FILE, compression="zstd", row_group_size=1 << 16)
-        write_jsonl(tmp / IDENTITY_FILE, identities)
-        write_jsonl(tmp / ATTRIBUTIONS_FILE, attributions)
+    def describe(backend: dict[str, Any]) -> WorldInfo21:
         rules = Counter(i.rule for i in identities if i.citations)
         dropped = Counter(dropped_bib.values())
-        info = WorldInfo21(
-            id=aid, name=ARTIFACT_NAME, version=VERSION, release_id=rel.release_id,
-            release_manifest_sha256=sha256_file(Path(release) / MANIFEST),
-            release_rows=f"{RELEASE_CONFIG}/{RELEASE_SPLIT}", distractor_release_id=dis.release_id,
-            distractor_manifest_sha256=sha256_file(Path(distractors) / MANIFEST),
+        return WorldInfo21(
+            id=aid, name=ARTIFACT_NAME, version=VERSION, **input_fields(rel, dis, release, distractors),
             bibliography={"name": "math_bib", "file": bib_path.name, "sha256": BIB_SHA256, "rows": len(bib_rows),
                           "kept": len(kept_bib), "dropped": dict(sorted(dropped.items()))},
             builder=BUILDER_ID, builder_version=BUILDER_VERSION, backend=backend,
@@ -298,14 +282,8 @@ def build_world_21(release: str | Path, distractors: str | Path, out_root: str |
                 "instances_cited_after_cutoff": sum(a.cited_after_cutoff for a in attributions),
             },
         )
-        write_json(tmp / INFO_FILE, info.to_json())
-        write_manifest(tmp, release_id=aid, name=ARTIFACT_NAME, version=VERSION, builder=info.builder,
-                       builder_version=BUILDER_VERSION,
-                       sources=[{"name": f"{rel.release_id}/{MANIFEST}", "url": f"lemmata-release:{rel.release_id}",
-                                 "sha256": info.release_manifest_sha256},
-                                {"name": f"{dis.release_id}/{MANIFEST}", "url": f"lemmata-release:{dis.release_id}",
-                                 "sha256": info.distractor_manifest_sha256},
-                                {"name": f"math_bib/{bib_path.name}", "url": "lemmata-mirror:math_bib",
-                                 "sha256": BIB_SHA256}])
-        steps.step(f"moving artifact into place: {out_root / aid}")
-    return out_root / aid
+
+    return write_world(out_root, aid, docs, records, identities, attributions, describe=describe, steps=steps,
+                       ties="record id ascending (ids are opaque)",
+                       year_filter="records stored in year order; a cutoff scores the prefix of records "
+                                   "dated <= cutoff (undated records included)")

@@ -1,17 +1,19 @@
 """``lemmata.evaluate``: run a model on ranking tracks and get the results the board ranks, plus the files.
 
->>> sorted(TRACKS)
+>>> sorted(tracks())
 ['mathnet-retrieve', 'mirb', 're2math-source-retrieval', 're2math-theorem-retrieval', 'taobench-equivalence']
 
 The model is anything :func:`lemmata.retrievers.spec.load_model` accepts — a
 spec string (``bm25``, ``st:NAME``, ``model2vec:NAME``, ``openai:MODEL``, a
 folder), an :class:`~lemmata.retrievers.encoders.Encoder`, or any object with
-``encode(texts, …)``. Each track's tasks come from its family
-(``benchmarks/<family>/evaluation_tasks.py``, loaded lazily by name); each task
-becomes one submission file under ``out`` — exactly the file a user would
-upload — which is then validated and scored by the track's own handler, into
-``store`` when one is given (so it lands on the board) or in memory. The result
-id printed is the id the space computes for the same file.
+``encode(texts, …)``. Each track's tasks come from its family's record
+(``Family.evaluation``, or derived from a declared release's metadata), read
+through the registry (:func:`lemmata.families.evaluation_tracks`): nothing
+here names a benchmark. Each task becomes one submission file under ``out`` —
+exactly the file a user would upload — which is then validated and scored by
+the one scoring path (:mod:`lemmata.scoring`), into ``store`` when one is given
+(so it lands on the board) or in memory. The result id printed is the id the
+space computes for the same file.
 """
 
 from __future__ import annotations
@@ -19,25 +21,27 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import import_module
 from pathlib import Path
 from typing import Any
 
+from lemmata import families
+from lemmata.core.atomic import atomic_write_bytes
 from lemmata.core.errors import InputError
 from lemmata.core.registry import UnknownNameError, suggest
 from lemmata.formats.results import Result, now_iso
 
-#: ranking track -> "module:function" building its tasks (loaded on first use)
-TRACKS: dict[str, str] = {
-    "re2math-theorem-retrieval": "lemmata.benchmarks.re2math.evaluation_tasks:tasks",
-    "re2math-source-retrieval": "lemmata.benchmarks.re2math.evaluation_tasks:tasks",
-    "taobench-equivalence": "lemmata.benchmarks.taobench.evaluation_tasks:tasks",
-    "mathnet-retrieve": "lemmata.benchmarks.mathnet.evaluation_tasks:tasks",
-    "mirb": "lemmata.benchmarks.mirb.evaluation_tasks:tasks",
-}
-#: what ``tracks=None`` runs: every ranking track but the 346k-record source retrieval (ask for it by name)
-DEFAULT_TRACKS: tuple[str, ...] = ("re2math-theorem-retrieval", "taobench-equivalence", "mathnet-retrieve", "mirb")
 EVALUATE_SUBMITTER = "lemmata-evaluate"
+
+
+def tracks() -> Any:
+    """Every ranking track `lemmata evaluate` can run -> the function building its tasks (a lazy registry)."""
+    return families.evaluation_tracks()
+
+
+def default_tracks() -> tuple[str, ...]:
+    """What ``tracks=None`` runs: every family's default ranking tracks (Re²Math's 354k-record source retrieval is
+    asked for by name)."""
+    return families.default_evaluation_tracks()
 
 
 @dataclass(frozen=True)
@@ -61,18 +65,17 @@ def parse_track(selector: str) -> tuple[str, str | None]:
     lemmata.core.registry.UnknownNameError: unknown ranking track 'mathnet'; did you mean 'mathnet-retrieve'? (known: mathnet-retrieve, mirb, re2math-source-retrieval, re2math-theorem-retrieval, taobench-equivalence)
     """
     name, _, variant = selector.strip().partition(":")
-    if name not in TRACKS:
-        raise UnknownNameError(suggest("ranking track", name, TRACKS))
+    if name not in tracks():
+        raise UnknownNameError(suggest("ranking track", name, tracks()))
     return name, variant or None
 
 
 def resolve_tasks(selectors: Sequence[str] | None, *, split: str = "test", year_cutoff: bool = True) -> list[Any]:
     """The tasks the selectors name, in order (an unknown variant fails with the known ones)."""
     out = []
-    for selector in selectors or DEFAULT_TRACKS:
+    for selector in selectors or default_tracks():
         name, variant = parse_track(selector)
-        module, _, func = TRACKS[name].partition(":")
-        tasks = getattr(import_module(module), func)(name, split=split, year_cutoff=year_cutoff)
+        tasks = tracks()[name](name, split=split, year_cutoff=year_cutoff)
         if variant is not None:
             labels = [t.name.split(":", 1)[1] for t in tasks]
             chosen = [t for t, label in zip(tasks, labels) if variant == label or variant in label.split("/")]
@@ -109,21 +112,12 @@ def _ranker(model: Any, *, depth: int, index: str, batch_size: int, prompts: Map
                        batch_size=batch_size, index=index, quiet=quiet)
 
 
-def score_bytes(data: bytes, filename: str, store: Any = None, *, submitter: str = EVALUATE_SUBMITTER) -> Result:
-    """Score a submission file's bytes as the space does: into ``store`` when given, else in memory."""
-    from lemmata.families import handler_for, validate_upload
-    from lemmata.tracks.base import OracleConfig
-
-    validated = validate_upload(data, filename)
-    return handler_for(validated.benchmark).score(validated, received_at=now_iso(), oracles=OracleConfig())
-
-
 def evaluate(model: Any, tracks: Sequence[str] | None = None, *, split: str = "test", out: str | Path | None = None,
              store: Any = None, depth: int = 100, index: str = "auto", year_cutoff: bool = True,
              prompts: Mapping[str, str] | None = None, batch_size: int = 256, devices: Sequence[str] | None = None,
              max_length: int | None = None, cache: Any = None, quiet: bool = False, name: str | None = None,
              notes: str | None = None, filename_stem: str | None = None) -> list[Evaluation]:
-    """Run ``model`` on every task of ``tracks`` (default :data:`DEFAULT_TRACKS`); write, score and return them.
+    """Run ``model`` on every task of ``tracks`` (default :func:`default_tracks`); write, score and return them.
 
     ``store``: a :class:`lemmata.store.Store` (or its folder) to add and score the files into, as
     ``lemmata score`` does; None scores in memory only. ``out``: where the files go (default
@@ -151,13 +145,15 @@ def evaluate(model: Any, tracks: Sequence[str] | None = None, *, split: str = "t
             data, stats = run_task(task, ranker, notes=notes)
             stem = filename_stem or (ranker.name if baseline else model_slug(ranker.model()))
             path = folder / f"{task.filename}.{stem}.jsonl"
-            write_atomic(path, data)
+            atomic_write_bytes(path, data)
             if store is not None:
-                from lemmata.tracks.runner import SUBMITTER, score_file
+                from lemmata.scoring import SUBMITTER, score_file
 
                 result = score_file(path, store, submitter=SUBMITTER if baseline else EVALUATE_SUBMITTER)
             else:
-                result = score_bytes(data, path.name)
+                from lemmata.scoring import score_upload
+
+                result = score_upload(data, path.name, received_at=now_iso())[2]
             stats = {**stats, **({"parts": ranker.stats[-len(task.parts):]} if hasattr(ranker, "stats") else {})}
             done.append(Evaluation(task=task.name, path=path, result=result, stats=stats))
     finally:
@@ -165,14 +161,3 @@ def evaluate(model: Any, tracks: Sequence[str] | None = None, *, split: str = "t
         if callable(close):
             close()
     return done
-
-
-def write_atomic(path: Path, data: bytes) -> Path:
-    """Write a file whole or not at all (a temporary file renamed into place)."""
-    import os
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-    return path

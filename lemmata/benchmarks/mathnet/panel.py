@@ -1,10 +1,10 @@
-"""The MathRAG matrix on the Across benchmarks tab: each MathNet-Solve solver under each retrieval condition, its
-ProofGrade, the gain over the same solver's zero-shot run with a paired 95% interval, and the retriever's own
-MathNet-Retrieve Recall@5 (hard tier) beside it.
+"""The MathRAG matrix, MathNet's panel on the Across benchmarks tab (``Family.panels``): each MathNet-Solve solver
+under each retrieval condition, its ProofGrade, the gain over the same solver's zero-shot run with a paired 95%
+interval, and the retriever's own MathNet-Retrieve Recall@5 (hard tier) beside it.
 
 The rows are :func:`lemmata.benchmarks.mathnet.matrix.mathrag_matrix` over the store's scored, listed (not
 hidden, not superseded) results; reported rows are never read. The paired bootstrap is computed once per store
-generation (:meth:`SpaceContext.mathrag_rows`), not on every refresh. A result the matrix cannot read (a file that
+generation (the space caches a panel's table per generation), not on every refresh. A result the matrix cannot read (a file that
 fails its integrity check, a malformed retrieval record) is left out and counted, never raised.
 """
 
@@ -15,8 +15,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lemmata.space.numbers import number_format
-from lemmata.space.safety import esc
+from lemmata.core.escape import esc
+from lemmata.core.family import Panel
+from lemmata.formats.numbers import number_format
 
 TITLE = "MathRAG: solver × retrieval condition"
 EMPTY = ("No scored MathNet-Solve results yet. Once a solver's runs are scored here, this table lists each "
@@ -183,3 +184,7 @@ def render_mathrag(table: MathragTable) -> str:
                '<th title="the retriever\'s MathNet-Retrieve Recall@5 on the hard tier">Recall@5 (hard)</th>')
     return (head + f'<p class="lm-summary">{esc(EXPLAIN)}</p>{notes}<div class="lm-scroll"><table class="lm-table">'
             f"<thead><tr>{columns}</tr></thead><tbody>{''.join(body)}</tbody></table></div></div>")
+
+
+#: the panel the space shows (``Family.panels``)
+PANEL = Panel(key="mathrag", load=load, render=render_mathrag, css=MATHRAG_CSS)

@@ -1,4 +1,4 @@
-"""An opened 2.1 world: 2.0.0's year-prefix search and scorer's view, with the uniform hit, ties broken by opaque
+"""An opened 2.1 world: the shared year-prefix search and scorer's view, with the uniform hit, ties broken by opaque
 id, and the bibliographic opening; every file and every MANIFEST.json field verified on open."""
 
 from __future__ import annotations
@@ -8,15 +8,17 @@ from pathlib import Path
 from typing import Any
 
 from lemmata.core.jsonl import iter_jsonl
-from lemmata.benchmarks.re2math.scholar.layout import INFO_FILE
+from lemmata.benchmarks.re2math.scholar.layout import declares_schema
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
 from lemmata.benchmarks.re2math.scholar.world.info import ATTRIBUTIONS_FILE, BACKEND, IDENTITY_FILE, RECORDS_FILE
-from lemmata.benchmarks.re2math.scholar.world.info21 import (
+from lemmata.benchmarks.re2math.scholar.world.search import ScholarWorld, read_world
+from lemmata.benchmarks.re2math.scholar.world.v2_1.info import (
     BUILDER_VERSION, MANIFEST_SHA256, SCHEMA, VERSION, WorldInfo21,
 )
-from lemmata.benchmarks.re2math.scholar.world.scorer import Identity21, WorldAttribution21
-from lemmata.benchmarks.re2math.scholar.world.search import ScholarWorld, read_world
-from lemmata.benchmarks.re2math.scholar.world.view21 import BibliographicRecord, UniformHit, UniformSearch, render_entry
+from lemmata.benchmarks.re2math.scholar.world.v2_1.scorer import Identity21, WorldAttribution21
+from lemmata.benchmarks.re2math.scholar.world.v2_1.view import (
+    BibliographicRecord, UniformHit, UniformSearch, render_entry,
+)
 
 
 class UniformWorld(ScholarWorld):
@@ -78,26 +80,16 @@ class UniformWorld(ScholarWorld):
                                             for _, o in iter_jsonl(self.root / ATTRIBUTIONS_FILE))}
 
 
-def is_world_21(path: str | Path) -> bool:
+def is_world(path: str | Path) -> bool:
     """Does this folder hold a 2.1 world?"""
-    import json
-
-    try:
-        return json.loads((Path(path) / INFO_FILE).read_text("utf-8")).get("schema_version") == SCHEMA
-    except (OSError, ValueError):
-        return False
+    return declares_schema(path, SCHEMA)
 
 
-def _bibliography_source(info: WorldInfo21) -> dict[str, tuple[str, str | None]]:
-    """The input a 2.1 world has beside its two releases, as its MANIFEST.json must name it."""
-    return {f"math_bib/{info.bibliography.get('file')}": ("lemmata-mirror:math_bib", info.bibliography.get("sha256"))}
-
-
-def open_world_21(path: str | Path, *, verify: bool = True) -> UniformWorld:
+def open_world(path: str | Path, *, verify: bool = True) -> UniformWorld:
     """Open a 2.1 world folder; with ``verify`` (default) every file's sha256 is checked against MANIFEST.json first,
     and every MANIFEST.json field against what the (hashed) ``ARTIFACT.json`` and this builder say it must be:
     id, name, version, builder and builder version, and each input's name, url and sha256 (the two input releases
     and the math_bib table); and MANIFEST.json's own sha256 against the pin (a consistently rewritten folder)."""
     root, info = read_world(path, WorldInfo21, version=VERSION, builder_version=BUILDER_VERSION, verify=verify,
-                            more_sources=_bibliography_source, manifest_sha256=MANIFEST_SHA256)
+                            manifest_sha256=MANIFEST_SHA256)
     return UniformWorld(root, info)  # type: ignore[arg-type]

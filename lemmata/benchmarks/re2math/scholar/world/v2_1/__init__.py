@@ -1,4 +1,4 @@
-"""The offline scholarly world 2.1: ``re2math-scholar-offline-2.1.0``, where no field a hit shows singles out gold.
+"""The offline scholarly world 2.1.0: ``re2math-scholar-offline-2.1.0``, where no field a hit shows singles out gold.
 
 World 2.0.0 kept the answers out of every opened text, but a system could find
 gold by its *form*: every record dated before 1991 or undated was gold (the
@@ -42,27 +42,29 @@ what a system is shown, and what the haystack holds:
 
 The scorer's view (``identity.jsonl``, ``attributions.jsonl``) and everything
 else (BM25 settings, tokenizer, manifest verification, logged openings) are
-2.0.0's. The code lives beside 2.0.0's, split by the same jobs, in
-:mod:`lemmata.benchmarks.re2math.scholar.world`: ``info21`` (id, builder,
-``ARTIFACT.json``), ``view21`` (what a system sees), ``scorer`` (what the scorer
-sees), ``build21`` (building) and ``search21`` (the opened world). This module
-gathers them under the name the world's builder is recorded by
-(``lemmata.benchmarks.re2math.scholar.world21.build_world_21``).
+every world's (:mod:`lemmata.benchmarks.re2math.scholar.world`). What is 2.1's
+is here, split by the same jobs: ``info`` (id, builder, ``ARTIFACT.json``),
+``view`` (what a system sees), ``scorer`` (the ``title_year`` rule), ``build``
+(building) and ``search`` (the opened world). The world's builder is recorded
+by the name it had when the world shipped
+(``lemmata.benchmarks.re2math.scholar.world21.build_world_21``, see ``info``).
 """
 
-from lemmata.benchmarks.re2math.scholar.world.build21 import (
-    TWIN_MAX_YEARS, TWIN_MIN_WORDS, build_world_21, citation_venue, citation_year, created_year, stated_year,
+from lemmata.benchmarks.re2math.scholar.world.v2_1.build import (
+    TWIN_MAX_YEARS, TWIN_MIN_WORDS, build_world, citation_venue, citation_year, created_year, stated_year,
 )
-from lemmata.benchmarks.re2math.scholar.world.info21 import (
-    BUILDER_ID, BUILDER_VERSION, SCHEMA, VERSION, WORLD_ID, WorldInfo21,
+from lemmata.benchmarks.re2math.scholar.world.v2_1.info import (
+    BUILDER_ID, BUILDER_VERSION, MANIFEST_SHA256, SCHEMA, VERSION, WORLD_ID, WorldInfo21,
 )
-from lemmata.benchmarks.re2math.scholar.world.scorer import Identity21, MatchRule21, WorldAttribution21
-from lemmata.benchmarks.re2math.scholar.world.search21 import UniformWorld, is_world_21, open_world_21
-from lemmata.benchmarks.re2math.scholar.world.view21 import BibliographicRecord, UniformHit, UniformSearch, render_entry
+from lemmata.benchmarks.re2math.scholar.world.v2_1.scorer import Identity21, MatchRule21, WorldAttribution21
+from lemmata.benchmarks.re2math.scholar.world.v2_1.search import UniformWorld, is_world, open_world
+from lemmata.benchmarks.re2math.scholar.world.v2_1.view import (
+    BibliographicRecord, UniformHit, UniformSearch, render_entry,
+)
 
 __all__ = [
-    "BUILDER_ID", "BUILDER_VERSION", "BibliographicRecord", "Identity21", "MatchRule21", "SCHEMA", "TWIN_MAX_YEARS",
-    "TWIN_MIN_WORDS", "UniformHit", "UniformSearch", "UniformWorld", "VERSION", "WorldAttribution21", "WorldInfo21",
-    "build_world_21", "citation_venue", "citation_year", "created_year", "is_world_21", "open_world_21",
-    "render_entry", "stated_year", "WORLD_ID",
+    "BUILDER_ID", "BUILDER_VERSION", "BibliographicRecord", "Identity21", "MANIFEST_SHA256", "MatchRule21", "SCHEMA",
+    "TWIN_MAX_YEARS", "TWIN_MIN_WORDS", "UniformHit", "UniformSearch", "UniformWorld", "VERSION", "WORLD_ID",
+    "WorldAttribution21", "WorldInfo21", "build_world", "citation_venue", "citation_year", "created_year",
+    "is_world", "open_world", "render_entry", "stated_year",
 ]

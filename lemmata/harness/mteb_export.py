@@ -1,7 +1,7 @@
 """The Lemmata ranking tracks as MTEB retrieval tasks, for users who already run ``mteb.evaluate``.
 
     import mteb
-    from lemmata.mteb_export import mteb_tasks
+    from lemmata.harness.mteb_export import mteb_tasks
 
     results = mteb.evaluate(model, tasks=mteb_tasks(["taobench-equivalence"]), cache=None)
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lemmata.evaluation import resolve_tasks
+from lemmata.harness.evaluate import resolve_tasks
 from lemmata.retrievers.encoders import require
 
 #: the MTEB metric name of Lemmata's headline measures
@@ -33,14 +33,9 @@ def _qrels(task: Any, part: Any) -> dict[str, dict[str, int]]:
     """The judged relevance of one part, from the track handler's own collection (never from the task)."""
     from lemmata.families import handler_for
 
-    if part.label is not None:  # MIRB: a collection per task
-        from lemmata.benchmarks.mirb.track import task_collection
-
-        coll = task_collection(task.header["release"], part.label)
-    else:
-        handler = handler_for(task.header["benchmark"])
-        header = handler.header_model.model_construct(**task.header, **task.header_tail)
-        coll = handler.collection(header)
+    handler = handler_for(task.header["benchmark"])
+    header = handler.header_model.model_construct(**task.header, **task.header_tail)
+    coll = handler.part_collection(header, part.label)  # a labelled part: one of a run's several collections
     return {q: {d: int(s) for d, s in rel.items()} for q, rel in coll.qrels.items()
             if q in part.queries and any(s > 0 for s in rel.values())}
 
@@ -59,7 +54,7 @@ def mteb_tasks(tracks: Sequence[str] | None = None, *, split: str = "test") -> l
             name = f"Lemmata:{task.name}" + (f"/{part.label}" if part.label else "")
             metadata = TaskMetadata(
                 name=name, description=f"Lemmata ranking track {task.name} ({task.header['release']}), "
-                                       "read from the built release; see lemmata.mteb_export.",
+                                       "read from the built release; see lemmata.harness.mteb_export.",
                 dataset={"path": f"lemmata/{task.header['release']}", "revision": task.header["release"]},
                 type="Retrieval", category="t2t", modalities=["text"], eval_splits=["test"],
                 eval_langs=["eng-Latn"], main_score="ndcg_at_10", reference=None, domains=["Academic"],

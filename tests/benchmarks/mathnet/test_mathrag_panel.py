@@ -9,7 +9,7 @@ import re
 
 from lemmata.core.hashing import sha256_bytes
 from lemmata.formats.results import FrozenTuple, ModelInfo, Score, make_result
-from lemmata.space.mathrag import EMPTY, TITLE, MathragTable, compute, load, render_mathrag
+from lemmata.benchmarks.mathnet.panel import EMPTY, TITLE, MathragTable, compute, load, render_mathrag
 from lemmata.space.safety import esc
 from lemmata.store import Store
 
@@ -92,20 +92,20 @@ def test_reported_rows_pending_runs_and_odd_data_never_break_it(tmp_path):
 def test_the_context_computes_it_once_per_store_generation(tmp_path):
     from lemmata.space.config import SpaceConfig
     from lemmata.space.context import create_context
-    from lemmata.space.tabs.matrix import mathrag_html
+    from lemmata.space.tabs.matrix import panels_html
 
     ctx = create_context(SpaceConfig.from_env({"LEMMATA_HOME": str(tmp_path)}, bootstrap=False),
                          stream=io.StringIO())
     try:
-        first = ctx.mathrag()
-        assert ctx.mathrag() is first and first.rows == []
+        first = ctx.panel("mathrag")
+        assert ctx.panel("mathrag") is first and first.rows == []
         ctx.store.add_result(solve_result("solver", "zero-shot", ZERO))
         ctx.store.add_result(solve_result("solver", "retriever-rag", RAG))
         ctx.store.add_result(retrieve_result(0.5))
-        again = ctx.mathrag()
-        assert again is not first and len(again.rows) == 2 and ctx.mathrag() is again
+        again = ctx.panel("mathrag")
+        assert again is not first and len(again.rows) == 2 and ctx.panel("mathrag") is again
         rag = next(r for r in again.rows if r["condition"] == "retriever-rag")
         assert rag["retrieve_recall"]["hard"]["recall@5"] == 0.5 and rag["gain"] == 0.3
-        assert "Gain over zero-shot" in mathrag_html(ctx)
+        assert "Gain over zero-shot" in panels_html(ctx) and '<section id="lm-mathrag"' in panels_html(ctx)
     finally:
         ctx.close()

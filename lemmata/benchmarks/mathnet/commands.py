@@ -1,4 +1,5 @@
-"""``lemmata mathrag``: the MathRAG matrix of a store (solver × retrieval condition, gain over zero-shot)."""
+"""``lemmata mathrag``: the MathRAG matrix of a store (solver × retrieval condition, gain over zero-shot).
+MathNet's own CLI verb, declared in its family record (``Family.commands``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""``lemmata artifact``: build, verify, search and open the frozen offline retrieval artifact."""
+"""``lemmata artifact``: build, verify, search and open the frozen offline retrieval artifact.
+
+Re²Math's own CLI verb, declared in its family record (``Family.commands``); every version it offers, and which is
+current, comes from the declared history of the worlds (:data:`lemmata.benchmarks.re2math.scholar.worlds.WORLDS`).
+"""
 
 from __future__ import annotations
 
@@ -19,15 +23,20 @@ def _cutoff(value: str) -> int | None:
 
 
 def register(sub) -> None:
+    from lemmata.benchmarks.re2math.scholar.worlds import WORLDS
+
+    versions = [v.version for v in WORLDS.versions]
+    worlds = [v.version for v in WORLDS.of_kind("world")]
+    older = " and ".join(reversed([v for v in versions if v != WORLDS.current]))
     p = sub.add_parser(
         "artifact",
         help="the frozen offline retrieval artifact of Re2Math (build, verify, search, open)",
         description="The frozen offline scholarly artifact that Re2Math systems search instead of Google Scholar. "
-        "re2math-scholar-offline-2.1.0, the current world, is a bm25s index over the math-arxiv-meta distractor "
+        f"{WORLDS.current_id}, the current world, is a bm25s index over the math-arxiv-meta distractor "
         "corpus, the math_bib journal and book records, the release's cited sources and its citing papers, every "
         "hit shown through one display (id, title, authors; no year) with opaque ids. Without --artifact, "
         "commands use the current world under $LEMMATA_HOME/artifacts, building the releases and the world first "
-        "when missing. The superseded 2.0.0 and 1.0.0 open only when named with --artifact, with a one-line "
+        f"when missing. The superseded {older} open only when named with --artifact, with a one-line "
         "warning, so old results audit.",
     )
     sp = p.add_subparsers(dest="artifact_command", metavar="ACTION")
@@ -38,9 +47,9 @@ def register(sub) -> None:
                       "the math-arxiv-meta distractor release; 2.1.0 also reads the math_bib table from the mirror) "
                       "into a temporary folder, verify it and rename it into place; releases are built first when "
                       "missing. Prints the artifact folder.")
-    b.add_argument("--version", choices=("1.0.0", "2.0.0", "2.1.0"), default="2.1.0",
-                   help="artifact version: 2.1.0, the current world (default); 2.0.0 and 1.0.0 are superseded and "
-                        "built only so that their results audit")
+    b.add_argument("--version", choices=versions, default=WORLDS.current,
+                   help=f"artifact version: {WORLDS.current}, the current world (default); {older} are superseded "
+                        "and built only so that their results audit")
     b.add_argument("--release", metavar="DIR", help="built Re2Math release folder (default: build/use the "
                                                     "release under $LEMMATA_HOME/releases)")
     b.add_argument("--distractors", metavar="DIR", help="2.x only: built math-arxiv-meta release folder "
@@ -98,15 +107,15 @@ def register(sub) -> None:
     x = sp.add_parser("export-beir", help="write the re2math-source-retrieval track (world records as corpus, "
                                           "proof states as queries, cited sources as qrels) as BEIR files",
                       description="Write the Re2Math source-retrieval track as BEIR files that load_dataset reads: "
-                      "every record of an offline world (the current re2math-scholar-offline-2.1.0 unless --version "
-                      "names 2.0.0) as the corpus (title and authors), the rendered proof states of every split as "
+                      f"every record of an offline world (the current {WORLDS.current_id} unless --version "
+                      "names another) as the corpus (title and authors), the rendered proof states of every split as "
                       "queries, the cited source's record as qrels, and a card stub naming the world and every "
                       "file's sha256.")
     x.add_argument("--out", metavar="DIR", required=True, help="folder to write corpus.jsonl, queries/, qrels/ and "
                                                                "README.md into")
-    x.add_argument("--version", choices=("2.0.0", "2.1.0"), default="2.1.0",
-                   help="the world whose records are the corpus: 2.1.0, the current world (default), or 2.0.0 for "
-                        "its results' group")
+    x.add_argument("--version", choices=worlds, default=WORLDS.current,
+                   help=f"the world whose records are the corpus: {WORLDS.current}, the current world (default), or "
+                        "a superseded one for its results' group")
     x.set_defaults(handler=run_export_beir)
 
 
@@ -125,9 +134,9 @@ def warn_if_superseded(artifact_id: str) -> None:
     """One line on stderr when a named artifact is a superseded world."""
     import sys
 
-    from lemmata.benchmarks.re2math.scholar.worlds import superseded_warning
+    from lemmata.benchmarks.re2math.scholar.worlds import WORLDS
 
-    warning = superseded_warning(artifact_id)
+    warning = WORLDS.warning(artifact_id)
     if warning:
         print(warning, file=sys.stderr)
 
@@ -151,8 +160,10 @@ def _open(path: str | None):
 def run_build(args) -> int:
     from lemmata.benchmarks.re2math.scholar.artifact import build_artifact, default_release_path
 
+    from lemmata.benchmarks.re2math.scholar.worlds import WORLDS
+
     release = args.release or default_release_path(build=True, quiet=args.quiet)
-    if args.version != "1.0.0":
+    if WORLDS.get(args.version).kind == "world":
         from lemmata.benchmarks.re2math.scholar.world import default_distractor_path
         from lemmata.benchmarks.re2math.scholar.worlds import build_world_version
 
@@ -162,8 +173,8 @@ def run_build(args) -> int:
     if args.distractors:
         from lemmata.core.errors import InputError
 
-        raise InputError.one("--distractors", "only a 2.x world has a distractor corpus; add --version 2.1.0",
-                             field="distractors")
+        raise InputError.one("--distractors", f"only a 2.x world has a distractor corpus; add --version "
+                                              f"{WORLDS.current}", field="distractors")
     print(build_artifact(release, args.out, quiet=args.quiet))
     return 0
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from lemmata.core.models import Frozen
 from lemmata.benchmarks.re2math.scholar.display import MAX_AUTHORS
 from lemmata.benchmarks.re2math.scholar.world.view import RankedHit, ScholarSearch
 
@@ -30,10 +31,8 @@ class UniformSearch(ScholarSearch):
     hits: list[UniformHit]  # type: ignore[assignment]
 
 
-class BibliographicRecord(BaseModel):
+class BibliographicRecord(Frozen):
     """An opened record: its full bibliographic entry and the abstract where one exists, never a statement."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     artifact_id: str
     id: str

@@ -1,0 +1,57 @@
+"""``lemmata run mathnet``: MathNet-Solve under a MathRAG condition, declared for the registry (``Family.runs``);
+the harness (:mod:`lemmata.harness.runs`) supplies the endpoint, cache, metadata and scoring."""
+
+from __future__ import annotations
+
+import sys
+
+from lemmata.harness.runs import RunProtocol, Written, add_sampling_args, sampling_of
+
+
+def _arguments(m) -> None:
+    m.add_argument("--condition", choices=("zero-shot", "expert-rag", "retriever-rag"), default="zero-shot",
+                   help="MathRAG condition (default zero-shot)")
+    m.add_argument("--modality", choices=("text", "text+image"), required=True,
+                   help="what the model reads: text (figures as descriptions) or text+image (figures as image parts)")
+    m.add_argument("--subset", default="lemmata_strat_70",
+                   choices=("lemmata_strat_70", "lemmata_strat_5500", "full"),
+                   help="problems to solve (Lemmata's stratified subsets; default lemmata_strat_70)")
+    m.add_argument("--retriever", metavar="SPEC", help="retriever-rag: any `lemmata evaluate --model` spec (bm25, "
+                   "static, hybrid, st:NAME, model2vec:NAME, openai:MODEL, a local folder)")
+    m.add_argument("--k", type=int, default=1, help="retrieved problems shown per query (default 1, at most 5)")
+    m.add_argument("--expert-pairs", metavar="FILE", help="expert-rag: JSONL of {problem_id, similar_id}")
+    add_sampling_args(m, temperature_help="sampling temperature (default 0)",
+                      seed_help="sampling seed (default: none sent)")
+    m.add_argument("--release", default="mathnet-solve-1.0.0", help="release id (default mathnet-solve-1.0.0)")
+    m.add_argument("--limit", type=int, metavar="K", help="only the first K problems (a smoke run: the others count "
+                   "as not solved)")
+
+
+def _run(args, runner) -> Written:
+    from pathlib import Path
+
+    from lemmata.benchmarks.mathnet.solve_data import solve_release
+    from lemmata.benchmarks.mathnet.solve_run import check_options, solve_submission, write_lines
+    from lemmata.oracles.judge import slug
+
+    check_options(args.condition, args.retriever, args.k)
+    release = solve_release(args.release)
+    lines, meta = solve_submission(release, runner, subset=args.subset, modality=args.modality,
+                                   condition=args.condition, sampling=sampling_of(args),
+                                   retriever_spec=args.retriever, k=args.k, expert_pairs=args.expert_pairs,
+                                   limit=args.limit, quiet=args.quiet)
+    tag = args.condition + (f"-{slug(args.retriever)}-k{args.k}" if args.retriever else "")
+    path = write_lines(Path(args.out) / f"mathnet.{args.subset}.{tag}.{slug(args.model)}.jsonl", lines)
+    if meta.get("advice") and not args.quiet:
+        print(f"warning: {meta['advice']}", file=sys.stderr)
+    return Written(path, meta)
+
+
+PROTOCOL = RunProtocol(
+    name="mathnet", help="solve MathNet olympiad problems (zero-shot, expert-RAG or retriever-RAG)",
+    description="MathNet-Solve: one written solution per problem of a subset (prompt mathnet_solve.v1). Figures go "
+    "to a text+image model as image parts and to a text model as their upstream description. Under retriever-rag "
+    "the retriever ranks the release's problems (never the problem itself, its duplicates or its equivalents) and "
+    "the top k with their solutions come first as context. Grades come from a grader model when "
+    "LEMMATA_JUDGE_BASE_URL and LEMMATA_JUDGE_MODEL are set, else they are pending until `lemmata judge`.",
+    run=_run, add_arguments=_arguments)

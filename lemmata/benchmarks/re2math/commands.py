@@ -1,0 +1,158 @@
+"""Re²Math's own CLI verbs, declared in its family record (``Family.commands``): ``lemmata render`` (an instance
+exactly as an agent receives it) and ``lemmata re2math run-agent --live`` (the live reference agent, E3/E4 over
+SerpAPI Scholar and arXiv), and its ``lemmata baselines run`` sub-commands (``Family.baseline_commands``)."""
+
+from __future__ import annotations
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "re2math", help="Re²Math tools: run the live reference agent",
+        description="Re²Math tools. `run-agent --live` runs the reference agent against live services: a chat model "
+        "(LEMMATA_AGENT_BASE_URL, LEMMATA_AGENT_MODEL, LEMMATA_AGENT_API_KEY; OpenAI-compatible), Google Scholar "
+        "through SerpAPI (SERPAPI_API_KEY, SERPAPI_BASE_URL) and arXiv (LEMMATA_ARXIV_*, LEMMATA_MATERIALISER_*). "
+        "It writes a submission plus the frozen query cache and materialisation store it used; score it with "
+        "`lemmata score FILE` with LEMMATA_HOME whose artifacts folder is DIR.")
+    rsub = p.add_subparsers(dest="re2math_command", metavar="ACTION")
+    rsub.required = True
+    a = rsub.add_parser(
+        "run-agent", help="run the live reference agent on a split",
+        description="Run the paper's protocol live on every instance of a split: one E3 query to Google Scholar "
+        "through SerpAPI, at most one opened source materialised from arXiv, E4 to choose a source and extract its "
+        "statement. Writes the submission, the frozen query cache and the materialisation store.")
+    a.add_argument("--live", action="store_true", required=True, help="use live services (the only mode)")
+    a.add_argument("--out", required=True, metavar="DIR", help="where the submission goes")
+    a.add_argument("--artifacts", required=True, metavar="DIR", help="where the frozen artifacts go")
+    a.add_argument("--run-id", required=True, help="names the run's artifacts (letters, digits, '.', '_', '-')")
+    a.add_argument("--track", choices=("raw", "assisted"), default="raw",
+                   help="raw: context only; assisted: context plus the anchor hint (default raw)")
+    a.add_argument("--split", choices=("eval200/test", "pool/dev"), default="eval200/test",
+                   help="the instances answered (default eval200/test)")
+    a.add_argument("--window", type=int, choices=(1, 3, 5), default=5,
+                   help="local proof blocks shown to the agent, m (default 5)")
+    a.set_defaults(handler=run_agent)
+
+
+def run_agent(args) -> int:
+
+    from lemmata.benchmarks.re2math.agent.live_agent import run_live_agent
+    from lemmata.benchmarks.re2math.scholar.serpapi import SerpApiScholar
+    from lemmata.core.errors import LemmataError
+    from lemmata.oracles.chat import ChatClient, ChatConfig
+
+    from lemmata.core.settings import read_prefix
+
+    env = read_prefix("LEMMATA_AGENT_")
+    config = ChatConfig.from_env({"LEMMATA_JUDGE_" + k: v for k, v in env.items()})
+    if config is None:
+        raise LemmataError("no agent model: set LEMMATA_AGENT_BASE_URL and LEMMATA_AGENT_MODEL")
+    scholar = SerpApiScholar(f"re2math-serpapi-{args.run_id}")
+    paths = run_live_agent(args.out, args.artifacts, run_id=args.run_id, chat=ChatClient(config), scholar=scholar,
+                           track=args.track, split=args.split, window=args.window, model_name=config.model)
+    for name, path in paths.items():
+        print(f"{name}: {path}")
+    return 0
+
+
+def register_render(sub) -> None:
+    p = sub.add_parser(
+        "render",
+        help="print a Re²Math instance as rendered agent input",
+        description="Print one Re²Math instance exactly as an agent receives it: the paper's setup, the target "
+        "theorem, the last m local proof blocks and, on the assisted track, the anchor hint. Nothing of the "
+        "reference answer (tool statement, citation) is shown. Useful to check what a system could observe.",
+    )
+    p.add_argument("release", help="path of a built re2math release folder (`lemmata build re2math` prints it)")
+    p.add_argument("instance_id", help="the instance's id (column instance_id of the release)")
+    p.add_argument("--track", choices=("raw", "assisted"), default="raw",
+                   help="raw: no hint; assisted: with the leakage-controlled anchor hint (default raw)")
+    p.add_argument("--window", type=int, choices=(1, 3, 5), default=5,
+                   help="local proof blocks shown, m (default 5)")
+    p.add_argument("--config", default="full", help="release config to look the instance up in (default full)")
+    p.add_argument("--mask-target-cite", action="store_true",
+                   help="replace the instance's own citation key inside \\cite-like commands by '?' "
+                        "(the rendering the leaderboard's new tracks use)")
+    p.set_defaults(handler=run_render)
+
+
+def run_render(args) -> int:
+    from lemmata.core.errors import InputError
+    from lemmata.benchmarks.re2math.render import render_instance
+    from lemmata.catalog import open_release_folder as open_release
+
+    release = open_release(args.release)
+    for split in release.splits(args.config):
+        for row in release.rows(args.config, split):
+            if row["instance_id"] == args.instance_id:
+                print(render_instance(row, args.track, args.window, mask_target_cite=args.mask_target_cite))
+                return 0
+    raise InputError.one(args.release, f"no instance {args.instance_id!r} in config {args.config!r}",
+                         field="instance_id")
+
+
+def register_baselines(rs, actions) -> None:
+    """``lemmata baselines run theorem-retrieval | source-retrieval | agent``."""
+    from lemmata.harness.baselines import ALL, common_args
+
+    t = rs.add_parser("theorem-retrieval", help="Re2Math proof state -> reference statement (Recall@k, nDCG@10)",
+                      description="Rank the Re2Math retrieval corpus of reference statements for each rendered "
+                      "proof state, with each chosen retriever and query rendering.")
+    t.add_argument("--retriever", choices=("bm25", "static", "hybrid", ALL), default=ALL,
+                   help="bm25, static embeddings, their hybrid, or all (default all)")
+    t.add_argument("--variant", choices=("raw", "assisted", ALL), default=ALL, help="query rendering (window m=5)")
+    t.add_argument("--split", choices=("test", "dev"), default="test", help="query split (test = Eval-200)")
+    common_args(t)
+    t.set_defaults(handler=run_theorem)
+
+    sr = rs.add_parser("source-retrieval", help="Re2Math proof state -> the cited source among the 354k records of "
+                                                "re2math-scholar-offline-2.1.0 (not part of `all`)",
+                       description="For each rendered Re2Math proof state, rank every record of the current offline "
+                       "world re2math-scholar-offline-2.1.0 (distractors included) to find the cited source. About ten "
+                       "minutes for all six runs on two cores, so `all` leaves it out.")
+    sr.add_argument("--retriever", choices=("bm25", "static", "hybrid", ALL), default=ALL,
+                    help="bm25, static embeddings, their hybrid, or all (default all)")
+    sr.add_argument("--variant", choices=("raw", "assisted", ALL), default=ALL, help="query rendering (window m=5)")
+    sr.add_argument("--split", choices=("test", "dev"), default="test", help="query split (test = Eval-200)")
+    common_args(sr)
+    sr.set_defaults(handler=run_source)
+
+    a = rs.add_parser("agent", help="the non-LLM end-to-end Re2Math agent on the offline artifact",
+                      description="Run the non-LLM Re2Math agent end to end: search the frozen offline artifact, "
+                      "open sources and answer each instance with a trajectory that is replayed when scored.")
+    a.add_argument("--track", dest="agent_track", choices=("raw", "assisted"), default="assisted",
+                   help="raw: no anchor hint; assisted: with it (default assisted)")
+    a.add_argument("--split", choices=("eval200/test", "pool/dev"), default="eval200/test",
+                   help="instances to answer, as config/split (default eval200/test)")
+    common_args(a, depth=False)
+    a.set_defaults(handler=run_baseline_agent)
+
+
+def run_theorem(args) -> int:
+    from lemmata.benchmarks.re2math.baselines import theorem_retrieval_run
+
+    return _retrieval_runs(args, theorem_retrieval_run)
+
+
+def run_source(args) -> int:
+    from lemmata.benchmarks.re2math.baselines import source_retrieval_run
+
+    return _retrieval_runs(args, source_retrieval_run)
+
+
+def _retrieval_runs(args, run) -> int:
+    """Every chosen (rendering, retriever) pair of a retrieval baseline, each file scored as it is written."""
+    from lemmata.harness.baselines import finish, out_folder, pick, store_of
+
+    store = store_of(args)
+    for variant in pick(args.variant, ("raw", "assisted")):
+        for retriever in pick(args.retriever, ("bm25", "static", "hybrid")):
+            finish(run(retriever, variant, out_folder(args), split=args.split, depth=args.depth), store)
+    return 0
+
+
+def run_baseline_agent(args) -> int:
+    from lemmata.benchmarks.re2math.agent.lexical import run_agent as agent
+    from lemmata.harness.baselines import finish, out_folder, store_of
+
+    finish(agent(out_folder(args), track=args.agent_track, split=args.split), store_of(args))
+    return 0

@@ -1,0 +1,38 @@
+"""``lemmata run re2math``: the paper's agent protocol (E3 → search → E4) for any chat model, on the offline world.
+
+The protocol itself is :func:`lemmata.benchmarks.re2math.agent.llm_agent.run_offline_agent`; this module declares
+its verb and arguments for the registry (``Family.runs``), and the harness (:mod:`lemmata.harness.runs`) does the
+rest: endpoint, request cache, run metadata, scoring.
+"""
+
+from __future__ import annotations
+
+from lemmata.harness.runs import RunProtocol, Written, add_sampling_args, sampling_of
+
+
+def _arguments(r) -> None:
+    r.add_argument("--track", choices=("raw", "assisted"), default="raw",
+                   help="raw: context only (the model writes its own anchor); assisted: plus the anchor hint")
+    r.add_argument("--window", type=int, choices=(1, 3, 5), default=5, help="local proof blocks shown, m (default 5)")
+    r.add_argument("--split", choices=("eval200/test", "pool/dev"), default="eval200/test",
+                   help="instances answered (default eval200/test)")
+    add_sampling_args(r)
+    r.add_argument("--artifacts", metavar="DIR", help="folder holding the built offline world (default: the "
+                   "artifacts folder under LEMMATA_HOME, built there when missing)")
+
+
+def _run(args, runner) -> Written:
+    from lemmata.benchmarks.re2math.agent.llm_agent import run_offline_agent
+
+    path, meta = run_offline_agent(runner, args.out, track=args.track, split=args.split, window=args.window,
+                                   sampling=sampling_of(args), artifacts_root=args.artifacts, quiet=args.quiet)
+    return Written(path, meta)
+
+
+PROTOCOL = RunProtocol(
+    name="re2math", help="the paper's agent protocol (E3 → search → E4) on the offline world",
+    description="Re²Math: the paper's protocol on the current offline world with the live agent's prompts "
+    "e3.v1 / e4.v1: one query, the top 20, at most one source opened, one statement copied from it (or an "
+    "abstention). The budget holds by construction. Judge verdicts come from LEMMATA_JUDGE_* when configured, "
+    "else they are pending (fill them later with `lemmata judge`).",
+    run=_run, add_arguments=_arguments)

@@ -1,0 +1,56 @@
+"""``lemmata run taobench``: N whole Lean proofs per exercise and formulation, declared for the registry
+(``Family.runs``); the harness (:mod:`lemmata.harness.runs`) supplies the endpoint, cache, metadata and scoring.
+The request log is written before the submission, so a submission never names a log that is not there."""
+
+from __future__ import annotations
+
+from lemmata.harness.runs import RunProtocol, Written, add_sampling_args, sampling_of
+
+
+def _arguments(t) -> None:
+    t.add_argument("--n", type=int, default=1, metavar="N", help="samples per exercise and formulation (default 1)")
+    add_sampling_args(t, temperature=None, seed=0, temperature_help="default 0 for n = 1, else 1.0",
+                      seed_help="base seed; sample i is drawn with seed + i (default 0)")
+    t.add_argument("--top-p", type=float, default=None, help="nucleus sampling (default: the server's)")
+    t.add_argument("--release", default="taobench-150-1.1.0", help="release id (default taobench-150-1.1.0)")
+    t.add_argument("--formulation", choices=("tao", "mathlib", "both"), default="both",
+                   help="which formulations to answer (default both)")
+    t.add_argument("--limit", type=int, metavar="K", help="only the first K exercises (a smoke run: the others count "
+                   "as failed)")
+
+
+def _run(args, runner) -> Written:
+    from pathlib import Path
+
+    from lemmata.benchmarks.taobench.release import open_taobench
+    from lemmata.benchmarks.taobench.sampler import sample_submission, write_lines
+    from lemmata.core.errors import InputError
+    from lemmata.formats.runner_log import RUNNER_LOG_SUFFIX
+    from lemmata.oracles.judge import slug
+    from lemmata.store.files import atomic_write
+
+    if not 1 <= args.n <= 256:
+        raise InputError.one("lemmata run taobench", "--n must be between 1 and 256", field="n")
+    temperature = args.temperature if args.temperature is not None else (0.0 if args.n == 1 else 1.0)
+    sampling = sampling_of(args, temperature=temperature, top_p=args.top_p)
+    release = open_taobench(args.release, args.releases)
+    formulations = ("tao", "mathlib") if args.formulation == "both" else (args.formulation,)
+    lines, meta, log = sample_submission(release, runner, n=args.n, sampling=sampling, formulations=formulations,
+                                         limit=args.limit, quiet=args.quiet)
+    stem = Path(args.out) / f"taobench.{args.release}.{slug(args.model)}.n{args.n}"
+    log_path = stem.with_name(stem.name + RUNNER_LOG_SUFFIX)
+    atomic_write(log_path, log)  # first: a submission never names a log that is not written
+    path = write_lines(stem.with_name(stem.name + ".jsonl"), lines)
+    print(f"runner request log: {log_path}")
+    return Written(path, meta, runner_log=log_path)
+
+
+PROTOCOL = RunProtocol(
+    name="taobench", help="sample N whole Lean proofs per exercise and formulation",
+    description="TaoBench: N proofs per exercise in both formulations (Tao's framework and the Mathlib twin), "
+    "prompt taobench-prove.v1; every sample is submitted (an unusable one as the official file, which fails), so "
+    "pass@k is unbiased for k ≤ N. The run's request log is written beside the submission (*.runner-log.jsonl) "
+    "and its sha256 in the header: upload both, and the scorer checks every attempt against the log and the "
+    "release. Lean verdicts come from a Kimina server when LEMMATA_LEAN_URL and LEMMATA_MATHLIB_VERSION are set, "
+    "else the attempts that pass the integrity checks are pending.",
+    run=_run, add_arguments=_arguments)
