@@ -47,12 +47,16 @@ def _value(schema: dict[str, Any], node: dict[str, Any], name: str, release: str
 
     >>> _value({}, {"enum": ["raw", "assisted"]}, "track", None), _value({}, {"type": "integer", "minimum": 1}, "n", None)
     ('raw', 1)
+    >>> _value({}, {"enum": ["world-2.0.0", "world-2.1.0"], "examples": ["world-2.1.0"]}, "corpus", None)
+    'world-2.1.0'
     """
     node = _resolve(schema, node)
     if "const" in node:
         return node["const"]
-    if "enum" in node:  # the shipped example's choice when it has one (Re²Math's canonical window), else the first
-        return shipped[name] if shipped and shipped.get(name) in node["enum"] else node["enum"][0]
+    if "enum" in node:  # the shipped example's choice (Re²Math's canonical window), else the schema's own example
+        offered = [shipped.get(name)] if shipped else []  # (the current world, not a superseded one), else the first
+        offered += [*node.get("examples", ()), node.get("default")]
+        return next((v for v in offered if v in node["enum"]), node["enum"][0])
     kind = node.get("type")
     if kind == "object":
         props = node.get("properties", {})

@@ -13,7 +13,6 @@ import re
 import sqlite3
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -38,22 +37,13 @@ class SubmissionIntegrityError(LemmataError):
 SubmissionStatus = Literal["validated", "queued", "scoring", "scored", "pending_oracle", "failed"]
 
 
-@dataclass(frozen=True)
-class SubmissionRecord:
-    sha256: str
-    benchmark: str
-    track: str
-    filename: str
-    model_name: str
-    submitter: str
-    received_at: str
-    header: dict[str, Any]
+class SubmissionRecord(SubmissionMeta):
+    """A stored submission as the index holds it: its immutable sidecar plus where its scoring stands."""
+
     status: SubmissionStatus
     status_reason: str | None
     attempts: int
     updated_at: str
-    contact: str | None = None
-    notes: str | None = None
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> "SubmissionRecord":

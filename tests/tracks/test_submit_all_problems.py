@@ -236,6 +236,21 @@ def test_header_template_is_accepted_by_every_benchmark(benchmark, request):
         raise AssertionError("a nonsense record was accepted")
 
 
+def test_header_templates_name_current_artifacts_only():
+    """No template offers a superseded artifact: a header field that names one (Re²Math source retrieval's world)
+    is filled with the current version, from the schema's own example."""
+    from lemmata.families import artifact_families, artifact_versions, known_benchmarks
+    from lemmata.space.templates import header_template
+
+    superseded = {v.artifact_id for f in artifact_families() for v in artifact_versions(f).versions if v.superseded_by}
+    for benchmark in known_benchmarks():
+        if benchmark == "re2math":
+            continue  # its template names no artifact (the release names the world it scores against)
+        values = json.dumps(header_template(benchmark))
+        assert not [s for s in superseded if s in values], benchmark
+    assert header_template("re2math-source-retrieval")["corpus"] == artifact_versions("re2math").current_id
+
+
 def test_guide_links_schema_example_and_command():
     from lemmata.space.templates import guide_markdown
 

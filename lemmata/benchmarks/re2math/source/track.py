@@ -44,7 +44,8 @@ class SourceRunHeader(RunHeader):
     benchmark: Literal["re2math-source-retrieval"]
     release: str = Field(pattern=r"^re2math-\d+\.\d+\.\d+$")
     corpus: Literal[RUN_WORLDS] = Field(  # type: ignore[valid-type]
-        description="the offline world whose record ids the rankings use (2.1.0, the current world, for new runs)")
+        description="the offline world whose record ids the rankings use (2.1.0, the current world, for new runs)",
+        examples=[WORLDS.current_id])  # what a header template offers: the current world, never a superseded one
     split: Literal["eval200/test", "pool/dev"]
     track: Literal["raw", "assisted"] = Field(description="which rendering of the proof state is the query")
 
