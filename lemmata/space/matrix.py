@@ -88,26 +88,29 @@ def build_matrix(rows: Sequence[BoardRow], order: Sequence[str] = ()) -> tuple[l
     for r in usable:
         groups.setdefault((r.benchmark, r.track), {}).setdefault(r.view_key, []).append(r)
     columns: list[Column] = []
-    ranked: dict[str, list[BoardRow]] = {}
+    #: ranked members per (benchmark, track, group): two tracks of one benchmark may share a frozen tuple (Re²Math's
+    #: raw and assisted renderings), and their rows are never ranked together
+    ranked: dict[tuple[str, str, str], list[BoardRow]] = {}
     rank_of = {b: i for i, b in enumerate(order)}
     for (bench, track), by_group in sorted(groups.items(), key=lambda kv: (rank_of.get(kv[0][0], len(rank_of)), kv[0])):
         higher = higher_is_better(bench)
         for key, members in by_group.items():
-            ranked[key] = rank_rows(members, higher)
+            ranked[(bench, track, key)] = rank_rows(members, higher)
         ref = max(by_group, key=lambda k: (len(by_group[k]), max(r.date for r in by_group[k]), k))
         columns.append(Column(bench, track, ref, next((r.metric for r in by_group[ref] if r.metric), ""), higher))
     models: dict[str, ModelRow] = {}
     for col in columns:
         by_group = groups[(col.benchmark, col.track)]
         for key in sorted(by_group, key=lambda k: (k != col.group, k)):  # the reference group first
-            for r in ranked[key]:
+            for r in ranked[(col.benchmark, col.track, key)]:
                 ident = identity_of(r)
                 m = models.setdefault(ident, ModelRow(ident, r.model_name, dict(r.model)))
                 cell_key = (col.benchmark, col.track)
                 if cell_key in m.cells and (m.cells[cell_key].comparable or key != col.group):
                     continue  # one cell per column: its reference-group score, else the newest other one
                 m.cells[cell_key] = Cell(value=r.rank_value, group=key, comparable=key == col.group, rank=r.rank,
-                                         of=len(ranked[key]), pending=r.value is None, kind=r.kind)
+                                         of=len(ranked[(col.benchmark, col.track, key)]), pending=r.value is None,
+                                         kind=r.kind)
     return columns, sorted(models.values(), key=lambda m: (-len(m.cells), m.name.casefold(), m.identity))
 
 

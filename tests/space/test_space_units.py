@@ -463,3 +463,26 @@ def test_reported_rows_are_imported_once_as_reported(tmp_path):
     with pytest.raises(Skip, match="already present"):
         reported_step(st)(lines.append)
     assert len(st.result_rows()) == len(rows)
+
+
+def test_matrix_keeps_tracks_that_share_a_frozen_tuple_apart():
+    """Re²Math's raw and assisted renderings share one frozen tuple: each column ranks its own track's rows (the
+    assisted column once showed the raw entries and lost its own)."""
+    from lemmata.space.board import BoardRow
+    from lemmata.space.matrix import build_matrix
+
+    def row(model: str, track: str, value: float) -> BoardRow:
+        return BoardRow(result_id=f"{model}-{track}", submission_sha256="0" * 64, kind="scored", benchmark="re2math",
+                        track=track, group_key="re2math-1.0.0 | eval200/test | world | judge", frozen={},
+                        model_name=model, model_url=None, model_revision=None, metric="offline_tool_acc",
+                        value=value, interval=None, interval_kind=None, count=None, total=None, pending=0,
+                        status="complete", scored_at="2026-11-01T00:00:00+00:00", version=1, metrics={},
+                        breakdowns={}, notes=(), model={"name": model})
+
+    columns, models = build_matrix([row("raw-a", "raw", 0.2), row("raw-b", "raw", 0.1),
+                                    row("helped", "assisted", 0.3)])
+    assert [(c.benchmark, c.track) for c in columns] == [("re2math", "assisted"), ("re2math", "raw")]
+    cells = {m.name: m.cells for m in models}
+    assert set(cells["helped"]) == {("re2math", "assisted")} and cells["helped"][("re2math", "assisted")].of == 1
+    assert cells["raw-a"][("re2math", "raw")].rank == 1 and cells["raw-b"][("re2math", "raw")].of == 2
+    assert ("re2math", "assisted") not in cells["raw-a"]
