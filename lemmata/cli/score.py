@@ -43,10 +43,9 @@ def register(sub) -> None:
 
 
 def _print_summary(result, stats: dict, stream) -> None:
-    main = result.main
-    value = "pending" if main.value is None else f"{main.value:.4f}"
-    print(f"{result.model.name}: {main.metric} {value} ({main.count}/{main.total} confirmed), "
-          f"{result.pending} item(s) pending; status {result.status}", file=stream)
+    from lemmata.tracks.baseline_report import headline
+
+    print(f"{result.model.name}: {headline(result)}", file=stream)
     if stats:
         print("judge: " + ", ".join(f"{k} {v}" for k, v in stats.items()), file=stream)
     print(f"result {result.result_id}", file=stream)

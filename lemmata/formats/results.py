@@ -152,6 +152,12 @@ class Score(Frozen):
     interval_kind: str | None = Field(default=None, description="e.g. 'wilson95', 'paper_cluster_bootstrap95'")
     count: int | None = None
     total: int | None = None
+    bounds: tuple[float, float] | None = Field(
+        default=None, description="while items are pending, the range the headline can still end in (every pending "
+                                  "verdict failing … every one passing), where the scorer computes it (a rate that is "
+                                  "not a count over items, e.g. pass@k over n samples); None otherwise")
+
+    _omit_unbounded = omit_when_none("bounds")  # results stored before the field keep their bytes and ids
 
 
 class Result(Frozen):

@@ -145,9 +145,8 @@ def _finish(args: Namespace, written: Written, runner: Any) -> int:
     result = score_written(submission, store=args.store, quiet=args.quiet, runner_log=written.runner_log)
     out = Path(submission).with_suffix(".result.json")
     out.write_text(result.to_json(), encoding="utf-8")
-    main = result.main
-    value = "pending" if main.value is None else f"{main.value:.4f}"
+    from lemmata.tracks.baseline_report import headline
+
     print(f"result: {out}")
-    print(f"{main.metric} {value} ({main.count}/{main.total} confirmed), {result.pending} item(s) pending; "
-          f"status {result.status}", file=sys.stderr)
+    print(headline(result), file=sys.stderr)
     return 0

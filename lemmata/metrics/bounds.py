@@ -9,8 +9,11 @@ waits) cannot count any more. So the final count lies in
 ``[confirmed, confirmed + open]`` and the rate in
 ``[confirmed / total, (confirmed + open) / total]``.
 
-One pure function over the stored per-item records, used by the board, its
-exports and the API alike. Items are read by their outcome field, in this order:
+One pure function over a result (:func:`result_bounds`), used by the board, its
+exports, the audit, the matrix and the CLI alike: the range the scorer declared
+for its headline (``main.bounds``: a rate that is not a count over items, such
+as TaoBench's pass@k over n samples), else the range read off the stored
+per-item records (:func:`pending_bounds`). Items are read by their outcome field, in this order:
 ``tool_acc`` (Re²Math, the conjunction Ground ∧ Suff), ``correct`` (compiles ∧
 faithful), ``passed``, ``hit``, ``status``; a record without any of them has no
 outcome, and a result with such records gets no bounds.
@@ -40,16 +43,18 @@ class PendingBounds(BaseModel):
     settled_pending: int = Field(default=0, ge=0,
                                  description="items marked pending whose outcome is already settled as not counting")
     total: int = Field(ge=1, description="items in the metric's population")
+    rates: tuple[float, float] | None = Field(default=None, description="the scorer's declared range of the "
+                                              "headline rate, when it is not confirmed/total (pass@k over n samples)")
 
     @property
     def low(self) -> float:
         """The rate if no open item counts (what is confirmed so far)."""
-        return self.confirmed / self.total
+        return self.rates[0] if self.rates else self.confirmed / self.total
 
     @property
     def high(self) -> float:
         """The rate if every open item counts (the most it could still be)."""
-        return (self.confirmed + self.open) / self.total
+        return self.rates[1] if self.rates else (self.confirmed + self.open) / self.total
 
     def as_dict(self) -> dict[str, Any]:
         """The bounds as exported (CSV/JSON rows, the API): counts and both rates."""
@@ -117,3 +122,29 @@ def pending_bounds(items: Iterable[Mapping[str, Any]], total: int | None = None)
     if n == 0:
         return None
     return PendingBounds(confirmed=confirmed, open=open_, settled_pending=settled, total=max(total or n, n, 1))
+
+
+def result_bounds(result: Mapping[str, Any] | Any) -> PendingBounds | None:
+    """The bounds of a pending result (a stored document or a :class:`~lemmata.formats.results.Result`); None when
+    nothing is pending or nothing can be claimed.
+
+    >>> doc = {"pending": 2, "main": {"count": 3, "total": 10, "bounds": [0.25, 0.4]}, "items": [{"x": 1}]}
+    >>> b = result_bounds(doc)
+    >>> (b.low, b.high, b.confirmed, b.open, b.total)
+    (0.25, 0.4, 3, 2, 10)
+    >>> result_bounds({"pending": 1, "main": {"total": 2}, "items": [{"passed": True}, {"passed": "pending"}]}).high
+    1.0
+    >>> result_bounds({"pending": 0, "main": {}, "items": []}) is None
+    True
+    """
+    doc = result if isinstance(result, Mapping) else result.model_dump(mode="json")
+    pending = doc.get("pending") or 0
+    if not pending:
+        return None
+    main = doc.get("main") or {}
+    declared = main.get("bounds")
+    if declared is not None and len(declared) == 2:
+        total = main.get("total") or 1
+        return PendingBounds(confirmed=min(main.get("count") or 0, total), open=min(pending, total), total=total,
+                             rates=(float(declared[0]), float(declared[1])))
+    return pending_bounds(doc.get("items") or [], total=main.get("total"))

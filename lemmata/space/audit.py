@@ -91,13 +91,13 @@ def _code(value: object) -> str:
 def entry_facts(result: Result) -> str:
     f = result.frozen
     main = result.main
-    from lemmata.metrics.bounds import pending_bounds
     from lemmata.formats.numbers import number_format, score_text
+    from lemmata.metrics.bounds import result_bounds
 
     value = score_text(main.value, main.interval)
     if main.value is not None and main.interval:
         value += f" ({md_escape(main.interval_kind or 'interval')})"
-    bounds = pending_bounds(result.items, total=main.total) if result.pending else None
+    bounds = result_bounds(result)
     pending = str(result.pending)
     if bounds is not None:
         pattern = number_format([bounds.low, bounds.high])

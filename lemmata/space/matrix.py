@@ -57,6 +57,8 @@ class Cell:
     of: int = 0
     pending: bool = False
     kind: str = "scored"
+    #: a pending score's range: confirmed so far … the most it could still reach (None: not known)
+    bounds: tuple[float, float] | None = None
 
 
 @dataclass
@@ -110,7 +112,7 @@ def build_matrix(rows: Sequence[BoardRow], order: Sequence[str] = ()) -> tuple[l
                     continue  # one cell per column: its reference-group score, else the newest other one
                 m.cells[cell_key] = Cell(value=r.rank_value, group=key, comparable=key == col.group, rank=r.rank,
                                          of=len(ranked[(col.benchmark, col.track, key)]), pending=r.value is None,
-                                         kind=r.kind)
+                                         kind=r.kind, bounds=(r.bounds.low, r.bounds.high) if r.bounds else None)
     return columns, sorted(models.values(), key=lambda m: (-len(m.cells), m.name.casefold(), m.identity))
 
 
@@ -179,7 +181,13 @@ def render_matrix(columns: Sequence[Column], models: Sequence[ModelRow], *, kind
             if cell is None:
                 cells.append('<td class="lm-none">·</td>')
                 continue
-            text = "pending" if cell.value is None else fmt[(c.benchmark, c.track)].format(cell.value)
+            if cell.value is not None:
+                text = fmt[(c.benchmark, c.track)].format(cell.value)
+            elif cell.bounds is not None:  # what is confirmed so far … the most it could still reach
+                low, high = cell.bounds
+                text = f"pending: {number_format([low, high]).format(low)}–{number_format([low, high]).format(high)}"
+            else:
+                text = "pending"
             rank = f" <span class=\"lm-rank\">#{cell.rank}/{cell.of}</span>" if cell.rank is not None else ""
             mark = "" if cell.comparable else ' <span class="lm-badge lm-other" title="scored in another frozen-tuple ' \
                                              'group of this benchmark: not comparable with this column">other tuple</span>'

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from lemmata.metrics.bounds import pending_bounds
+from lemmata.metrics.bounds import result_bounds
 from lemmata.store import RowSummary
 
 __all__ = ["ROW_SUMMARY", "summary_of"]
@@ -81,10 +81,9 @@ def summary_of(doc: dict[str, Any]) -> dict[str, Any]:
         "breakdowns": doc.get("breakdowns", {}),
         "main_detail": detail if isinstance(detail, dict) else {},
     }
-    if doc.get("pending"):  # confirmed so far and the most that could still count (lemmata.metrics.bounds)
-        bounds = pending_bounds(doc.get("items") or [], total=main.get("total"))
-        if bounds is not None:
-            summary["bounds"] = bounds.model_dump()
+    bounds = result_bounds(doc)  # confirmed so far and the most that could still count (lemmata.metrics.bounds)
+    if bounds is not None:
+        summary["bounds"] = bounds.model_dump()
     for optional in ("breakdowns", "flags", "main_detail"):
         if len(json.dumps(summary[optional], default=str)) > _SUMMARY_LIMIT:
             summary[optional] = {}
@@ -92,4 +91,4 @@ def summary_of(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 #: what the space's store keeps of each result for its board rows
-ROW_SUMMARY = RowSummary(version=4, of=summary_of)
+ROW_SUMMARY = RowSummary(version=5, of=summary_of)  # 5: bounds a scorer declares (main.bounds)

@@ -1,4 +1,5 @@
-"""One printed line per stored baseline result: what was run, every measure with its interval, the result id."""
+"""Printed lines about results: one per stored baseline (every measure with its interval, the result id), and the
+headline line `lemmata run` and `lemmata score` print (with the range a pending score can still end in)."""
 
 from __future__ import annotations
 
@@ -44,3 +45,28 @@ def result_line(result: Result, path: str | Path | None = None) -> str:
     head = f"{result.benchmark}/{result.track} {frozen.dataset_release} {frozen.split} · {result.model.name}"
     tail = f" · {result.status}" + (f" ({result.pending} pending)" if result.pending else "")
     return f"{head}: " + " · ".join(parts) + tail + f" · result {result.result_id[:12]}"
+
+
+def headline(result: Result) -> str:
+    """``<metric> <value> (<count>/<total> confirmed), <n> item(s) pending; status <status>``; a pending headline
+    names the range it can still end in (:func:`lemmata.metrics.bounds.result_bounds`).
+
+    >>> from lemmata.formats.results import FrozenTuple, ModelInfo, Score, make_result
+    >>> r = make_result(kind="scored", benchmark="b", track="t", submission_sha256="0" * 64, model=ModelInfo(name="m"),
+    ...     frozen=FrozenTuple(dataset_release="b-1.0.0", split="s", retrieval_artifact=None, scoring_artifact="x",
+    ...                        date="2026-11-01"), pending=3, status="pending_oracle",
+    ...     main=Score(metric="pass@1", value=None, count=2, total=10, bounds=(0.2, 0.45)))
+    >>> headline(r)
+    'pass@1 pending: 0.200–0.450 (2/10 confirmed), 3 item(s) pending; status pending_oracle'
+    """
+    from lemmata.formats.numbers import number_format
+    from lemmata.metrics.bounds import result_bounds
+
+    main = result.main
+    value = "pending" if main.value is None else f"{main.value:.4f}"
+    bounds = result_bounds(result) if main.value is None else None
+    if bounds is not None:
+        pattern = number_format([bounds.low, bounds.high])
+        value += f": {pattern.format(bounds.low)}–{pattern.format(bounds.high)}"
+    return (f"{main.metric} {value} ({main.count}/{main.total} confirmed), {result.pending} item(s) pending; "
+            f"status {result.status}")

@@ -371,7 +371,8 @@ def score_submission(
         main=Score(metric=f"pass@1 ({main_f})", value=p1["value"] if complete else None,
                    interval=tuple(p1["ci95"]) if p1["ci95"] and complete else None,
                    interval_kind=p1["interval_kind"] if p1["ci95"] and complete else None,
-                   count=p1["solved_items"], total=p1["n_items"]),
+                   count=p1["solved_items"], total=p1["n_items"],
+                   bounds=None if complete else (p1["value"], p1["upper_if_pending_pass"])),
         metrics=_without_per_item(metrics),
         breakdowns={"chapter": {f: {k: v["per_chapter"] for k, v in m.items()} for f, m in metrics.items()
                                 if f in per_formulation}},

@@ -172,6 +172,32 @@ def test_offline_scoring_keeps_passing_attempts_pending(handler, release):
     assert result.frozen.retrieval_artifact is None and result.pending == 4
 
 
+def test_a_pending_result_shows_its_bounds_everywhere(handler, release, tmp_path):
+    """The range a pending pass@1 can still end in (pending attempts failing … passing) is declared by the scorer
+    and shown by the board, the audit, the matrix and the CLI's summary line alike."""
+    from lemmata.space.audit import entry_facts
+    from lemmata.space.board import load_rows
+    from lemmata.space.matrix import build_matrix, render_matrix
+    from lemmata.space.tables import pending_value
+    from lemmata.store import Store
+    from lemmata.tracks.baseline_report import headline
+
+    result = handler.score(_records(handler, release), received_at=RECEIVED, oracles=OracleConfig())
+    low, high = 0.0, (1 + 0.5) / 150
+    assert result.main.value is None and result.main.bounds == pytest.approx((low, high))
+    assert "pending: 0.000–0.010" in headline(result) and "pending: 0.000–0.010" in entry_facts(result)
+    store = Store(tmp_path / "store")
+    stored, _ = store.add_result(result.finalized())
+    (row,) = [r for r in load_rows(store) if r.result_id == stored.result_id]
+    assert (row.bounds.low, row.bounds.high) == pytest.approx((low, high))
+    assert "pending: 0.000–0.010" in pending_value(row)
+    columns, models = build_matrix([row])
+    assert "pending: 0.000–0.010" in render_matrix(columns, models)
+    # declared while pending and stored with the result; a score without bounds dumps as before the field existed
+    assert result.main.model_dump(mode="json")["bounds"] == pytest.approx([low, high])
+    assert "bounds" not in result.main.model_copy(update={"bounds": None}).model_dump(mode="json")
+
+
 def test_scoring_with_a_protocol_server(handler, release, tmp_path):
     validated = _records(handler, release)
     with KiminaDouble() as server:
