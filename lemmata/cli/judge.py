@@ -24,18 +24,21 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from lemmata.core.errors import LemmataError
-    from lemmata.oracles.chat import judge_from_env
-    from lemmata.oracles.lean import verifier_from_env
+    from lemmata.scoring import oracles_from_env
     from lemmata.store import Store, default_store
-    from lemmata.tracks.base import OracleConfig
 
-    judge, lean = judge_from_env(), verifier_from_env()
-    if judge is None and lean is None:
-        raise LemmataError("no oracle configured: set LEMMATA_JUDGE_BASE_URL and LEMMATA_JUDGE_MODEL (Re²Math judge) "
-                           "or LEMMATA_LEAN_URL and LEMMATA_MATHLIB_VERSION (Lean verifier)")
     extra = {k: v for k, v in (("judge_artifact", args.judge_artifact), ("lean_artifact", args.lean_artifact)) if v}
+    oracles = oracles_from_env(extra=extra)
+    if oracles.judge is None and oracles.lean is None:
+        raise LemmataError("no oracle configured: set LEMMATA_JUDGE_BASE_URL and LEMMATA_JUDGE_MODEL (judge and "
+                           "grader verdicts) or LEMMATA_LEAN_URL and LEMMATA_MATHLIB_VERSION (Lean verdicts)")
+    if not args.quiet:  # say which verdicts this run can fill: the others stay pending
+        for name, oracle, setting in (("judge", oracles.judge, "LEMMATA_JUDGE_BASE_URL and LEMMATA_JUDGE_MODEL"),
+                                      ("Lean verifier", oracles.lean, "LEMMATA_LEAN_URL and LEMMATA_MATHLIB_VERSION")):
+            if oracle is None:
+                print(f"no {name} configured ({setting} unset): verdicts that need it stay pending", file=sys.stderr)
     store = Store(args.store) if args.store else default_store()
-    outcomes = fill_pending(store, OracleConfig(judge=judge, lean=lean, extra=extra), only=args.submission)
+    outcomes = fill_pending(store, oracles, only=args.submission)
     for line in outcomes:
         print(line)
     if not outcomes and not args.quiet:
