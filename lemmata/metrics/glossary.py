@@ -79,6 +79,15 @@ TERMS: tuple[Term, ...] = (
     _t("OfflineCiteRecall@{k}", "Offline CiteRecall@{k}", "Share of instances whose cited source ranks within "
        "the top {k} candidates of an offline world (its own haystack and display, not Google Scholar: not "
        "comparable with the paper's CiteRecall@{k}).", "tool_acc", card_key="OfflineCiteRecall@N"),
+    _t("OfflineToolAcc", "OfflineToolAcc", "Share of instances whose selected source is the cited source (by the "
+       "source-identity matcher, in an offline world) and whose statement closes the gap (Suff): the offline "
+       "headline, never the paper's ToolAcc.", "tool_acc"),
+    _t("SourceAcc", "SourceAcc", "Share of instances whose selected source is the cited source (by the "
+       "source-identity matcher).", "tool_acc"),
+    _t("SuffRate", "Suff rate", "Share of instances whose returned statement is judged to close the gap (Suff = "
+       "yes), whatever its source.", "tool_acc"),
+    _t("AbstentionRate", "Abstention rate", "Share of instances answered with no source or no statement.",
+       "tool_acc", higher=None),
     _t("OracleCoverage", "Oracle coverage", "Share of instances whose cited source was materialised, so the "
        "oracle run could be evaluated.", "tool_acc"),
     _t("Oracle ToolAcc", "Oracle ToolAcc", "ToolAcc of the oracle run (given the cited source's text), over "
@@ -98,6 +107,9 @@ TERMS: tuple[Term, ...] = (
        "the informal statement.", "correctness"),
     _t("pass@{k}", "pass@{k}", "Unbiased estimate of the chance that at least one of {k} attempts is verified "
        "correct, averaged over items.", "correctness"),
+    _t("pass rate under tactic budget 128x2x600", "Tree-search pass rate (128×2×600)", "Share of exercises a "
+       "tree-search prover proved within the paper's tactic budget (as printed; not a pass@k over whole-proof "
+       "attempts)."),
     # TaoBench (formulations and their gap)
     _t("tao", "Tao formulation", "Share of the 150 exercises solved in the textbook's (Tao's) formulation."),
     _t("mathlib", "Mathlib formulation", "Share of the 150 exercises solved in their Mathlib formulation."),
@@ -119,6 +131,15 @@ TERMS: tuple[Term, ...] = (
     # MathNet-Solve (problem solving and MathRAG)
     _t("proof_grade", "ProofGrade", "Share of the problems whose solution the grader model scored 7 of 7 against "
        "the reference solutions (IMO-Bench protocol); solutions awaiting a grade are not counted."),
+    _t("micro_pm", "± (ProofGrade, printed)", "The ± the paper prints beside its micro-averaged ProofGrade, as "
+       "printed.", higher=None),
+    _t("macro", "Macro ProofGrade", "Mean over the four domains (algebra, number theory, geometry, discrete "
+       "mathematics) of each domain's ProofGrade."),
+    _t("macro_pm", "± (macro, printed)", "The ± the paper prints beside its macro-averaged ProofGrade, as printed.",
+       higher=None),
+    _t("proof_grade.micro", "ProofGrade (micro)", "ProofGrade over all problems (Wilson 95% interval)."),
+    _t("proof_grade.macro", "ProofGrade (macro)", "Mean over domains of each domain's ProofGrade (stratified "
+       "bootstrap 95% interval)."),
     _t("answer_check", "AnswerCheck", "Share of the problems with a stated final answer whose candidate final "
        "answer math-verify finds equal to the reference; not a proof grade."),
 )

@@ -187,3 +187,23 @@ def test_sort_choices_use_the_labels():
     labels = dict(sort_choices(("gap.relative_drop", "attempts.not_submitted"), "rank:asc"))
     assert "Relative drop, highest first" in labels and "Attempts missing, lowest first" in labels
     assert not any(k.startswith("gap.") or k.startswith("attempts.") for k in labels)
+
+
+def test_every_column_a_board_can_show_has_a_glossary_entry(tmp_path):
+    """Every metric key of every paper's reported rows and of the scored results the suite's examples produce is
+    defined: no column reads "(no glossary entry)" or a raw key."""
+    from lemmata.families import reported_importers
+    from lemmata.metrics.glossary import describe
+    from lemmata.space.rows import summary_of
+    from lemmata.store import Store
+
+    store = Store(tmp_path / "store")
+    docs = [r.model_dump(mode="json") for _, importer in reported_importers() for r, _ in importer(store)]
+    assert {d["benchmark"] for d in docs} >= {"re2math", "taobench", "mathnet-solve", "mirb", "mathatlas"}
+    # the scored Re²Math headline and its companions, as the offline aggregate names them
+    keys = {(k, d["main"]["metric"]) for d in docs for k in [d["main"]["metric"], *summary_of(d)["metrics"]]}
+    keys |= {(k, "OfflineToolAcc") for k in ("OfflineToolAcc", "SourceAcc", "SuffRate", "AbstentionRate",
+                                             "CiteRecall@20")}
+    keys |= {(k, "proof_grade") for k in ("proof_grade.micro", "proof_grade.macro", "answer_check")}
+    undefined = sorted(k for k, main in keys if "(no glossary entry)" in describe(k, main).definition)
+    assert undefined == []
