@@ -454,11 +454,17 @@ def build_view(rows: Sequence[BoardRow], query: BoardQuery,
 
 
 def _flag_look_alikes(rows: list[BoardRow]) -> list[BoardRow]:
-    """Rows with ``look_alike`` set where their model name's confusable skeleton equals another's."""
+    """Submitted rows with ``look_alike`` set where their model name's confusable skeleton equals another's.
+
+    The warning is about names a submitter chose: a paper's reported rows are transcribed as printed (one paper
+    may write ``GPT-5`` in one table and ``gpt-5`` in another), so they are never flagged themselves, while a
+    submitted name that imitates a reported one still is.
+    """
     alike = near_duplicates(r.model_name for r in rows)
     if not alike:
         return rows
-    return [replace(r, look_alike=tuple(alike[r.model_name])) if r.model_name in alike else r for r in rows]
+    return [replace(r, look_alike=tuple(alike[r.model_name])) if r.model_name in alike and r.kind != "reported"
+            else r for r in rows]
 
 
 def _date_key(row: BoardRow) -> int:

@@ -87,3 +87,16 @@ def test_board_flags_a_name_that_looks_like_another_entry():
     assert flagged == {"e5-large": ("\u0435" + "5-large",), "\u0435" + "5-large": ("e5-large",), "bm25": ()}
     assert any("look like another name" in n for n in view.notices)
     assert render_board(view).count("looks like another entry") == 2
+
+
+def test_a_papers_own_rows_are_never_flagged_but_an_imitation_of_them_is():
+    """Reported rows are transcribed as printed (GPT-5 in one table, gpt-5 in another): no warning between them;
+    a submitted name that imitates a reported one is still flagged."""
+    reported = [{**_index_row("p1", "GPT-5"), "kind": "reported"}, {**_index_row("p2", "gpt-5"), "kind": "reported"}]
+    view = build_view([row_from_index(r) for r in reported], BoardQuery(benchmark="b", track="t"))
+    assert all(r.look_alike == () for g in view.groups for r in g.rows)
+    assert not any("look like another name" in n for n in view.notices)
+    rows = [*reported, _index_row("s1", "G\u0420T-5")]  # a Cyrillic Er for the P
+    view = build_view([row_from_index(r) for r in rows], BoardQuery(benchmark="b", track="t"))
+    flagged = {r.result_id: r.look_alike for g in view.groups for r in g.rows}
+    assert flagged["p1"] == flagged["p2"] == () and flagged["s1"]
