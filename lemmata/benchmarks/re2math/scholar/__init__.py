@@ -3,8 +3,8 @@
 Modules (import them directly; nothing heavy is imported here): ``citations`` (bibliography strings),
 ``matcher`` (is a candidate the cited source? the citing paper?), ``works`` (citations clustered into works, shared
 by every offline artifact), ``querycache`` (candidate models, the query-cache format, replay), ``layout`` and
-``openings`` (the name, files and opening log every offline artifact shares), ``artifact`` (the frozen offline
-artifact 1.x, superseded), ``world`` (the 2.x offline worlds over the distractor corpus: what they share, split by
+``openings`` (the name, files, ``ARTIFACT.json`` head, opening log and look-ups every offline artifact shares),
+``artifact`` (the frozen offline artifact 1.x, superseded), ``world`` (the 2.x offline worlds over the distractor corpus: what they share, split by
 job, and one sub-package per version, ``v2_0`` and ``v2_1``), ``worlds`` (every version declared once: the current
 one, what superseded each and why), ``world_artifact`` (the world behind the scorer's protocol),
 ``backends`` (``open_backend`` opens any retrieval artifact for replay), ``serpapi`` (Google Scholar through SerpAPI,

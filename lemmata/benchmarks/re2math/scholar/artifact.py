@@ -69,8 +69,8 @@ from lemmata.retrievers.bm25 import (
 )
 from lemmata.benchmarks.re2math.papers import paper_key as normalize_paper_key
 from lemmata.benchmarks.re2math.scholar.citations import ParsedCitation
-from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME, INDEX_DIR, INFO_FILE, declares_schema
-from lemmata.benchmarks.re2math.scholar.openings import MaterialisationEvent, MaterialisationLog
+from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME, INDEX_DIR, INFO_FILE, ArtifactHead, declares_schema
+from lemmata.benchmarks.re2math.scholar.openings import MaterialisationLog, OpenedArtifact
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
 from lemmata.benchmarks.re2math.scholar.works import cited_sources, citing_papers, most_common_value
 from lemmata.benchmarks.re2math.scholar.worlds import DEFAULT_LOCK, WORLDS, default_release_path, world_id
@@ -140,16 +140,10 @@ class Attribution(Frozen):
     cited_after_cutoff: bool
 
 
-class ArtifactInfo(Frozen):
+class ArtifactInfo(ArtifactHead):
     """``ARTIFACT.json``: what the artifact is, what it was built from, and how it ranks."""
 
-    schema_version: Literal["lemmata.scholarly-artifact/1"] = SCHEMA
-    id: str
-    name: str
-    version: str
-    release_id: str
-    release_manifest_sha256: str
-    release_rows: str
+    schema_version: Literal["lemmata.scholarly-artifact/1"] = SCHEMA  # type: ignore[assignment]
     builder: str
     builder_version: str
     backend: dict[str, Any]
@@ -343,7 +337,7 @@ def build_artifact(release: str | Path, out_root: str | Path | None = None, *, q
 # --------------------------------------------------------------------------- load and search
 
 
-class ScholarArtifact:
+class ScholarArtifact(OpenedArtifact[Attribution]):
     """An opened (manifest-verified) offline artifact: search, records, materialisation."""
 
     backend = BACKEND
@@ -378,19 +372,7 @@ class ScholarArtifact:
 
             close = difflib.get_close_matches(record_id, list(self._by_id), n=3, cutoff=0.6)
             hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-            raise InputError.one(str(self.root), f"no record {record_id!r} in artifact {self.artifact_id}{hint}",
-                                 field="record_id") from None
-
-    def attribution(self, instance_id: str) -> Attribution:
-        """The instance's cited-source record and statement (for scoring and the oracle subset)."""
-        try:
-            return self._attributions[instance_id]
-        except KeyError:
-            raise InputError.one(str(self.root), f"no instance {instance_id!r} in artifact {self.artifact_id}",
-                                 field="instance_id") from None
-
-    def attributions(self) -> list[Attribution]:
-        return list(self._attributions.values())
+            raise self._unknown("record", record_id, hint) from None
 
     # -- search ------------------------------------------------------------
     def search(self, query: str, year_cutoff: int | None, n: int = DEFAULT_N, *,
@@ -423,10 +405,7 @@ class ScholarArtifact:
         rec = self.record(record_id)
         views = [StatementView(id=s.id, latex=s.latex, tool_type=s.tool_type)
                  for s in (self._statements[sid] for sid in rec.statement_ids)]
-        target = log if isinstance(log, MaterialisationLog) else (
-            MaterialisationLog(Path(log)) if log is not None else self.log)
-        target.append(MaterialisationEvent(artifact_id=self.artifact_id, record_id=rec.id, instance_id=instance_id,
-                                           at=now_utc()))
+        self._log_opening(rec.id, instance_id, log)
         return Materialisation(artifact_id=self.artifact_id, record=rec, statements=views,
                                text=render_materialisation(rec, views))
 

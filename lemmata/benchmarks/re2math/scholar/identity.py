@@ -35,7 +35,25 @@ def year_cutoff(artifact: ScholarlyArtifact, row: Mapping[str, Any], rule: str |
         return row.get("publication_year")
 
 
-class SourceIdentity:
+class AttributedIdentity:
+    """Source identity by the artifact's own attribution alone: a record is an instance's cited source exactly when
+    the artifact attributes it to the instance (a 2.x world, where one work is one record, needs no more)."""
+
+    def __init__(self, artifact: ScholarlyArtifact) -> None:
+        self.artifact = artifact
+
+    def cited_record(self, instance_id: str) -> str | None:
+        try:
+            return self.artifact.attribution(instance_id).record_id
+        except InputError:
+            return None
+
+    def is_cited(self, record_id: str, row: Mapping[str, Any]) -> tuple[str, str | None] | None:
+        """('record', None) when ``record_id`` is the instance's attributed cited source, else None."""
+        return ("record", None) if record_id == self.cited_record(row["instance_id"]) else None
+
+
+class SourceIdentity(AttributedIdentity):
     """The source-identity matcher over one artifact's records, each record's references built once.
 
     A record is tried through its metadata and every bibliography string it
@@ -44,7 +62,7 @@ class SourceIdentity:
     """
 
     def __init__(self, artifact: ScholarlyArtifact) -> None:
-        self.artifact = artifact
+        super().__init__(artifact)
         self._refs: dict[str, list[Any]] = {}
         self._cited: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -69,18 +87,12 @@ class SourceIdentity:
                 self._cited[row["instance_id"]] = SourceRef.from_z(row["z"])
             return self._cited[row["instance_id"]]
 
-    def cited_record(self, instance_id: str) -> str | None:
-        try:
-            return self.artifact.attribution(instance_id).record_id
-        except InputError:
-            return None
-
     def is_cited(self, record_id: str, row: Mapping[str, Any]) -> tuple[str, str | None] | None:
         """How ``record_id`` is the instance's cited source: ('record', None), ('matcher', rule), or None."""
         from lemmata.benchmarks.re2math.scholar.matcher import match_sources
 
-        if record_id == self.cited_record(row["instance_id"]):
-            return ("record", None)
+        if (attributed := super().is_cited(record_id, row)) is not None:
+            return attributed
         cited = self.cited_ref(row)
         for ref in self.refs(record_id):
             m = match_sources(ref, cited)

@@ -1,9 +1,11 @@
-"""What every version of the offline scholarly artifact shares: its name stem, the files its folder holds, and how a
-folder says which version it holds."""
+"""What every version of the offline scholarly artifact shares: its name stem, the files its folder holds, how a
+folder says which version it holds, and the fields its ``ARTIFACT.json`` opens with."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from lemmata.core.models import Frozen
 
 ARTIFACT_NAME = "re2math-scholar-offline"
 #: the artifact's own description (what it was built from, how it ranks), verified with MANIFEST.json on open
@@ -25,3 +27,16 @@ def declares_schema(path: str | Path, schema: str) -> bool:
     except (OSError, ValueError):
         return False
     return isinstance(info, dict) and info.get("schema_version") == schema
+
+
+class ArtifactHead(Frozen):
+    """The fields every version's :data:`INFO_FILE` opens with, in this order: what the artifact is and the Re²Math
+    release it was built from (a version fixes its ``schema_version`` and adds its inputs, builder and settings)."""
+
+    schema_version: str
+    id: str
+    name: str
+    version: str
+    release_id: str
+    release_manifest_sha256: str
+    release_rows: str

@@ -8,9 +8,10 @@ matters for scoring: one work is one record, so a record *is* an instance's
 cited source exactly when the world's attribution says so
 (:meth:`ScholarWorld.is_cited_source`), and the citing paper is a record too
 (:meth:`ScholarWorld.is_citing_paper`). :class:`WorldIdentity` gives the
-scorer that identity with the interface of
-:class:`~lemmata.benchmarks.re2math.scholar.identity.SourceIdentity`, so no
-bibliography matching runs against a world.
+scorer that identity: the attribution alone
+(:class:`~lemmata.benchmarks.re2math.scholar.identity.AttributedIdentity`, which
+:class:`~lemmata.benchmarks.re2math.scholar.identity.SourceIdentity` extends
+with bibliography matching), so no bibliography matching runs against a world.
 
 Opening a record (``materialise``) goes through :meth:`ScholarWorld.open` and
 is logged; what it returns is bibliographic data and the abstract, never a
@@ -19,11 +20,12 @@ statement.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lemmata.benchmarks.re2math.scholar.identity import AttributedIdentity
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, SearchResult
 from lemmata.benchmarks.re2math.scholar.world import ScholarWorld, WorldAttribution, WorldInfo
 
@@ -91,20 +93,5 @@ class WorldArtifact:
         return self.world.is_citing_paper(instance_id, record_id)
 
 
-class WorldIdentity:
+class WorldIdentity(AttributedIdentity):
     """Source identity over a world: record equality with the instance's attributed cited source."""
-
-    def __init__(self, artifact: WorldArtifact) -> None:
-        self.artifact = artifact
-
-    def cited_record(self, instance_id: str) -> str | None:
-        from lemmata.core.errors import InputError
-
-        try:
-            return self.artifact.attribution(instance_id).record_id
-        except InputError:
-            return None
-
-    def is_cited(self, record_id: str, row: Mapping[str, Any]) -> tuple[str, str | None] | None:
-        """('record', None) when ``record_id`` is the instance's cited source, else None."""
-        return ("record", None) if record_id == self.cited_record(row["instance_id"]) else None

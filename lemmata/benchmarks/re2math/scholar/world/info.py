@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lemmata.core.models import Frozen
+from lemmata.benchmarks.re2math.scholar.layout import ArtifactHead
 
 BACKEND = "offline-bm25s-world"
 DISTRACTOR_RELEASE = "math-arxiv-meta-1.0.0"
@@ -21,16 +21,9 @@ IDENTITY_FILE = "identity.jsonl"
 ATTRIBUTIONS_FILE = "attributions.jsonl"
 
 
-class WorldInfo(Frozen):
+class WorldInfo(ArtifactHead):
     """``ARTIFACT.json`` of a world: its inputs, composition and build settings (a version fixes its schema)."""
 
-    schema_version: str
-    id: str
-    name: str
-    version: str
-    release_id: str
-    release_manifest_sha256: str
-    release_rows: str
     distractor_release_id: str
     distractor_manifest_sha256: str
     builder: str

@@ -22,7 +22,7 @@ from lemmata.core.errors import InputError, Problem
 from lemmata.core.jsonl import iter_jsonl, write_jsonl
 from lemmata.retrievers.bm25 import SCHOLAR_WORDS_TOKENIZER, Postings, tokenize_scholar_words, top_rounded
 from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME, INDEX_DIR, INFO_FILE
-from lemmata.benchmarks.re2math.scholar.openings import MaterialisationEvent, MaterialisationLog
+from lemmata.benchmarks.re2math.scholar.openings import MaterialisationLog, OpenedArtifact
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
 from lemmata.benchmarks.re2math.scholar.world.info import (
     ATTRIBUTIONS_FILE, BACKEND, DISTRACTOR_RELEASE, IDENTITY_FILE, RECORDS_FILE, WorldInfo,
@@ -31,7 +31,7 @@ from lemmata.benchmarks.re2math.scholar.world.scorer import Identity, WorldAttri
 from lemmata.benchmarks.re2math.scholar.world.view import OpenedRecord, ScholarHit, ScholarSearch, render_opened, snippet
 
 
-class ScholarWorld:
+class ScholarWorld(OpenedArtifact[WorldAttribution]):
     """An opened (manifest-verified) world: search, open, and the scorer's identity view."""
 
     backend = BACKEND
@@ -146,8 +146,7 @@ class ScholarWorld:
         try:
             return self._by_id[record_id]
         except KeyError:
-            raise InputError.one(str(self.root), f"no record {record_id!r} in artifact {self.artifact_id}",
-                                 field="record_id") from None
+            raise self._unknown("record", record_id) from None
 
     def open(self, record_id: str, *, instance_id: str | None = None,
              log: MaterialisationLog | str | Path | None = None) -> OpenedRecord:
@@ -158,10 +157,7 @@ class ScholarWorld:
         """
         pos = self.position(record_id)
         rec = self._opened(pos)
-        target = log if isinstance(log, MaterialisationLog) else (
-            MaterialisationLog(Path(log)) if log is not None else self.log)
-        target.append(MaterialisationEvent(artifact_id=self.artifact_id, record_id=record_id,
-                                           instance_id=instance_id, at=now_utc()))
+        self._log_opening(record_id, instance_id, log)
         return rec
 
     #: the columns an opening adds to a hit's (read once, on the first opening)
@@ -202,16 +198,6 @@ class ScholarWorld:
     def _attributions(self) -> dict[str, WorldAttribution]:
         return {a.instance_id: a for a in (WorldAttribution.model_validate(o)
                                             for _, o in iter_jsonl(self.root / ATTRIBUTIONS_FILE))}
-
-    def attribution(self, instance_id: str) -> WorldAttribution:
-        try:
-            return self._attributions[instance_id]
-        except KeyError:
-            raise InputError.one(str(self.root), f"no instance {instance_id!r} in artifact {self.artifact_id}",
-                                 field="instance_id") from None
-
-    def attributions(self) -> list[WorldAttribution]:
-        return list(self._attributions.values())
 
     def identity(self, record_id: str) -> Identity | None:
         """What a record stands for (None: a distractor only)."""
