@@ -3,13 +3,9 @@
 from lemmata.core.family import Brief, Family
 
 FAMILY = Family(
-    package=__name__,
-    briefs=":BRIEFS",
-    releases="meta:RELEASES",
-    builders=("builder:MathAtlasBuilder", "builder:MaAlignBuilder"),
+    package=__name__, releases="meta:RELEASES", builders=("builder:MathAtlasBuilder", "builder:MaAlignBuilder"),
     handlers={"mathatlas": "track:MathAtlasHandler", "ma-align": "track:MaAlignHandler"},
-    reported="reported:import_reported",
-    runs={"ma-align": "runs:PROTOCOL"},
+    reported="reported:import_reported", runs={"ma-align": "runs:PROTOCOL"}, briefs=":BRIEFS",
 )
 
 #: what a visitor reads on the overview before any number, per submission benchmark

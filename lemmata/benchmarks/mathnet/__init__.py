@@ -4,16 +4,11 @@ retrieval-augmented solving (MathNet-Solve, MathRAG), from releases pinned on th
 from lemmata.core.family import Brief, Family
 
 FAMILY = Family(
-    package=__name__,
-    briefs=":BRIEFS",
-    releases="releases:RELEASES",
+    package=__name__, releases="releases:RELEASES",
     builders=("builder:MathNetRetrieveBuilder", "solve_builder:MathNetSolveBuilder"),
     handlers={"mathnet-retrieve": "track:MathNetHandler", "mathnet-solve": "solve_track:MathNetSolveHandler"},
-    reported="reported:import_reported",
-    evaluation={"mathnet-retrieve": "evaluation_tasks:tasks"},
-    runs={"mathnet": "runs:PROTOCOL"},
-    commands=("commands:register",),
-    panels=("panel:PANEL",),
+    reported="reported:import_reported", evaluation={"mathnet-retrieve": "evaluation_tasks:tasks"},
+    runs={"mathnet": "runs:PROTOCOL"}, commands=("commands:register",), panels=("panel:PANEL",), briefs=":BRIEFS",
 )
 
 #: what a visitor reads on the overview before any number, per submission benchmark

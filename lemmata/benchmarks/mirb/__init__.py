@@ -3,13 +3,9 @@
 from lemmata.core.family import Brief, Family
 
 FAMILY = Family(
-    package=__name__,
-    briefs=":BRIEFS",
-    releases="meta:RELEASES",
-    builders=("builder:MirbBuilder",),
-    handlers={"mirb": "track:MirbHandler"},
-    reported="reported:import_reported",
-    evaluation={"mirb": "evaluation_tasks:tasks"},
+    package=__name__, releases="meta:RELEASES", builders=("builder:MirbBuilder",),
+    handlers={"mirb": "track:MirbHandler"}, reported="reported:import_reported",
+    evaluation={"mirb": "evaluation_tasks:tasks"}, briefs=":BRIEFS",
 )
 
 #: what a visitor reads on the overview before any number, per submission benchmark

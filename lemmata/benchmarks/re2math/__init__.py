@@ -13,22 +13,16 @@ source-retrieval track over the offline world, the same two modules), ``agent/``
 from lemmata.core.family import Brief, Family
 
 FAMILY = Family(
-    package=__name__,
-    briefs=":BRIEFS",
-    releases="meta:RELEASES",
-    builders=("builder:Re2MathBuilder",),
-    handlers={"re2math": "scoring:Re2MathHandler", "re2math-theorem-retrieval": "theorem.track:TheoremRetrievalHandler",
-              "re2math-source-retrieval": "source.track:SourceRetrievalHandler"},
-    reported="reported:import_reported",
-    baselines="baselines:jobs",
-    evaluation={"re2math-theorem-retrieval": "evaluation_tasks:tasks",
-                "re2math-source-retrieval": "evaluation_tasks:tasks"},
-    evaluation_on_request=("re2math-source-retrieval",),  # 354k records: asked for by name
-    runs={"re2math": "runs:PROTOCOL"},
-    commands=("commands:register_render", "commands:register", "scholar.commands:register"),
+    package=__name__, releases="meta:RELEASES", builders=("builder:Re2MathBuilder",),  # what it publishes
     artifacts="scholar.worlds:WORLDS",
-    baseline_commands=("commands:register_baselines",),
-    startup=("startup:WORLD",),
+    handlers={"re2math": "scoring:Re2MathHandler", "re2math-theorem-retrieval": "theorem.track:TheoremRetrievalHandler",
+              "re2math-source-retrieval": "source.track:SourceRetrievalHandler"},  # what it scores
+    reported="reported:import_reported", baselines="baselines:jobs",
+    evaluation={"re2math-theorem-retrieval": "evaluation_tasks:tasks",  # how a model runs on it
+                "re2math-source-retrieval": "evaluation_tasks:tasks"},
+    evaluation_on_request=("re2math-source-retrieval",), runs={"re2math": "runs:PROTOCOL"},  # 354k records: by name
+    commands=("commands:register_render", "commands:register", "scholar.commands:register"),  # its own verbs
+    baseline_commands=("commands:register_baselines",), briefs=":BRIEFS", startup=("startup:WORLD",),
 )
 
 #: what a visitor reads on the overview before any number, per submission benchmark

@@ -9,20 +9,13 @@ Tao − Mathlib gap), ``equivalence``/``equivalence_track`` (cross-framework ret
 from lemmata.core.family import Brief, Condition, Family
 
 FAMILY = Family(
-    package=__name__,
-    briefs=":BRIEFS",
-    releases="meta:RELEASES",
-    builders=("builder:TaoBench150Builder", "builder:TaoBenchV1Builder"),
-    handlers={"taobench": "track:TaoBenchProofsHandler",
+    package=__name__, releases="meta:RELEASES", builders=("builder:TaoBench150Builder", "builder:TaoBenchV1Builder"),
+    handlers={"taobench": "track:TaoBenchProofsHandler",  # what it scores
               "taobench-equivalence": "equivalence_track:EquivalenceRetrievalHandler"},
-    reported="reported:import_reported",
-    baselines="baselines:jobs",
-    recognisers=("example:recognise_proofs_spec",),
-    evaluation={"taobench-equivalence": "evaluation_tasks:tasks"},
-    runs={"taobench": "runs:PROTOCOL"},
-    commands=("commands:register",),
-    baseline_commands=("commands:register_baselines",),
-    conditions=(":TRAINED_ON_TAOBENCH",),
+    recognisers=("example:recognise_proofs_spec",), conditions=(":TRAINED_ON_TAOBENCH",),
+    reported="reported:import_reported", baselines="baselines:jobs",
+    evaluation={"taobench-equivalence": "evaluation_tasks:tasks"}, runs={"taobench": "runs:PROTOCOL"},
+    commands=("commands:register",), baseline_commands=("commands:register_baselines",), briefs=":BRIEFS",
 )
 
 #: a disclosure badge on TaoBench rows (not a split: the task and the estimate are the same)
