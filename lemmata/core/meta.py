@@ -54,6 +54,47 @@ class ConfigSpec(Frozen):
     splits: tuple[str, ...]
     default: bool = False
 
+    @classmethod
+    def named_split(cls, name: str, description: str) -> ConfigSpec:
+        """A config of one split named like the config (config ``corpus``, split ``corpus``)."""
+        return cls(name=name, description=description, splits=(name,))
+
+
+def split_configs(*configs: tuple[str, str], split: str = "test") -> tuple[ConfigSpec, ...]:
+    """Configs of one split each (``test``), from ``(name, description)`` rows; the first is the default.
+
+    >>> [(c.name, c.splits, c.default) for c in split_configs(("pairs", "p"), ("extra", "e"))]
+    [('pairs', ('test',), True), ('extra', ('test',), False)]
+    """
+    return tuple(ConfigSpec(name=name, description=description, splits=(split,), default=i == 0)
+                 for i, (name, description) in enumerate(configs))
+
+
+def arxiv_citation(key: str, *, title: str, author: str, year: int, eprint: str, primary_class: str,
+                   doi: bool = False) -> str:
+    """The BibTeX ``@misc`` entry of an arXiv paper; ``eprint``, ``archivePrefix``, ``url`` (and the arXiv DOI,
+    with ``doi``) come from its arXiv id.
+
+    >>> print(arxiv_citation("doe2026x", title="{X}", author="Doe, Jane", year=2026, eprint="2601.00001",
+    ...                      primary_class="cs.AI"))
+    @misc{doe2026x,
+      title         = {{X}},
+      author        = {Doe, Jane},
+      year          = {2026},
+      eprint        = {2601.00001},
+      archivePrefix = {arXiv},
+      primaryClass  = {cs.AI},
+      url           = {https://arxiv.org/abs/2601.00001}
+    }
+    """
+    fields = {"title": title, "author": author, "year": str(year), "eprint": eprint, "archivePrefix": "arXiv",
+              "primaryClass": primary_class}
+    if doi:
+        fields["doi"] = f"10.48550/arXiv.{eprint}"
+    fields["url"] = f"https://arxiv.org/abs/{eprint}"
+    body = ",\n".join(f"  {name:<13} = {{{value}}}" for name, value in fields.items())
+    return f"@misc{{{key},\n{body}\n}}"
+
 
 class MainScore(Frozen):
     metric: str

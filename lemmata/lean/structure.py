@@ -59,6 +59,11 @@ class Decl:
     """the separator (``:=``, ``where``, ``|``) and everything after it"""
 
 
+def _edge(index: int, attribute: str) -> property:
+    """A property of a :class:`Command`: ``attribute`` of its first (``index`` 0) or last (``-1``) token."""
+    return property(lambda command: getattr(command.tokens[index], attribute))
+
+
 @dataclass(frozen=True)
 class Command:
     tokens: tuple[Token, ...]
@@ -70,21 +75,9 @@ class Command:
     scoped_prefix: tuple[Token, ...] = ()
     """``open X in`` / ``set_option o v in`` tokens scoping this command"""
 
-    @property
-    def line(self) -> int:
-        return self.tokens[0].line
-
-    @property
-    def end_line(self) -> int:
-        return self.tokens[-1].line
-
-    @property
-    def start(self) -> int:
-        return self.tokens[0].start
-
-    @property
-    def end(self) -> int:
-        return self.tokens[-1].end
+    #: where the command starts (its first token's line and offset) and ends (its last token's)
+    line, start = _edge(0, "line"), _edge(0, "start")
+    end_line, end = _edge(-1, "line"), _edge(-1, "end")
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, create_model, model_serializer
 
@@ -399,11 +399,22 @@ def run_schema(benchmark: str, header: type[BaseModel],
 class RunTrack(RankingTrack):
     """A derived retrieval track whose runs carry :class:`RunHeader` (split, flags, system), scored by the run measures.
 
-    Subclasses name the release metadata, the collection and the qrels id of a header.
+    Subclasses name the benchmark, the header model, the release metadata, the collection and the qrels id of a
+    header; the tracks (the values the header's ``track`` allows) and the schema (:func:`run_schema`) follow.
     """
 
     measures = RUN_MEASURES
     main_metric = RUN_MAIN_METRIC
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        header = cls.__dict__.get("header_model")
+        if header is None:
+            return
+        if "tracks" not in cls.__dict__:
+            cls.tracks = get_args(header.model_fields["track"].annotation)
+        if "schema" not in cls.__dict__:
+            cls.schema = run_schema(cls.benchmark, header)
 
     @abstractmethod
     def qrels_id(self, header: RunHeader) -> str:

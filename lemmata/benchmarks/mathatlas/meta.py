@@ -18,24 +18,21 @@ defined, so:
 
 from __future__ import annotations
 
-from functools import partial
+from typing import Any
 
 from lemmata.release.hub import UNPINNED
-from lemmata.core.meta import BenchmarkMeta, ConfigSpec, HubPin, MainScore
+from lemmata.core.meta import BenchmarkMeta, HubPin, MainScore, arxiv_citation, split_configs
 
 ATLAS_REPO = "MathAtlas/MathAtlas"
 ALIGN_REPO = "MathAtlas/MA-Align"
 ENTITY_TYPES = ("definition", "theorem", "exercise", "example", "proof")
 
-CITATION = """@misc{patel2026mathatlas,
-  title         = {{MathAtlas}: A Benchmark for Autoformalization in the Wild},
-  author        = {Patel, Nilay and Arias, Noah and Babayan, Davit and Cochran, Victoria and Libman, Timothy and Mahmood, Hafsah and McCarty, Liam and Munoz, Soli and Willey, Laurel and Flanigan, Jeffrey},
-  year          = {2026},
-  eprint        = {2605.14061},
-  archivePrefix = {arXiv},
-  primaryClass  = {cs.AI},
-  url           = {https://arxiv.org/abs/2605.14061}
-}"""
+CITATION = arxiv_citation(
+    "patel2026mathatlas", title="{MathAtlas}: A Benchmark for Autoformalization in the Wild",
+    author="Patel, Nilay and Arias, Noah and Babayan, Davit and Cochran, Victoria and Libman, Timothy and Mahmood, "
+           "Hafsah and McCarty, Liam and Munoz, Soli and Willey, Laurel and Flanigan, Jeffrey",
+    year=2026, eprint="2605.14061", primary_class="cs.AI",
+)
 
 _AUTHORS = ("Nilay Patel", "Noah Arias", "Davit Babayan", "Victoria Cochran", "Timothy Libman", "Hafsah Mahmood",
             "Liam McCarty", "Soli Munoz", "Laurel Willey", "Jeffrey Flanigan")
@@ -45,14 +42,21 @@ _LICENSE_NOTE = (
     "before uses beyond research evaluation."
 )
 
-#: what both releases state alike: the task, the paper, the licence and the first release
-_release = partial(
-    BenchmarkMeta, family="mathatlas", task_type="autoformalization", paper_url="https://arxiv.org/abs/2605.14061",
-    license="not stated in the sources reviewed for this release", license_id="unknown", license_note=_LICENSE_NOTE,
-    citation=CITATION, authors=_AUTHORS, version="1.0.0", released="2026-11-21",
-)
+
+def _release(repo: str, holds: str, **fields: Any) -> BenchmarkMeta:
+    """A release with what both state alike (the task, the paper, the licence and the first release) and its
+    upstream: the Hub dataset ``repo``, which ``holds`` what it says, pinned to no revision yet."""
+    return BenchmarkMeta(
+        family="mathatlas", task_type="autoformalization", paper_url="https://arxiv.org/abs/2605.14061",
+        license="not stated in the sources reviewed for this release", license_id="unknown",
+        license_note=_LICENSE_NOTE, citation=CITATION, authors=_AUTHORS, version="1.0.0", released="2026-11-21",
+        upstream_repo=repo,
+        hub=(HubPin(repo_id=repo, revision=UNPINNED, description=f"{holds}; revision to be recorded"),), **fields,
+    )
+
 
 MATHATLAS = _release(
+    ATLAS_REPO, "entities with dependency relations and depth",
     name="mathatlas",
     title="MathAtlas: autoformalization of graduate-level mathematics in the wild",
     description=(
@@ -61,15 +65,8 @@ MATHATLAS = _release(
         "dependency graph. A system formalizes a statement in Lean 4; a formalization is correct when it compiles "
         "and a judge finds it faithful."
     ),
-    upstream_repo=ATLAS_REPO,
-    hub=(HubPin(repo_id=ATLAS_REPO, revision=UNPINNED,
-                description="entities with dependency relations and depth; revision to be recorded"),),
-    configs=(
-        ConfigSpec(name="entities", description="every entity: type, statement, dependencies, depth",
-                   splits=("test",), default=True),
-        ConfigSpec(name="dependencies", description="the dependency graph as edges (entity -> entity it uses)",
-                   splits=("test",)),
-    ),
+    configs=split_configs(("entities", "every entity: type, statement, dependencies, depth"),
+                          ("dependencies", "the dependency graph as edges (entity -> entity it uses)")),
     main_score=MainScore(metric="correct",
                          description="share of entities whose formalization compiles and is judged faithful "
                                      "(statements track: theorems; definitions track: definitions)"),
@@ -78,6 +75,7 @@ MATHATLAS = _release(
 )
 
 MA_ALIGN = _release(
+    ALIGN_REPO, "formalizations with binary faithfulness labels",
     name="ma-align",
     title="MA-Align: judging the faithfulness of Lean formalizations",
     description=(
@@ -85,13 +83,7 @@ MA_ALIGN = _release(
         "faithful or not by people. A judge predicts the label; it is scored by accuracy, precision, recall and F1 "
         "against the gold labels, with intervals."
     ),
-    upstream_repo=ALIGN_REPO,
-    hub=(HubPin(repo_id=ALIGN_REPO, revision=UNPINNED,
-                description="formalizations with binary faithfulness labels; revision to be recorded"),),
-    configs=(
-        ConfigSpec(name="pairs", description="statement, formalization and gold faithfulness label",
-                   splits=("test",), default=True),
-    ),
+    configs=split_configs(("pairs", "statement, formalization and gold faithfulness label")),
     main_score=MainScore(metric="accuracy", description="share of pairs whose predicted label equals the gold label"),
     tracks=("judge",),
     tags=("mathematics", "autoformalization", "lean4", "llm-as-judge", "faithfulness"),

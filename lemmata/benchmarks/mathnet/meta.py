@@ -10,7 +10,7 @@ been reviewed here.
 
 from __future__ import annotations
 
-from functools import partial
+from typing import Any
 
 from lemmata.core.meta import BenchmarkMeta, ConfigSpec, HubPin, MainScore, RankingSpec
 
@@ -31,15 +31,24 @@ CITATION = """@inproceedings{alshammari2026mathnet,
   url       = {https://arxiv.org/abs/2604.18584}
 }"""
 
-#: what every MathNet release states alike: the paper, its authors and the Hub card's licence
-mathnet_release = partial(
-    BenchmarkMeta, family="mathnet", paper_url="https://arxiv.org/abs/2604.18584", citation=CITATION,
-    authors=("Shaden Alshammari", "Kevin Wen", "Abrar Zainal", "Mark Hamilton", "Navid Safaei", "Sultan Albarakati",
-             "William T. Freeman", "Antonio Torralba"),
-    license="CC BY 4.0 (cc-by-4.0, as stated on the Hugging Face card)", license_id="cc-by-4.0",
-)
+
+def mathnet_release(repo: str, revision: str, layout: str, hub_configs: tuple[str, ...] = (),
+                    **fields: Any) -> BenchmarkMeta:
+    """A MathNet release: what every one states alike (the paper, its authors and the Hub card's licence) and its
+    upstream, the Hub dataset ``repo`` pinned at ``revision`` (``layout``: what the pin holds, in ``hub_configs``)."""
+    return BenchmarkMeta(
+        family="mathnet", paper_url="https://arxiv.org/abs/2604.18584", citation=CITATION,
+        authors=("Shaden Alshammari", "Kevin Wen", "Abrar Zainal", "Mark Hamilton", "Navid Safaei", "Sultan Albarakati",
+                 "William T. Freeman", "Antonio Torralba"),
+        license="CC BY 4.0 (cc-by-4.0, as stated on the Hugging Face card)", license_id="cc-by-4.0",
+        upstream_repo=repo, upstream_commit=revision,
+        hub=(HubPin(repo_id=repo, revision=revision, configs=hub_configs, description=layout),), **fields,
+    )
+
 
 MATHNET_RETRIEVE = mathnet_release(
+    HUB_REPO, HUB_REVISION,
+    "BEIR layout per tier: corpus.jsonl, queries.jsonl, qrels/test.jsonl (and qrels/test.tsv)", TIERS,
     name="mathnet-retrieve",
     title="MathNet-Retrieve: equivalent-problem retrieval for olympiad mathematics",
     description=(
@@ -51,12 +60,6 @@ MATHNET_RETRIEVE = mathnet_release(
     version="1.0.0",
     released="2026-11-21",
     task_type="equivalence-retrieval",
-    upstream_repo=HUB_REPO,
-    upstream_commit=HUB_REVISION,
-    hub=(
-        HubPin(repo_id=HUB_REPO, revision=HUB_REVISION, configs=TIERS,
-               description="BEIR layout per tier: corpus.jsonl, queries.jsonl, qrels/test.jsonl (and qrels/test.tsv)"),
-    ),
     license_note=(
         "The problems come from national and international olympiads; the MathNet authors note that a country or "
         "contest may assert its own copyright over individual problems."
@@ -64,10 +67,8 @@ MATHNET_RETRIEVE = mathnet_release(
     configs=(
         ConfigSpec(name="qrels", description="relevance judgements, one split per tier (one positive per query)",
                    splits=TIERS, default=True),
-        ConfigSpec(name="queries", description="the 15,000 query problems (shared by all tiers)",
-                   splits=("queries",)),
-        ConfigSpec(name="corpus", description="the shared retrieval corpus (identical for all tiers upstream)",
-                   splits=("corpus",)),
+        ConfigSpec.named_split("queries", "the 15,000 query problems (shared by all tiers)"),
+        ConfigSpec.named_split("corpus", "the shared retrieval corpus (identical for all tiers upstream)"),
     ),
     main_score=MainScore(metric="Recall@k",
                          description="share of queries whose positive is among the top k (k = 1, 5, 10); "

@@ -15,7 +15,7 @@ language × image presence with a fixed seed — and names them as Lemmata's (``
 from __future__ import annotations
 
 from lemmata.benchmarks.mathnet.meta import mathnet_release
-from lemmata.core.meta import ConfigSpec, HubPin, MainScore
+from lemmata.core.meta import ConfigSpec, MainScore
 
 HUB_REPO = "ShadenA/MathNet"
 HUB_REVISION = "33e6b3bc254e6f0f0c1479b4252f5e9dd551d56c"
@@ -31,6 +31,9 @@ CONDITIONS = ("zero-shot", "expert-rag", "retriever-rag")
 MAIN_METRIC = "proof_grade"
 
 MATHNET_SOLVE = mathnet_release(
+    HUB_REPO, HUB_REVISION,
+    "one parquet config per country or competition (data/<Config>/train-*.parquet), split 'train'; images as a list "
+    "of Image values",
     name="mathnet-solve",
     title="MathNet-Solve: olympiad problem solving and retrieval-augmented solving",
     description=(
@@ -43,11 +46,6 @@ MATHNET_SOLVE = mathnet_release(
     version="1.0.0",
     released="2026-11-25",
     task_type="problem-solving",
-    upstream_repo=HUB_REPO,
-    upstream_commit=HUB_REVISION,
-    hub=(HubPin(repo_id=HUB_REPO, revision=HUB_REVISION, configs=(),
-                description="one parquet config per country or competition (data/<Config>/train-*.parquet), "
-                            "split 'train'; images as a list of Image values"),),
     license_note=(
         "The problems and solutions come from national and international olympiad booklets; the MathNet authors "
         "release them under CC BY 4.0 unless a country asserts its own copyright, which some competitions do "
@@ -57,8 +55,7 @@ MATHNET_SOLVE = mathnet_release(
     configs=(
         ConfigSpec(name="problems", description="every problem once ('full') and Lemmata's stratified evaluation "
                                                 "subsets (same rows)", splits=("full", *SUBSETS), default=True),
-        ConfigSpec(name="images", description="the problems' figures, one row per image (unique_id, index)",
-                   splits=("images",)),
+        ConfigSpec.named_split("images", "the problems' figures, one row per image (unique_id, index)"),
     ),
     main_score=MainScore(metric="ProofGrade",
                          description="share of problems whose solution a grader model scores 7 of 7 against the "

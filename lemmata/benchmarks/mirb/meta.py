@@ -38,53 +38,64 @@ class MirbTask(Frozen):
         return f"hcju/{self.name}"
 
 
-def _t(name, dataset, title, category, revision, dynamic, prompt) -> MirbTask:
-    return MirbTask(name=name, dataset=dataset, title=title, category=category, revision=revision,
-                    dynamic_corpus=dynamic, query_prompt=prompt)
-
-
-_SSR, _QAR, _PR, _FR = ("semantic statement retrieval", "question-answer retrieval", "premise retrieval",
-                        "formula retrieval")
 _PS = ("Given a math theorem, retrieve useful references, such as theorems, lemmas, and definitions, that are "
        "useful for proving the given theorem.")
+_DUPLICATES = "Given a math question, retrieve questions that are duplicates of the given one"
+_PROOF = "Given a math theorem, retrieve its proof."
 
-TASKS: tuple[MirbTask, ...] = (
-    _t("mathlibretrieval", "informalized_mathlib4", "Informalized Mathlib4 retrieval", _SSR,
-       "c5109809d6b9e9704edde7e89faffeda3a066be1", False, "Given a mathematical query, retrieve relevant theorems."),
-    _t("msedup", "mse_dup_question", "Math StackExchange duplicate questions", _SSR,
-       "fda2c63e29fbd6e09426d8ad87bfe41f9e5dedf3", True,
-       "Given a math question, retrieve questions that are duplicates of the given one"),
-    _t("modup", "mo_dup_question", "MathOverflow duplicate questions", _SSR,
-       "b123b60d6ccaad16eb0305f3f35e14dd557c0962", True,
-       "Given a math question, retrieve questions that are duplicates of the given one"),
-    _t("mseqa", "arqmath_task1", "ARQMath Task 1 (answer retrieval)", _QAR,
-       "056c9ccf55e4850967e53e0c5267ca40c6c321c0", True, "Given a math problem, retrieve its solution."),
-    _t("proofwikiqa", "proofwiki_qa", "ProofWiki theorem-proof retrieval", _QAR,
-       "595dfde06810d59921566d3b2091aaccfb0793d5", False, "Given a math theorem, retrieve its proof."),
-    _t("stacksqa", "stacks_qa", "Stacks Project theorem-proof retrieval", _QAR,
-       "77b3ec1d53eb3ef97e825640a5cf09b6ea4b173d", False, "Given a math theorem, retrieve its proof."),
-    _t("proofwikips", "naturalproofs", "NaturalProofs: ProofWiki premises", _PR,
-       "a54bdf7d580390e1d35ae99c728f56cd842f72ec", False, _PS),
-    _t("stacksps", "naturalproofs", "NaturalProofs: Stacks premises", _PR,
-       "dc05e6bda28f6fe7fa659f03bc4f86b7f7d60ea1", False, _PS),
-    _t("realanalysisps", "naturalproofs", "NaturalProofs: real analysis premises", _PR,
-       "87a45bc950b2be637b294263db799043a5d0d5e4", True, _PS),
-    _t("numbertheoryps", "naturalproofs", "NaturalProofs: number theory premises", _PR,
-       "4607d837e0bfd917a4ace426a3156d16109063c8", True, _PS),
-    _t("leanps", "leandojo", "LeanDojo premise retrieval (Lean 4)", _PR,
-       "7d07605ffd06738555b3a4ed5edea3beccc7363d", False,
-       "Given a Lean 4 proof state, retrieve the declarations that are useful for proving it."),
-    _t("isabelleps", "mapl", "MAPL premise retrieval (Isabelle)", _PR,
-       "9370d325d494b7c42a927242c857f8465c23deb6", False,
-       "Given an Isabelle proof state, retrieve the declarations that are useful for proving it."),
-    _t("holps", "holstep", "HolStep premise retrieval (HOL Light)", _PR,
-       "a2272075a0e0789e3ee1ac0694104d234fd701c4", False,
-       "Given a HOL conjecture, retrieve the declarations that are useful for proving it."),
-    _t("wikiformula", "ntcir_wfb", "NTCIR-12 Wikipedia formula browsing", _FR,
-       "81ffeb15150f5c4619c088df9a458859af873613", True, "Given a math formula, retrieve relevant formulas."),
-    _t("mseformula", "arqmath_task2", "ARQMath Task 2 (formula retrieval)", _FR,
-       "6f9ff65757f6657f4f6083d1caecee261396c6f3", True,
-       "Given a math formula and its context, retrieve relevant formulas."),
+
+def _premises(query: str) -> str:
+    """The prompt of a formal premise-retrieval task whose queries are ``query`` (a proof state, a conjecture)."""
+    return f"Given {query}, retrieve the declarations that are useful for proving it."
+
+
+#: category -> (name, dataset, title, revision, dynamic corpus, query prompt) of each of its tasks
+_TASKS_BY_CATEGORY: dict[str, tuple[tuple[str, str, str, str, bool, str], ...]] = {
+    "semantic statement retrieval": (
+        ("mathlibretrieval", "informalized_mathlib4", "Informalized Mathlib4 retrieval",
+         "c5109809d6b9e9704edde7e89faffeda3a066be1", False, "Given a mathematical query, retrieve relevant theorems."),
+        ("msedup", "mse_dup_question", "Math StackExchange duplicate questions",
+         "fda2c63e29fbd6e09426d8ad87bfe41f9e5dedf3", True, _DUPLICATES),
+        ("modup", "mo_dup_question", "MathOverflow duplicate questions",
+         "b123b60d6ccaad16eb0305f3f35e14dd557c0962", True, _DUPLICATES),
+    ),
+    "question-answer retrieval": (
+        ("mseqa", "arqmath_task1", "ARQMath Task 1 (answer retrieval)",
+         "056c9ccf55e4850967e53e0c5267ca40c6c321c0", True, "Given a math problem, retrieve its solution."),
+        ("proofwikiqa", "proofwiki_qa", "ProofWiki theorem-proof retrieval",
+         "595dfde06810d59921566d3b2091aaccfb0793d5", False, _PROOF),
+        ("stacksqa", "stacks_qa", "Stacks Project theorem-proof retrieval",
+         "77b3ec1d53eb3ef97e825640a5cf09b6ea4b173d", False, _PROOF),
+    ),
+    "premise retrieval": (
+        ("proofwikips", "naturalproofs", "NaturalProofs: ProofWiki premises",
+         "a54bdf7d580390e1d35ae99c728f56cd842f72ec", False, _PS),
+        ("stacksps", "naturalproofs", "NaturalProofs: Stacks premises",
+         "dc05e6bda28f6fe7fa659f03bc4f86b7f7d60ea1", False, _PS),
+        ("realanalysisps", "naturalproofs", "NaturalProofs: real analysis premises",
+         "87a45bc950b2be637b294263db799043a5d0d5e4", True, _PS),
+        ("numbertheoryps", "naturalproofs", "NaturalProofs: number theory premises",
+         "4607d837e0bfd917a4ace426a3156d16109063c8", True, _PS),
+        ("leanps", "leandojo", "LeanDojo premise retrieval (Lean 4)",
+         "7d07605ffd06738555b3a4ed5edea3beccc7363d", False, _premises("a Lean 4 proof state")),
+        ("isabelleps", "mapl", "MAPL premise retrieval (Isabelle)",
+         "9370d325d494b7c42a927242c857f8465c23deb6", False, _premises("an Isabelle proof state")),
+        ("holps", "holstep", "HolStep premise retrieval (HOL Light)",
+         "a2272075a0e0789e3ee1ac0694104d234fd701c4", False, _premises("a HOL conjecture")),
+    ),
+    "formula retrieval": (
+        ("wikiformula", "ntcir_wfb", "NTCIR-12 Wikipedia formula browsing",
+         "81ffeb15150f5c4619c088df9a458859af873613", True, "Given a math formula, retrieve relevant formulas."),
+        ("mseformula", "arqmath_task2", "ARQMath Task 2 (formula retrieval)",
+         "6f9ff65757f6657f4f6083d1caecee261396c6f3", True,
+         "Given a math formula and its context, retrieve relevant formulas."),
+    ),
+}
+
+TASKS: tuple[MirbTask, ...] = tuple(
+    MirbTask(name=name, dataset=dataset, title=title, category=category, revision=revision, dynamic_corpus=dynamic,
+             query_prompt=prompt)
+    for category, rows in _TASKS_BY_CATEGORY.items() for name, dataset, title, revision, dynamic, prompt in rows
 )
 
 #: the paper's twelve datasets, in Table 9 order; each is the mean of its tasks' scores

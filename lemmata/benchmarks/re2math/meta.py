@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lemmata.core.meta import BenchmarkMeta, ConfigSpec, MainScore, SourceFile
+from lemmata.core.meta import BenchmarkMeta, ConfigSpec, MainScore, SourceFile, arxiv_citation
 
 UPSTREAM_REPO = "lyuzicheng/Re-2Math"
 UPSTREAM_COMMIT = "da7b008ac7a2f76373f8e23ca7c5b00966f3a239"
@@ -34,15 +34,11 @@ SOURCES = (
          "f11eaac3aaf631040a466bb156fff6d0ed6ae1873bbe6c3f93d1b768f2394f89", "which cited sources the paper could materialise"),
 )
 
-CITATION = """@misc{lyu2026re2math,
-  title         = {{Re$^2$Math}: Benchmarking Theorem Retrieval in Research-Level Mathematics},
-  author        = {Lyu, Zicheng and Yang, Wenjie and Zhang, Shengzhong and Huang, Zengfeng},
-  year          = {2026},
-  eprint        = {2605.09012},
-  archivePrefix = {arXiv},
-  primaryClass  = {cs.AI},
-  url           = {https://arxiv.org/abs/2605.09012}
-}"""
+CITATION = arxiv_citation(
+    "lyu2026re2math", title="{Re$^2$Math}: Benchmarking Theorem Retrieval in Research-Level Mathematics",
+    author="Lyu, Zicheng and Yang, Wenjie and Zhang, Shengzhong and Huang, Zengfeng", year=2026, eprint="2605.09012",
+    primary_class="cs.AI",
+)
 
 RE2MATH = BenchmarkMeta(
     name="re2math",
@@ -73,7 +69,7 @@ RE2MATH = BenchmarkMeta(
     configs=(
         ConfigSpec(name="eval200", description="the paper's Eval-200 test set (200 gaps, 5 domains × 40)",
                    splits=("test",), default=True),
-        ConfigSpec(name="full", description="all 860 curated instances, unsplit", splits=("full",)),
+        ConfigSpec.named_split("full", "all 860 curated instances, unsplit"),
         ConfigSpec(name="pool", description="train/dev split of the non-test rows at citing-paper level",
                    splits=("train", "dev")),
         ConfigSpec(name="retrieval_corpus", splits=("corpus",),

@@ -24,7 +24,7 @@ from lemmata.benchmarks.taobench.equivalence import (
 from lemmata.benchmarks.taobench.meta import RELEASES
 from lemmata.catalog import load_release
 from lemmata.core.errors import InputError
-from lemmata.tracks.ranking import RunHeader, RunTrack, run_schema
+from lemmata.tracks.ranking import RunHeader, RunTrack
 
 
 class EquivalenceRunHeader(RunHeader):
@@ -53,9 +53,7 @@ class EquivalenceRetrievalHandler(RunTrack):
     """TaoBench equivalence retrieval: find an exercise's twin in the other framework."""
 
     benchmark = EQUIVALENCE_BENCHMARK
-    tracks = ("tao2mathlib", "mathlib2tao")
     header_model = EquivalenceRunHeader
-    schema = run_schema(EQUIVALENCE_BENCHMARK, EquivalenceRunHeader)
 
     def meta(self, header: EquivalenceRunHeader):
         return _meta(header.release)

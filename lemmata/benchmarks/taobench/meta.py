@@ -10,9 +10,9 @@ Two releases from upstream ``ataylor24/TaoAnalysisBench``:
 
 from __future__ import annotations
 
-from functools import partial
+from typing import Any
 
-from lemmata.core.meta import BenchmarkMeta, ConfigSpec, MainScore, SourceFile
+from lemmata.core.meta import BenchmarkMeta, MainScore, SourceFile, arxiv_citation, split_configs
 
 UPSTREAM_REPO = "ataylor24/TaoAnalysisBench"
 COMMIT_150 = "eaee2b3633463cff2827904f17a52597221557ef"
@@ -81,16 +81,13 @@ SOURCES_V1 = (
     _LICENSE_SRC,
 )
 
-CITATION = """@misc{taylor2026taobench,
-  title         = {{TaoBench}: Do Automated Theorem Prover {LLMs} Generalize Beyond {MathLib}?},
-  author        = {Taylor, Alexander K. and Zhang, Junyi and Ji, Ethan and Sahai, Vigyan and Deng, Haikang and Chen, Yuanzhou and Yuan, Yifan and Wu, Di and Gu, Jia-Chen and Chang, Kai-Wei and Peng, Nanyun and Sahai, Amit and Wang, Wei},
-  year          = {2026},
-  eprint        = {2603.12744},
-  archivePrefix = {arXiv},
-  primaryClass  = {cs.LG},
-  doi           = {10.48550/arXiv.2603.12744},
-  url           = {https://arxiv.org/abs/2603.12744}
-}"""
+CITATION = arxiv_citation(
+    "taylor2026taobench", title="{TaoBench}: Do Automated Theorem Prover {LLMs} Generalize Beyond {MathLib}?",
+    author="Taylor, Alexander K. and Zhang, Junyi and Ji, Ethan and Sahai, Vigyan and Deng, Haikang and Chen, "
+           "Yuanzhou and Yuan, Yifan and Wu, Di and Gu, Jia-Chen and Chang, Kai-Wei and Peng, Nanyun and Sahai, Amit "
+           "and Wang, Wei",
+    year=2026, eprint="2603.12744", primary_class="cs.LG", doi=True,
+)
 
 AUTHORS = (
     "Alexander K. Taylor", "Junyi Zhang", "Ethan Ji", "Vigyan Sahai", "Haikang Deng", "Yuanzhou Chen", "Yifan Yuan",
@@ -109,22 +106,24 @@ _MAIN = MainScore(metric="pass@k", description="share of exercises with at least
 _TAGS = ("mathematics", "lean4", "mathlib", "theorem-proving", "formal-verification", "analysis")
 
 
+def _release(commit: str, sources: tuple[SourceFile, ...], pairs: str, **fields: Any) -> BenchmarkMeta:
+    """A release built from ``sources`` of upstream ``commit``, with what both releases state alike (the task, the
+    paper, the upstream repository and its licence) and their one config: the exercise pairs (``pairs`` says which),
+    in one test split.
 
-def _pairs(description: str) -> tuple[ConfigSpec, ...]:
-    """The one config of a release: its exercise pairs, in one test split."""
-    return (ConfigSpec(name="pairs", description=description, splits=("test",), default=True),)
+    Each release pins ``manifest_sha256``: its build from the pinned sources is byte-reproducible (`lemmata build`,
+    then `sha256sum MANIFEST.json`).
+    """
+    return BenchmarkMeta(
+        family="taobench", task_type="theorem-proving", upstream_repo=UPSTREAM_REPO, upstream_commit=commit,
+        sources=sources, paper_url="https://arxiv.org/abs/2603.12744", license="MIT", license_id="mit",
+        license_note=_LICENSE_NOTE, citation=CITATION, authors=AUTHORS, configs=split_configs(("pairs", pairs)),
+        main_score=_MAIN, tracks=FORMULATIONS, tags=_TAGS, **fields,
+    )
 
-
-#: what both releases state alike: the task, the paper, the upstream repository and its licence. Each pins
-#: ``manifest_sha256``: its build from the pinned sources is byte-reproducible (`lemmata build`, then
-#: `sha256sum MANIFEST.json`)
-_release = partial(
-    BenchmarkMeta, family="taobench", task_type="theorem-proving", upstream_repo=UPSTREAM_REPO,
-    paper_url="https://arxiv.org/abs/2603.12744", license="MIT", license_id="mit", license_note=_LICENSE_NOTE,
-    citation=CITATION, authors=AUTHORS, main_score=_MAIN, tracks=FORMULATIONS, tags=_TAGS,
-)
 
 TAOBENCH_150 = _release(
+    COMMIT_150, SOURCES_150, "the paper's 150 exercise pairs (Tao framework + Mathlib twin)",
     name="taobench-150",
     title="TaoBench-150: Tao's Analysis I exercises paired with Mathlib twins",
     description=(
@@ -134,12 +133,12 @@ TAOBENCH_150 = _release(
         "equivalent statement over standard Mathlib. A prover must replace the exercise's `sorry`; pass@k is "
         "compared between the two formulations of the same exercise."
     ),
-    version="1.1.0", released="2026-11-22", upstream_commit=COMMIT_150, sources=SOURCES_150,
-    configs=_pairs("the paper's 150 exercise pairs (Tao framework + Mathlib twin)"),
+    version="1.1.0", released="2026-11-22",
     manifest_sha256="f896e001ef45078f4d6b211972bac735aab34a3b3929e40a9b35ebf104b77a04",
 )
 
 TAOBENCH_V1 = _release(
+    COMMIT_V1, SOURCES_V1, "600 exercise pairs (textbook framework + Mathlib restatement)",
     name="taobench-v1",
     title="TaoBench v1: 600 Tao's Analysis I exercises paired with Mathlib twins",
     description=(
@@ -148,8 +147,7 @@ TAOBENCH_V1 = _release(
         "qualified name. Superset of the paper's 150 pairs in a newer extraction (145 names in common), "
         "on Lean v4.26.0."
     ),
-    version="1.0.0", released="2026-11-21", upstream_commit=COMMIT_V1, sources=SOURCES_V1,
-    configs=_pairs("600 exercise pairs (textbook framework + Mathlib restatement)"),
+    version="1.0.0", released="2026-11-21",
     manifest_sha256="1a5cff7a7863d2e696dbe48e4390807781e0a311383b4077eb9b0ae3c078c906",
 )
 

@@ -27,7 +27,7 @@ from lemmata.benchmarks.re2math.theorem.retrieval import (
 )
 from lemmata.catalog import load_release, read_columns
 from lemmata.formats.beir import Collection, Doc
-from lemmata.tracks.ranking import RunHeader, RunTrack, run_schema
+from lemmata.tracks.ranking import RunHeader, RunTrack
 
 
 class TheoremRunHeader(RunHeader):
@@ -63,9 +63,7 @@ class TheoremRetrievalHandler(RunTrack):
     """Re²Math theorem retrieval: rank the reference statements for a rendered proof state."""
 
     benchmark = THEOREM_BENCHMARK
-    tracks = ("raw", "assisted")
     header_model = TheoremRunHeader
-    schema = run_schema(THEOREM_BENCHMARK, TheoremRunHeader)
 
     def meta(self, header: TheoremRunHeader):
         return RE2MATH
