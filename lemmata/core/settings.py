@@ -36,77 +36,101 @@ class Variable:
     area: str = "paths"
 
 
-def _v(area: str, name: str, description: str, default: str | None = None, secret: bool = False) -> Variable:
-    return Variable(name=name, description=description, default=default, secret=secret, area=area)
+def _secret(name: str) -> bool:
+    """Whether a variable holds a credential (an API key or a token), masked wherever its value is shown."""
+    return name.endswith(("_API_KEY", "_TOKEN"))
 
 
-VARIABLES: tuple[Variable, ...] = (
-    # paths
-    _v("paths", "LEMMATA_HOME", "root of releases, artifacts, baselines and the store", "$XDG_DATA_HOME/lemmata or "
-       "~/.local/share/lemmata"),
-    _v("paths", "LEMMATA_RELEASES", "folder of built releases", "$LEMMATA_HOME/releases"),
-    _v("paths", "LEMMATA_STORE", "leaderboard store (durable files + SQLite index)", "$LEMMATA_HOME/store"),
-    _v("paths", "LEMMATA_MIRROR", "local mirror of pinned upstream files, one folder per family",
-       "../shared/data beside the checkout, when present"),
-    _v("paths", "XDG_DATA_HOME", "base of the default LEMMATA_HOME", "~/.local/share"),
-    _v("paths", "LEMMATA_HUB_OWNER", "Hub user or organisation the releases are published under (card snippets)",
-       "lemmata"),
+#: area -> ``(name, description[, default])`` of its variables
+_AREAS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "paths": (
+        ("LEMMATA_HOME", "root of releases, artifacts, baselines and the store",
+         "$XDG_DATA_HOME/lemmata or ~/.local/share/lemmata"),
+        ("LEMMATA_RELEASES", "folder of built releases", "$LEMMATA_HOME/releases"),
+        ("LEMMATA_STORE", "leaderboard store (durable files + SQLite index)", "$LEMMATA_HOME/store"),
+        ("LEMMATA_MIRROR", "local mirror of pinned upstream files, one folder per family",
+         "../shared/data beside the checkout, when present"),
+        ("XDG_DATA_HOME", "base of the default LEMMATA_HOME", "~/.local/share"),
+        ("LEMMATA_HUB_OWNER", "Hub user or organisation the releases are published under (card snippets)", "lemmata"),
+    ),
     # uploads and the space
-    _v("space", "LEMMATA_MAX_SUBMISSION_BYTES", "upload size limit in bytes", str(32 * 1024 * 1024)),
-    _v("space", "LEMMATA_RATE_LIMIT", "submissions per submitter and window, e.g. '1000/1h'"),
-    _v("space", "LEMMATA_ADMIN_TOKEN", "token that enables moderation (hide, unhide, rescore)", secret=True),
-    _v("space", "LEMMATA_ADMINS", "comma-separated Hub user names with admin rights on a hosted Space"),
-    _v("space", "LEMMATA_BOOTSTRAP", "build releases, artifact, reported rows and baselines on first start", "1"),
-    _v("space", "LEMMATA_REFRESH_SECONDS", "how often open pages refresh the board"),
-    _v("space", "LEMMATA_WORKER_POLL_SECONDS", "how often the scoring worker looks at the queue"),
-    _v("space", "LEMMATA_RESULTS_REPO", "Hub dataset '<owner>/<name>' that mirrors the store's immutable files"),
-    _v("space", "LEMMATA_SYNC_MINUTES", "minutes between pushes to LEMMATA_RESULTS_REPO", "5"),
-    _v("space", "LEMMATA_REPO_URL", "the source repository linked from the page header, Submit tab and About page"),
+    "space": (
+        ("LEMMATA_MAX_SUBMISSION_BYTES", "upload size limit in bytes", str(32 * 1024 * 1024)),
+        ("LEMMATA_RATE_LIMIT", "submissions per submitter and window, e.g. '1000/1h'"),
+        ("LEMMATA_ADMIN_TOKEN", "token that enables moderation (hide, unhide, rescore)"),
+        ("LEMMATA_ADMINS", "comma-separated Hub user names with admin rights on a hosted Space"),
+        ("LEMMATA_BOOTSTRAP", "build releases, artifact, reported rows and baselines on first start", "1"),
+        ("LEMMATA_REFRESH_SECONDS", "how often open pages refresh the board"),
+        ("LEMMATA_WORKER_POLL_SECONDS", "how often the scoring worker looks at the queue"),
+        ("LEMMATA_RESULTS_REPO", "Hub dataset '<owner>/<name>' that mirrors the store's immutable files"),
+        ("LEMMATA_SYNC_MINUTES", "minutes between pushes to LEMMATA_RESULTS_REPO", "5"),
+        ("LEMMATA_REPO_URL", "the source repository linked from the page header, Submit tab and About page"),
+    ),
     # the judge
-    _v("judge", "LEMMATA_JUDGE_BASE_URL", "OpenAI-compatible endpoint of the LLM judge"),
-    _v("judge", "LEMMATA_JUDGE_MODEL", "judge model name"),
-    _v("judge", "LEMMATA_JUDGE_API_KEY", "judge API key", secret=True),
-    _v("judge", "LEMMATA_JUDGE_ID", "the judge's id in artifact names (default: derived from the model)"),
-    _v("judge", "LEMMATA_JUDGE_ARTIFACT", "judge artifact folder (verdict cache) to score against"),
-    _v("judge", "LEMMATA_JUDGE_TIMEOUT_S", "seconds per judge request", "120"),
-    _v("judge", "LEMMATA_JUDGE_MAX_RETRIES", "retries of a failed judge request", "5"),
-    _v("judge", "LEMMATA_JUDGE_JSON_MODE", "ask the endpoint for JSON output", "1"),
-    _v("judge", "LEMMATA_JUDGE_CONCURRENCY", "judge requests in flight while scoring", "4"),
+    "judge": (
+        ("LEMMATA_JUDGE_BASE_URL", "OpenAI-compatible endpoint of the LLM judge"),
+        ("LEMMATA_JUDGE_MODEL", "judge model name"),
+        ("LEMMATA_JUDGE_API_KEY", "judge API key"),
+        ("LEMMATA_JUDGE_ID", "the judge's id in artifact names (default: derived from the model)"),
+        ("LEMMATA_JUDGE_ARTIFACT", "judge artifact folder (verdict cache) to score against"),
+        ("LEMMATA_JUDGE_TIMEOUT_S", "seconds per judge request", "120"),
+        ("LEMMATA_JUDGE_MAX_RETRIES", "retries of a failed judge request", "5"),
+        ("LEMMATA_JUDGE_JSON_MODE", "ask the endpoint for JSON output", "1"),
+        ("LEMMATA_JUDGE_CONCURRENCY", "judge requests in flight while scoring", "4"),
+    ),
     # the Lean verifier
-    _v("lean", "LEMMATA_LEAN_URL", "Kimina Lean server"),
-    _v("lean", "LEMMATA_LEAN_API_KEY", "Lean server API key", secret=True),
-    _v("lean", "LEMMATA_MATHLIB_VERSION", "Mathlib revision the Lean server was built with (required with a server)"),
-    _v("lean", "LEMMATA_LEAN_VERSION", "Lean version the server must report"),
-    _v("lean", "LEMMATA_LEAN_VERIFIER_ID", "the verifier's id in artifact names", "kimina"),
-    _v("lean", "LEMMATA_LEAN_ARTIFACT", "Lean verifier artifact folder (verdict cache) to score against"),
-    _v("lean", "LEMMATA_LEAN_TIMEOUT_S", "seconds per proof check"),
-    _v("lean", "LEMMATA_LEAN_BATCH", "proofs per server request"),
-    _v("lean", "LEMMATA_LEAN_MAX_RETRIES", "retries of a failed server request", "4"),
+    "lean": (
+        ("LEMMATA_LEAN_URL", "Kimina Lean server"),
+        ("LEMMATA_LEAN_API_KEY", "Lean server API key"),
+        ("LEMMATA_MATHLIB_VERSION", "Mathlib revision the Lean server was built with (required with a server)"),
+        ("LEMMATA_LEAN_VERSION", "Lean version the server must report"),
+        ("LEMMATA_LEAN_VERIFIER_ID", "the verifier's id in artifact names", "kimina"),
+        ("LEMMATA_LEAN_ARTIFACT", "Lean verifier artifact folder (verdict cache) to score against"),
+        ("LEMMATA_LEAN_TIMEOUT_S", "seconds per proof check"),
+        ("LEMMATA_LEAN_BATCH", "proofs per server request"),
+        ("LEMMATA_LEAN_MAX_RETRIES", "retries of a failed server request", "4"),
+    ),
+    # the answer check (math-verify in bounded worker processes)
+    "answers": (
+        ("LEMMATA_ANSWER_CHECK_TIMEOUT_S", "wall-clock seconds per answer comparison", "1.5"),
+        ("LEMMATA_ANSWER_CHECK_MEMORY_MB", "address space per answer-checking process, in MB", "400"),
+        ("LEMMATA_ANSWER_CHECK_WORKERS", "answer-checking processes", "2"),
+        ("LEMMATA_ANSWER_CHECK_FILE_S", "seconds a file's answer checks may lose to answers cut off by the bound; "
+         "all of them together may take this plus 0.1 s per answer", "30"),
+    ),
     # the evaluation harness (lemmata evaluate)
-    _v("evaluate", "LEMMATA_EMBEDDINGS_BASE_URL", "OpenAI-compatible endpoint serving /v1/embeddings (openai:MODEL)"),
-    _v("evaluate", "LEMMATA_EMBEDDINGS_MODEL", "embedding model name at that endpoint (when the spec is just 'openai')"),
-    _v("evaluate", "LEMMATA_EMBEDDINGS_API_KEY", "API key of the embeddings endpoint", secret=True),
-    _v("evaluate", "LEMMATA_EMBEDDINGS_TIMEOUT_S", "seconds per embeddings request", "120"),
-    _v("evaluate", "LEMMATA_EMBEDDING_CACHE", "folder of cached corpus embeddings", "$LEMMATA_HOME/embeddings"),
+    "evaluate": (
+        ("LEMMATA_EMBEDDINGS_BASE_URL", "OpenAI-compatible endpoint serving /v1/embeddings (openai:MODEL)"),
+        ("LEMMATA_EMBEDDINGS_MODEL", "embedding model name at that endpoint (when the spec is just 'openai')"),
+        ("LEMMATA_EMBEDDINGS_API_KEY", "API key of the embeddings endpoint"),
+        ("LEMMATA_EMBEDDINGS_TIMEOUT_S", "seconds per embeddings request", "120"),
+        ("LEMMATA_EMBEDDING_CACHE", "folder of cached corpus embeddings", "$LEMMATA_HOME/embeddings"),
+    ),
     # the model under evaluation (lemmata run re2math / taobench): an OpenAI-compatible chat endpoint
-    _v("llm", "LEMMATA_LLM_BASE_URL", "OpenAI-compatible endpoint of the model a run evaluates (overrides "
-       "OPENAI_BASE_URL)"),
-    _v("llm", "LEMMATA_LLM_API_KEY", "API key of that endpoint (overrides OPENAI_API_KEY)", secret=True),
-    _v("llm", "OPENAI_BASE_URL", "the endpoint, as the openai client reads it", "https://api.openai.com/v1"),
-    _v("llm", "OPENAI_API_KEY", "the endpoint's key, as the openai client reads it", secret=True),
-    _v("llm", "LEMMATA_LLM_CONCURRENCY", "chat requests in flight during a run", "8"),
-    _v("llm", "LEMMATA_LLM_TIMEOUT_S", "seconds per chat request", "600"),
-    _v("llm", "LEMMATA_LLM_MAX_RETRIES", "retries of a failed chat request (429, 5xx, timeouts)", "6"),
-    _v("llm", "LEMMATA_LLM_BACKOFF_S", "seconds before the first retry of a chat request, doubled at each "
-       "retry (at least the server's Retry-After)", "1"),
-    _v("llm", "LEMMATA_LLM_CACHE", "folder of the on-disk chat request cache", "$LEMMATA_HOME/cache/chat"),
+    "llm": (
+        ("LEMMATA_LLM_BASE_URL", "OpenAI-compatible endpoint of the model a run evaluates (overrides OPENAI_BASE_URL)"),
+        ("LEMMATA_LLM_API_KEY", "API key of that endpoint (overrides OPENAI_API_KEY)"),
+        ("OPENAI_BASE_URL", "the endpoint, as the openai client reads it", "https://api.openai.com/v1"),
+        ("OPENAI_API_KEY", "the endpoint's key, as the openai client reads it"),
+        ("LEMMATA_LLM_CONCURRENCY", "chat requests in flight during a run", "8"),
+        ("LEMMATA_LLM_TIMEOUT_S", "seconds per chat request", "600"),
+        ("LEMMATA_LLM_MAX_RETRIES", "retries of a failed chat request (429, 5xx, timeouts)", "6"),
+        ("LEMMATA_LLM_BACKOFF_S", ("seconds before the first retry of a chat request, doubled at each retry (at "
+                                   "least the server's Retry-After)"), "1"),
+        ("LEMMATA_LLM_CACHE", "folder of the on-disk chat request cache", "$LEMMATA_HOME/cache/chat"),
+    ),
     # search and sources (Re²Math live protocol)
-    _v("live", "SERPAPI_API_KEY", "SerpAPI key for recording Google Scholar searches (never written anywhere)",
-       secret=True),
-    _v("live", "SERPAPI_BASE_URL", "SerpAPI endpoint", "https://serpapi.com"),
-    _v("live", "LEMMATA_ARXIV_BASE_URL", "where arXiv e-prints are fetched", "https://arxiv.org"),
-    _v("live", "LEMMATA_ARXIV_API_URL", "arXiv export API (versions, DOI search)", "https://export.arxiv.org/api/query"),
-    _v("live", "LEMMATA_MATERIALISE", "materialise missing sources while scoring with the default arXiv URLs"),
+    "live": (
+        ("SERPAPI_API_KEY", "SerpAPI key for recording Google Scholar searches (never written anywhere)"),
+        ("SERPAPI_BASE_URL", "SerpAPI endpoint", "https://serpapi.com"),
+        ("LEMMATA_ARXIV_BASE_URL", "where arXiv e-prints are fetched", "https://arxiv.org"),
+        ("LEMMATA_ARXIV_API_URL", "arXiv export API (versions, DOI search)", "https://export.arxiv.org/api/query"),
+        ("LEMMATA_MATERIALISE", "materialise missing sources while scoring with the default arXiv URLs"),
+    ),
+}
+
+VARIABLES: tuple[Variable, ...] = tuple(
+    Variable(*row, secret=_secret(row[0]), area=area) for area, rows in _AREAS.items() for row in rows
 )
 
 #: families of variables read by prefix, each field named by the rest of the variable's name
@@ -185,6 +209,6 @@ def describe(environ: Mapping[str, str] | None = None) -> list[dict[str, str | N
         for field in fields:
             value = read(prefix + field, env)
             rows.append({"area": prefix.rstrip("_").lower().removeprefix("lemmata_"), "name": prefix + field,
-                         "value": ("***" if field.endswith("API_KEY") and value else value), "default": None,
+                         "value": ("***" if _secret(prefix + field) and value else value), "default": None,
                          "description": description})
     return rows

@@ -3,19 +3,20 @@
 Two columns that measure different things and are never merged:
 
 - **ProofGrade**: the paper's protocol. A grader sees the problem, the reference solutions and the candidate
-  and returns 0-7 with a reason (rubric ``mathnet_grade.v1``). Grades live in the grader's
+  and returns 0-7 with a reason (rubric ``mathnet_grade.v2``, its inputs fenced as data). Grades live in the grader's
   :class:`~lemmata.oracles.judge.JudgeArtifact` (judge id + rubric hash, hash-chained cache). A candidate with
   no grade is *pending*: it is reported between a lower bound (pending fails) and an upper bound (pending
   succeeds), never as a success. An abstention or an empty solution is settled at 0 without asking.
 - **AnswerCheck**: for problems that state a final answer, ``math-verify`` compares the candidate's final
   answer (its last ``\\boxed{}``, else a ``Final answer:`` line) with the reference. Problems without a stated
-  answer are outside this column's population.
+  answer are outside this column's population. Every comparison runs in a worker process under a wall-clock and
+  memory bound, with a time budget per file (:mod:`~lemmata.benchmarks.mathnet.answer_check`); one cut off counts
+  as not equal, and its item's ``answer_check_reason`` says why.
 """
 
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
@@ -23,17 +24,19 @@ from typing import Any
 
 import numpy as np
 
+from lemmata.benchmarks.mathnet import answer_check
 from lemmata.core.hashing import sha256_bytes
 from lemmata.metrics.intervals import wilson_interval
 from lemmata.oracles.grader import FULL_MARKS
 
-RUBRIC = ("mathnet_grade", 1)
+#: the grader's rubric: mathnet_grade.v1 with every inserted text fenced as data (lemmata.oracles.fence)
+RUBRIC = ("mathnet_grade", 2)
 BENCHMARK = "mathnet-solve"
 _FINAL_LINE = re.compile(r"(?im)final answer(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*(?P<ans>.+?)\s*$")
 #: the longest final answer handed to math-verify (bounded parsing time)
-MAX_ANSWER_CHARS = 500
-#: math-verify's own timeouts use signals and work only in the main thread; elsewhere (a space worker) these
-#: bounds keep sympy from evaluating towers of powers or huge literals: such an answer is not checked (False)
+MAX_ANSWER_CHARS = answer_check.MAX_ANSWER_CHARS
+#: every comparison runs in a bounded worker process (:mod:`~lemmata.benchmarks.mathnet.answer_check`); these
+#: cheap limits refuse before it what is plainly too big (towers of powers, huge literals): not checked (False)
 MAX_POWERS = 8
 _LONG_NUMBER = re.compile(r"\d{60,}")
 #: a power inside an exponent (a tower) or an exponent of five digits or more
@@ -79,11 +82,6 @@ def final_answer_of(solution: str, declared: str | None = None) -> str | None:
     return lines[-1].strip()[:MAX_ANSWER_CHARS] if lines else None
 
 
-def _latex(answer: str) -> str:
-    text = answer.strip()
-    return text if "$" in text or "\\boxed" in text else f"${text}$"
-
-
 def math_verify_version() -> str:
     try:
         return metadata.version("math-verify")
@@ -92,31 +90,51 @@ def math_verify_version() -> str:
 
 
 def answers_agree(reference: str, candidate: str | None) -> bool:
-    r"""Whether ``math-verify`` finds the candidate's final answer equal to the reference.
+    r"""Whether ``math-verify`` finds the candidate's final answer equal to the reference (within the bound).
 
     >>> answers_agree(r"\frac{1}{2}", "0.5"), answers_agree(r"\frac12", r"$\frac{1}{2}$"), answers_agree("9", "8")
     (True, True, False)
     >>> answers_agree("144", None), answers_agree(r"\{1, 2\}", r"\{2, 1\}")
     (False, True)
     """
-    if candidate is None or not candidate.strip():
-        return False
-    if not _tame(candidate) or not _tame(reference):
-        return False
-    try:
-        from math_verify import parse, verify
-    except ImportError:
-        from lemmata.core.errors import LemmataError
+    return check_answers([(reference, candidate)])[0][0]
 
-        raise LemmataError("the MathNet answer check needs math-verify: pip install 'lemmata[mathnet]'") from None
 
-    main = threading.current_thread() is threading.main_thread()  # its timeouts use signals: main thread only
-    kw = {"parsing_timeout": 5} if main else {"parsing_timeout": None}
-    gold = parse(_latex(reference), **kw)
-    pred = parse(_latex(candidate[:MAX_ANSWER_CHARS]), **kw)
-    if not gold or not pred:
-        return False
-    return bool(verify(gold, pred, timeout_seconds=5 if main else None))
+def check_answers(pairs: Sequence[tuple[str, str | None]],
+                  limits: answer_check.Limits | None = None) -> list[tuple[bool, str | None]]:
+    r"""Each ``(reference, candidate)`` pair's verdict and, when it was not checked to the end, why.
+
+    A missing answer is not equal (no reason needed); one :func:`_tame` refuses is not handed to math-verify;
+    the rest go through the bounded checker together (one file's budget), where a comparison cut off by its
+    bound counts as not equal with the bound as its reason.
+
+    >>> check_answers([("2", None), ("2", "9^{9^{9}}")])
+    [(False, None), (False, 'answer not checked: too large for the checker (a tower or over 8 powers, a huge literal)')]
+    """
+    out: list[tuple[bool, str | None]] = [(False, None)] * len(pairs)
+    where: list[int] = []
+    todo: list[tuple[str, str]] = []
+    for i, (reference, candidate) in enumerate(pairs):
+        if candidate is None or not candidate.strip():
+            continue
+        if not _tame(candidate) or not _tame(reference):
+            which = "answer" if not _tame(candidate) else "reference"
+            out[i] = (False, f"{which} not checked: too large for the checker (a tower or over {MAX_POWERS} powers, "
+                             "a huge literal)")
+            continue
+        where.append(i)
+        todo.append((reference, candidate))
+    for i, verdict in zip(where, answer_check.check(todo, limits)):
+        out[i] = verdict
+    return out
+
+
+def start_answer_check() -> None:
+    """Start the bounded checker's workers now, without waiting (they import math-verify meanwhile)."""
+    from importlib.util import find_spec
+
+    if find_spec("math_verify") is not None:
+        answer_check.pool(answer_check.limits()).start()
 
 
 def _tame(answer: str) -> bool:
