@@ -4,7 +4,8 @@ A grader is a :class:`~lemmata.oracles.judge.Judge` whose reply is ``{"score": i
 shares the judge's rubric templates, scoring artifact (``JudgeArtifact``: judge id and rubric hashes in
 ``ARTIFACT.json``) and hash-chained verdict cache, so a grade is recorded once, verified whenever read, and
 a missing grade is *pending*. Only the top of the scale counts as correct; an unparsable reply is recorded
-as 0 with the reply kept in the reason.
+as 0 with the reply kept in the reason. Under a fenced rubric (``mathnet_grade.v2``) the candidate is shown as data
+and one that addresses the grader is graded 0 by the rubric's rule without asking (:mod:`lemmata.oracles.fence`).
 """
 
 from __future__ import annotations

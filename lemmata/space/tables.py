@@ -88,6 +88,23 @@ def superseded_badge(flags: Mapping[str, Any]) -> str:
     return f'<span class="lm-badge lm-superseded" title="superseded by {esc(str(successor))}">superseded</span>'
 
 
+def addressed_badge(flags: Mapping[str, Any]) -> str:
+    """A badge for a result some of whose items addressed the grader (the scorer sets ``addresses_grader``: how
+    many; each was settled by the rubric's rule, see :mod:`lemmata.oracles.fence`).
+
+    >>> addressed_badge({"addresses_grader": 3}).startswith('<span class="lm-badge lm-flag" title="3 item(s) address')
+    True
+    >>> addressed_badge({})
+    ''
+    """
+    count = flags.get("addresses_grader")
+    if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
+        return ""
+    tip = (f"{count} item(s) address the grader or judge (instructions, a claimed grade, imitated rubric markers); "
+           "each was settled by the rubric's rule (the lowest grade, or no)")
+    return f'<span class="lm-badge lm-flag" title="{esc(tip)}">addresses the grader &#9873;</span>'
+
+
 def pending_badge(pending: int, status: str, bounds=None) -> str:
     """The Pending cell: how many items wait, and how many of them could still count.
 
@@ -305,7 +322,7 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
         cells = [
             f"<td>{r.rank if r.rank is not None else '–'}</td>",
             f'<td class="lm-model">{link(r.model_name, r.model_url)}{condition_badges(r)}{revision}</td>',
-            f'<td class="t">{kind_badge(r.kind)}{superseded_badge(r.flags)}</td>',
+            f'<td class="t">{kind_badge(r.kind)}{superseded_badge(r.flags)}{addressed_badge(r.flags)}</td>',
             f'<td><b>{value}</b>{printed_note(r, main_fmt)} {ci}{_interval_bar(r, lo_axis, hi_axis)}</td>',
             f"<td>{esc(n)}</td>",
             f"<td>{pending_badge(r.pending, r.status, r.bounds)}</td>",

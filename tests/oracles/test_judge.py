@@ -32,8 +32,12 @@ API_KEY = "sk-test-0123"
 
 
 def _section(text: str, title: str) -> str:
+    """A section's text; a fenced rubric's data blocks are unwrapped (their markers are not the value)."""
     m = re.search(rf"^### {re.escape(title)}[^\n]*\n(.*?)(?=^### |\Z)", text, re.S | re.M)
-    return m.group(1).strip() if m else ""
+    if not m:
+        return ""
+    body = re.sub(r"^<<<DATA [0-9a-f]+ [a-z_]+>>>\n|\n?<<<END DATA [0-9a-f]+>>>$", "", m.group(1).strip(), flags=re.M)
+    return body.strip()
 
 
 def rule_answer(request: dict) -> str:

@@ -27,14 +27,15 @@ from lemmata.benchmarks.mathnet import solve_data
 from lemmata.benchmarks.mathnet.rag import MAX_K, leaks, pool_id, pool_of
 from lemmata.benchmarks.mathnet.solve_meta import CONDITIONS, MAIN_METRIC, MATHNET_SOLVE, SUBSETS
 from lemmata.benchmarks.mathnet.solve_scoring import (
-    BENCHMARK, RUBRIC, ItemOutcome, answers_agree, as_grade, breakdowns, final_answer_of, grade_fields,
-    grade_values, scoring_artifact_id, summarize,
+    BENCHMARK, RUBRIC, ItemOutcome, as_grade, breakdowns, check_answers, final_answer_of, grade_fields,
+    grade_values, scoring_artifact_id, start_answer_check, summarize,
 )
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.models import Frozen
 from lemmata.formats.envelope import Envelope, validate_model
 from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result
 from lemmata.formats.schema import SchemaFile, dumps, line_schema
+from lemmata.oracles.fence import FLAG, addressed, marks
 from lemmata.oracles.grader import FULL_MARKS, grader_from, is_full_marks
 from lemmata.tracks.base import OracleConfig, TrackHandler, Validated
 from lemmata.tracks.headers import check_header, records_skipped
@@ -195,11 +196,18 @@ class MathNetSolveHandler(TrackHandler):
         known = solve_data.problems(release)
         ids = solve_data.subset_ids(release, header.subset)
         by_id = {r.problem_id: r for r in submission.records}
+        answers = _answers_to_check(ids, known, by_id)
+        if answers:
+            start_answer_check()  # its workers import math-verify while the grader works
         grader = grader_from(oracles.extra.get("grader") or oracles.judge)
         artifact = grade_artifact(grader, oracles.extra.get("grader_artifact"))
         grades = obtain_grades(artifact, grader, [(pid, known[pid], by_id[pid].solution) for pid in ids
                                                   if pid in by_id and by_id[pid].abstained is None
                                                   and by_id[pid].solution.strip()])
+        # every final answer of the file in one bounded batch: a wall-clock and memory bound per comparison, a
+        # time budget for the file; a comparison cut off counts as not equal, with its reason
+        verdicts = check_answers([(reference, candidate) for _, reference, candidate in answers])
+        checks = {pid: (ok, why, candidate) for (pid, _, candidate), (ok, why) in zip(answers, verdicts)}
         items, outcomes = [], []
         for pid in ids:
             p = known[pid]
@@ -214,12 +222,8 @@ class MathNetSolveHandler(TrackHandler):
                 verdict = grades.get(pid)
                 grade, correct = as_grade(verdict), is_full_marks(verdict)
                 reason = verdict.get("reason", "") if verdict else "awaiting the grader"
-                by = "grader" if verdict else "pending"
-            answer_ok = None
-            candidate_answer = None
-            if p["final_answer"]:
-                candidate_answer = final_answer_of(solution, rec.final_answer if rec else None) if solution else None
-                answer_ok = answers_agree(p["final_answer"], candidate_answer)
+                by = ("rule" if addressed(verdict) else "grader") if verdict else "pending"
+            answer_ok, answer_reason, candidate_answer = checks.get(pid, (None, None, None))
             outcome = ItemOutcome(pid, p["domain"], p["language"], p["has_images"], p["problem_type"], grade,
                                   correct, answer_ok)
             outcomes.append(outcome)
@@ -227,28 +231,38 @@ class MathNetSolveHandler(TrackHandler):
                           "has_images": p["has_images"], "problem_type": p["problem_type"], "grade": grade,
                           "correct": correct, "grade_reason": reason[:500], "graded_by": by,
                           "answer_check": answer_ok, "candidate_answer": candidate_answer,
-                          "context_ids": list(rec.context_ids) if rec else [], "submitted": rec is not None})
+                          **({"answer_check_reason": answer_reason} if answer_reason else {}),
+                          "context_ids": list(rec.context_ids) if rec else [], "submitted": rec is not None,
+                          **({"flags": {FLAG: True}} if addressed(grades.get(pid)) else {})})
         metrics = summarize(outcomes)
+        flagged = marks(items, "solution(s)", f"graded 0 by rubric {RUBRIC[0]}.v{RUBRIC[1]}'s rule")
+        metrics.update(flagged.metrics)
         pg = metrics["proof_grade"]
         pending = pg["pending"]
         frozen = FrozenTuple(dataset_release=header.release, split=f"problems/{header.subset}",
                              retrieval_artifact=retrieval_artifact(header),
-                             scoring_artifact=scoring_artifact_id(artifact.artifact_id if artifact else None),
+                             scoring_artifact=scoring_artifact_id(None if artifact is None else artifact.artifact_id),
                              date=received_date(received_at))
         notes = [f"ProofGrade: share of the {len(ids):,} problems of {header.subset} graded {FULL_MARKS}/{FULL_MARKS} "
-                 "by the grader (IMO-Bench protocol, rubric mathnet_grade.v1); AnswerCheck (math-verify) is a separate "
-                 "column over the problems that state a final answer.",
+                 f"by the grader (IMO-Bench protocol, rubric {RUBRIC[0]}.v{RUBRIC[1]}); AnswerCheck (math-verify) is a "
+                 "separate column over the problems that state a final answer.",
                  f"Subset {header.subset} is Lemmata's stratified sample, not the paper's Test-Set-Small or -Large."]
         if pending:
             notes.append(f"{pending:,} solution(s) await the grader: ProofGrade lies between "
                          f"{pg['bounds'][0]:.4f} and {pg['bounds'][1]:.4f}; run `lemmata judge` with a grader configured.")
+        cut = sum(1 for _, why, _ in checks.values() if why and why.startswith("answer check"))
+        if cut:
+            notes.append(f"{cut:,} final answer(s) were not compared to the end: each comparison runs under a bound "
+                         "(wall clock and memory, and a budget per file); they count as not equal, and each such "
+                         "item's answer_check_reason says which bound it met.")
         missing = len([i for i in ids if i not in by_id])
         if missing:
             notes.append(f"{missing:,} problem(s) had no solution and count as not solved.")
+        notes += flagged.notes
         return make_result(
             kind="scored", benchmark=BENCHMARK, track=header.track, frozen=frozen,
             submission_sha256=submission.sha256, model=header.model,
-            flags={"condition": header.track, "modality": header.model.modality},
+            flags={"condition": header.track, "modality": header.model.modality, **flagged.flags},
             main=Score(metric=MAIN_METRIC, value=pg["micro"], interval=tuple(pg["micro_wilson95"]),
                        interval_kind="wilson95", count=pg["count"], total=pg["total"]),
             metrics=metrics, breakdowns=breakdowns(outcomes), items=items, pending=pending,
@@ -259,10 +273,32 @@ class MathNetSolveHandler(TrackHandler):
         )
 
 
+def _answers_to_check(ids: list[str], known: Mapping[str, Any],
+                      by_id: Mapping[str, SolveRecord]) -> list[tuple[str, str, str | None]]:
+    """``(problem id, reference, candidate final answer or None)`` of every problem that states a final answer."""
+    out = []
+    for pid in ids:
+        p, rec = known[pid], by_id.get(pid)
+        if p["final_answer"]:
+            solution = rec.solution if rec is not None and rec.abstained is None else ""
+            candidate = final_answer_of(solution, rec.final_answer if rec else None) if solution else None
+            out.append((pid, p["final_answer"], candidate))
+    return out
+
+
 def obtain_grades(artifact, grader, questions: list[tuple[str, Mapping[str, Any], str]]) -> dict[str, Any]:
     """Grades by problem id: recorded ones from the artifact, missing ones asked of ``grader`` concurrently
-    (``LEMMATA_JUDGE_CONCURRENCY`` requests in flight); a problem nobody could grade is absent (pending)."""
-    if artifact is None or not questions:
+    (``LEMMATA_JUDGE_CONCURRENCY`` requests in flight); a problem nobody could grade is absent (pending).
+
+    A candidate that addresses the grader is graded 0 by the rubric's rule, with or without a grader."""
+    if artifact is None:
+        from lemmata.oracles.judge import load_rubric
+
+        rubric = load_rubric(*RUBRIC)
+        settled = {pid: rubric.settled(grade_values(p["problem"], p["solutions"], solution))
+                   for pid, p, solution in questions}
+        return {pid: v for pid, v in settled.items() if v is not None}
+    if not questions:
         return {}
     grades = artifact.obtain_all([("grade", grade_fields(pid, p["problem"], p["solutions"], solution),
                                    grade_values(p["problem"], p["solutions"], solution))

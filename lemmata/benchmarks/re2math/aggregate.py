@@ -26,12 +26,14 @@ from typing import Any
 from lemmata import __version__
 from lemmata.core.errors import InputError
 from lemmata.formats.results import FrozenTuple, Result, Score, make_result
+from lemmata.oracles.fence import marks
 from lemmata.oracles.judge import Judge, JudgeArtifact
 from lemmata.tracks.base import Validated
 from lemmata.benchmarks.re2math.assessment import Assessment
 from lemmata.benchmarks.re2math.judging import (
     NO_JUDGE,
     SOURCE_TEXT_LIMIT,
+    addressing_flags,
     conj,
     needs_suff,
     rubrics,
@@ -90,6 +92,7 @@ def finish(a: Assessment) -> tuple[dict[str, Any], dict[str, Any]]:
             osf = verdict(a.oracle_suff_q, None)
         oracle = {"ground": as_verdict(og), "suff": as_verdict(osf), "tool_acc": conj(og[0], osf[0])}
     row, rec = a.row, a.rec
+    flags = {**a.flags, **addressing_flags(a.ground_q, a.suff_q, a.anchor_q, a.oracle_ground_q, a.oracle_suff_q)}
     tool = conj(ground[0], suff[0])
     pending = "pending" in (ground[0], suff[0]) or (anchor is not None and anchor[0] == "pending") or (
         oracle is not None and "pending" in (oracle["ground"]["verdict"], oracle["suff"]["verdict"]))
@@ -101,7 +104,7 @@ def finish(a: Assessment) -> tuple[dict[str, Any], dict[str, Any]]:
         "source_match_rule": a.source_match_rule, "citing_paper": a.citing_paper is not None,
         "ground": as_verdict(ground), "suff": as_verdict(suff), "anchor_match": as_verdict(anchor) if anchor else None,
         "tool_acc": tool, "oracle": oracle, "pending": pending,
-        **({"flags": dict(a.flags)} if a.flags else {}),
+        **({"flags": flags} if flags else {}),
     }
     verdicts = {
         "instance_id": row["instance_id"], "paper_key": row["paper_key"], "domain": row["domain"],
@@ -178,6 +181,9 @@ def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessme
     if not header.oracle_run:
         notes.append(f"No oracle-source run in this submission: OracleCoverage and Oracle {head.metric} are not "
                      "reported.")
+    addressed = marks(items, "items", 'their statement or anchor was settled "no" by the rubric\'s rule')
+    notes += addressed.notes
+    metrics.update(addressed.metrics)
     art = ctx.artifact
     return make_result(
         kind="scored", benchmark=BENCHMARK, track=validated.track,
@@ -188,7 +194,7 @@ def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessme
         flags={**header.flags.model_dump(), "window": header.window, "input_track": header.track,
                "oracle_run": header.oracle_run, "frozen_kind": kind, "headline": head.label,
                "budget": budget_of(header).model_dump(),
-               **({"superseded_by": successor} if successor else {})},
+               **({"superseded_by": successor} if successor else {}), **addressed.flags},
         main=Score(metric=head.metric, value=tool.rate if complete else None,
                    interval=tool.wilson95 if complete else None, interval_kind="wilson95" if complete else None,
                    count=tool.count, total=tool.total),

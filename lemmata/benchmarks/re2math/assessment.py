@@ -8,7 +8,7 @@ known, because a negative Ground already settles ToolAcc.
 On an *offline* frozen tuple (see :mod:`lemmata.benchmarks.re2math.semantics`)
 there is no source full text to judge Ground against: grounded is settled by
 rule — the selected source is, or is not, the instance's cited source by the
-identity matcher — and Suff (``suff.v2``: the gap and the statement only) is
+identity matcher — and Suff (``suff.v3``: the gap and the statement only) is
 asked of every record that gives a statement, so the Suff rate is reported
 over all instances.
 """
@@ -137,7 +137,7 @@ def assess(row: dict[str, Any], rec: Record, header: Header, artifact: Scholarly
 
 def plan_suff(assessments: Sequence[Assessment]) -> list[Question]:
     """Suff questions where Ground is yes or pending (elsewhere ToolAcc is already settled); offline, for every
-    record with a statement (``suff.v2``), so the Suff rate covers every instance."""
+    record with a statement (``suff.v3``), so the Suff rate covers every instance."""
     from lemmata.benchmarks.re2math.semantics import headline
 
     out = []

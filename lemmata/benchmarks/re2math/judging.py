@@ -4,6 +4,11 @@ Each verdict is a rubric question keyed by what is asked (instance, source,
 statement) and the sha256 of the exact prompt, so a cached verdict is only
 reused for the same question. Without a judge (or without its answer) a
 question stays *pending*: shown, never counted as a success.
+
+Every rubric asked is fenced (:mod:`lemmata.oracles.fence`): the statement or
+anchor under review, the context and the source text are data blocks, and a
+statement or anchor that addresses the judge is settled "no" by the rubric's
+rule without asking (``by: "rule"``; the item is flagged ``addresses_grader``).
 """
 
 from __future__ import annotations
@@ -16,13 +21,15 @@ from typing import Any
 from lemmata.core.settings import read as setting
 from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_json
+from lemmata.oracles.fence import FLAG, addressed
 from lemmata.oracles.judge import Judge, JudgeArtifact, default_artifact_dir, load_rubric
 from lemmata.benchmarks.re2math.scholar.protocol import OpenedSource
 from lemmata.benchmarks.re2math.submission import BENCHMARK
 
 #: characters of a source's frozen text shown to the Ground judge
 SOURCE_TEXT_LIMIT = 60_000
-RUBRIC_VERSIONS = {"ground": 1, "suff": 1, "anchor": 1}
+#: the fenced successors of ground.v1, suff.v1 (with the anchor hint) and anchor.v1
+RUBRIC_VERSIONS = {"ground": 2, "suff": 4, "anchor": 2}
 NO_JUDGE = "none"
 ENV_JUDGE_ARTIFACT = "LEMMATA_JUDGE_ARTIFACT"
 ENV_CONCURRENCY = "LEMMATA_JUDGE_CONCURRENCY"
@@ -31,9 +38,10 @@ ENV_CONCURRENCY = "LEMMATA_JUDGE_CONCURRENCY"
 def rubrics(versions: Mapping[str, int] | None = None) -> dict[str, Any]:
     """The rubric set asked of the judge: ``versions`` (name -> version), by default :data:`RUBRIC_VERSIONS`.
 
-    An offline frozen tuple asks ``suff.v2`` and ``anchor.v1`` (see
-    :mod:`lemmata.benchmarks.re2math.semantics`); ``suff.v1`` stays loadable so
-    judge artifacts made with it still verify.
+    An offline frozen tuple asks ``suff.v3`` and ``anchor.v2`` (see
+    :mod:`lemmata.benchmarks.re2math.semantics`). The unfenced templates they
+    succeed (``suff.v1``, ``suff.v2``, ``ground.v1``, ``anchor.v1``) stay
+    loadable so judge artifacts and results made with them still verify.
     """
     return {name: load_rubric(name, version) for name, version in (versions or RUBRIC_VERSIONS).items()}
 
@@ -81,6 +89,8 @@ class Question:
     fields: dict[str, Any]
     values: dict[str, str]
     verdict: dict[str, Any] | None = None
+    #: the verdict the rubric's rule gives when the text under review addresses the judge (never asked)
+    settled: dict[str, Any] | None = None
 
 
 def proof_blocks(row: Mapping[str, Any]) -> str:
@@ -92,9 +102,10 @@ def proof_blocks(row: Mapping[str, Any]) -> str:
 
 def question(rubric: str, iid: str, values: dict[str, str], *, version: int | None = None, **fields: Any) -> Question:
     """Key fields name what is asked; ``prompt_sha256`` pins everything the judge is shown."""
-    rendered = load_rubric(rubric, version or RUBRIC_VERSIONS[rubric]).render(values)
-    return Question(rubric=rubric, values=values,
-                    fields={"instance_id": iid, **fields, "prompt_sha256": sha256_json(rendered)})
+    tmpl = load_rubric(rubric, version or RUBRIC_VERSIONS[rubric])
+    prepared = tmpl.prepare(values)
+    return Question(rubric=rubric, values=values, settled=tmpl.settle(prepared),
+                    fields={"instance_id": iid, **fields, "prompt_sha256": sha256_json(prepared.messages)})
 
 
 def ground_question(row, source_id: str, materialised: OpenedSource, statement: str) -> Question:
@@ -106,13 +117,15 @@ def ground_question(row, source_id: str, materialised: OpenedSource, statement: 
     return question("ground", row["instance_id"], values, source_id=source_id, statement=statement)
 
 
-def suff_question(row, source_id: str, statement: str, version: int = 1) -> Question:
-    """Suff of ``statement`` for the gap; ``suff.v2`` is shown neither source text nor the anchor hint."""
+def suff_question(row, source_id: str, statement: str, version: int | None = None) -> Question:
+    """Suff of ``statement`` for the gap; ``suff.v2``/``suff.v3`` are shown neither source text nor the anchor hint
+    (``suff.v1``/``suff.v4`` show the hint)."""
     x = row["x"]
+    version = version or RUBRIC_VERSIONS["suff"]
     values = {"setup": x["global_context"]["setup"].strip(), "target_theorem": x["global_context"]["target_theorem"].strip(),
               "local_context": proof_blocks(row), "reference_statement": row["y"]["reference_tool_latex"].strip(),
               "statement": statement}
-    if version == 1:
+    if "anchor_hint" in load_rubric("suff", version).fields:
         values["anchor_hint"] = (x.get("anchor_hint") or "").strip() or "(none)"
     return question("suff", row["instance_id"], values, version=version, source_id=source_id, statement=statement)
 
@@ -126,7 +139,12 @@ def anchor_question(row, anchor: str) -> Question:
 
 def resolve(questions: Sequence[Question], artifact: JudgeArtifact | None, judge: Judge | None, *,
             quiet: bool = True, desc: str = "judging") -> None:
-    """Fill ``verdict`` of each question from the cache or the live judge (None stays pending)."""
+    """Fill ``verdict`` of each question from the cache or the live judge (None stays pending); a question whose
+    text under review addresses the judge takes the rubric's rule, with or without a judge."""
+    for q in questions:
+        if q.settled is not None:
+            q.verdict = q.settled
+    questions = [q for q in questions if q.settled is None]
     if artifact is None or not questions:
         return
     asked = artifact.obtain_all([(q.rubric, q.fields, q.values) for q in questions], judge, quiet=quiet, desc=desc)
@@ -144,7 +162,18 @@ def verdict(q: Question | None, rule: tuple[str, str] | None) -> tuple[str, str,
         return rule[0], rule[1], "rule"
     if q is None or q.verdict is None:
         return "pending", "awaiting the judge", "pending"
-    return q.verdict["verdict"], q.verdict.get("reason", ""), "judge"
+    return q.verdict["verdict"], q.verdict.get("reason", ""), "rule" if addressed(q.verdict) else "judge"
+
+
+def addressing_flags(*questions: Question | None) -> dict[str, bool]:
+    """The item flag ``addresses_grader`` when a statement or anchor of the item addressed the judge, else nothing.
+
+    >>> addressing_flags(None, Question("suff", {}, {}, verdict={"verdict": "no", "addresses_grader": ["x"]}))
+    {'addresses_grader': True}
+    >>> addressing_flags(Question("suff", {}, {}, verdict={"verdict": "yes"}))
+    {}
+    """
+    return {FLAG: True} if any(q is not None and addressed(q.verdict) for q in questions) else {}
 
 
 def needs_suff(ground: str) -> bool:

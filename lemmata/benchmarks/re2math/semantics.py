@@ -9,7 +9,7 @@ does; a number computed there must not carry the paper's name. The kinds:
   artifact. The headline is **OfflineToolAcc (source identity ∧ Suff)**:
   grounded means the selected source *is* the instance's cited source by the
   identity matcher, and Suff is judged from the gap and the statement alone
-  (rubric ``suff.v2``: no source text, no anchor hint).
+  (rubric ``suff.v3``, the fenced ``suff.v2``: no source text, no anchor hint).
 - ``"live"`` — the frozen tuple records real source text for every opened
   source (the paper's reported rows; the live protocol). Only here is the
   headline **ToolAcc**.
@@ -48,10 +48,10 @@ class Headline(Frozen):
 HEADLINES: dict[str, Headline] = {
     "offline": Headline(kind="offline", metric=OFFLINE_METRIC, label="OfflineToolAcc (source identity ∧ Suff)",
                         grounded_by="the selected source is the cited source by the source-identity matcher",
-                        rubrics={"suff": 2, "anchor": 1}),
+                        rubrics={"suff": 3, "anchor": 2}),
     "live": Headline(kind="live", metric=PAPER_METRIC, label="ToolAcc (Ground ∧ Suff)",
                      grounded_by="the judge finds the statement in the selected source's full text",
-                     rubrics={"ground": 1, "suff": 1, "anchor": 1}),
+                     rubrics={"ground": 2, "suff": 4, "anchor": 2}),
 }
 
 
@@ -61,7 +61,7 @@ def headline(kind: FrozenKind) -> Headline:
     >>> headline("offline").metric, headline("live").metric
     ('OfflineToolAcc', 'ToolAcc')
     >>> headline("offline").rubrics["suff"]
-    2
+    3
     """
     return HEADLINES[kind]
 

@@ -124,7 +124,7 @@ def test_zero_shot_run_scored_by_a_scripted_grader(solve_release, retrieve_relea
     assert result.breakdowns["by_images"]["with images"]["proof_grade"]["count"] == 1
     assert result.metrics["proof_grade"]["macro_bootstrap95"][0] <= result.metrics["proof_grade"]["macro"]
     assert result.frozen.retrieval_artifact == "mathrag:zero-shot"
-    assert result.frozen.scoring_artifact.startswith("mathnet-solve-judge:chat:grader-a:mathnet_grade.v1+math-verify-")
+    assert result.frozen.scoring_artifact.startswith("mathnet-solve-judge:chat:grader-a:mathnet_grade.v2+math-verify-")
     assert result.frozen.split == "problems/lemmata_strat_70"
 
 

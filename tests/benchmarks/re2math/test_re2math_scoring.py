@@ -105,7 +105,7 @@ def test_example_scores_offline_with_judge_metrics_pending(handler, example):
     result = score(handler, example.read_bytes())
     assert result.kind == "scored" and result.benchmark == "re2math" and result.track == "raw"
     assert result.frozen.retrieval_artifact == WORLD
-    assert result.frozen.scoring_artifact == "re2math-judge:none:anchor.v1+suff.v2"
+    assert result.frozen.scoring_artifact == "re2math-judge:none:anchor.v2+suff.v3"
     assert result.main.metric == "OfflineToolAcc" and "ToolAcc" not in result.metrics  # never the paper's name
     assert result.flags["frozen_kind"] == "offline" and "superseded_by" not in result.flags
     assert result.frozen.date == RECEIVED and result.status == "pending_oracle"
@@ -156,7 +156,7 @@ def test_live_judge_fills_the_cache_and_a_rescore_makes_no_calls(handler, exampl
     cached_only = score(handler, data, judge=None, judge_dir=judge_dir)
     assert without_scored_at(first) == without_scored_at(again) == without_scored_at(cached_only)
     assert first.result_id == again.result_id == cached_only.result_id
-    assert first.frozen.scoring_artifact == "re2math-judge:chat:judge-model:anchor.v1+suff.v2"
+    assert first.frozen.scoring_artifact == "re2math-judge:chat:judge-model:anchor.v2+suff.v3"
     assert first.provenance["scoring_artifact"]["judge"]["model"] == "judge-model"
     # Suff is asked of every record with a statement (not only grounded ones), with no anchor in the prompt
     with_statement = [i for i in first.items if i["ground"]["verdict"] != "abstain"]
@@ -264,7 +264,7 @@ def test_selecting_the_citing_paper_is_ground_no_with_its_reason(handler, exampl
         asked = [json.dumps(r) for r in server.requests]
     assert result.track == "raw-q2o1"  # ranked in its own budget group
     # Ground is settled by rule; offline, Suff alone is asked of the statement (the gap and the statement only)
-    assert all("Rubric suff.v2" in body for body in asked if "Any statement at all." in body)
+    assert all("Rubric suff.v3" in body for body in asked if "Any statement at all." in body)
     item = next(i for i in result.items if i["instance_id"] == rec["instance_id"])
     assert item["citing_paper"] and item["ground"]["verdict"] == "no" and item["ground"]["by"] == "rule"
     assert "citing paper" in item["ground"]["reason"] and item["tool_acc"] == "no"
@@ -389,7 +389,7 @@ def test_judge_artifact_resolution(tmp_path, monkeypatch):
         judge_artifact_for(None, tmp_path / "empty")
     monkeypatch.setenv("LEMMATA_JUDGE_ID", "chat:m")
     art = judge_artifact_for(None)
-    assert art.judge_id == "chat:m" and art.folder.name == "re2math-judge_chat_m_anchor.v1_ground.v1_suff.v1"
+    assert art.judge_id == "chat:m" and art.folder.name == "re2math-judge_chat_m_anchor.v2_ground.v2_suff.v4"
 
 
 def test_resources_refuse_to_build_when_told_not_to(tmp_path):

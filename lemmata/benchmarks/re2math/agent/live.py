@@ -11,8 +11,9 @@ a judge) leaves behind, frozen so that anyone can rescore it without a network:
   (:class:`~lemmata.materialisers.MaterialisationStore`) holding the fixed text
   of every opened source, verified against its MANIFEST when opened and every
   text re-hashed when read;
-* the judge artifact — verdicts of the live rubrics (``ground.v1`` and
-  ``suff_noanchor.v1``), keyed by the sha256 of the exact prompt.
+* the judge artifact — verdicts of the live rubrics (``ground.v2`` and
+  ``suff_noanchor.v2``, fenced: see :mod:`lemmata.oracles.fence`), keyed by the
+  sha256 of the exact prompt.
 
 Ground is judged on the fixed text of the one source the system opened, but
 the judge is shown *excerpts* matched to the predicted statement within
@@ -57,7 +58,7 @@ PROSE_WINDOW = 1_500
 CANDIDATES_N = 20
 MATERIALISE_ENV = "LEMMATA_MATERIALISE"
 #: the live rubric set: the paper's Ground rubric, and Suff without the anchor hint
-LIVE_RUBRIC_VERSIONS = {"ground": ("ground", 1), "suff": ("suff_noanchor", 1)}
+LIVE_RUBRIC_VERSIONS = {"ground": ("ground", 2), "suff": ("suff_noanchor", 2)}
 _STATEMENT = re.compile(r"^\[(?!/)([^\]\n]+)\]\n(.*?)\n\[/[^\]\n]*\]$", re.M | re.S)
 _TOKEN = re.compile(r"\\[A-Za-z]+|[A-Za-z]{2,}|\d+")
 _STOP = frozenset("the and for that with this from are any let then there be is of in on to by as an or if we it "
@@ -375,10 +376,11 @@ def ground_question(row, source_id: str, title: str, text: str, statement: str):
     if not shown:
         shown = "(no passage of the source shares a word with the statement)"
     values = {"source_id": source_id, "source_title": title, "source_text": shown, "statement": statement}
-    rendered = live_rubrics()["ground"].render(values)
-    return Question(rubric="ground", values=values,
+    rubric = live_rubrics()["ground"]
+    rendered = rubric.prepare(values)
+    return Question(rubric="ground", values=values, settled=rubric.settle(rendered),
                     fields={"instance_id": row["instance_id"], "source_id": source_id, "statement": statement,
-                            "prompt_sha256": sha256_json(rendered)}), starts
+                            "prompt_sha256": sha256_json(rendered.messages)}), starts
 
 
 def suff_question(row, source_id: str, statement: str):
@@ -388,10 +390,11 @@ def suff_question(row, source_id: str, statement: str):
     values = {"setup": x["global_context"]["setup"].strip(), "target_theorem": x["global_context"]["target_theorem"].strip(),
               "local_context": proof_blocks(row), "reference_statement": row["y"]["reference_tool_latex"].strip(),
               "statement": statement}
-    rendered = live_rubrics()["suff"].render(values)
-    return Question(rubric="suff", values=values,
+    rubric = live_rubrics()["suff"]
+    rendered = rubric.prepare(values)
+    return Question(rubric="suff", values=values, settled=rubric.settle(rendered),
                     fields={"instance_id": row["instance_id"], "source_id": source_id, "statement": statement,
-                            "prompt_sha256": sha256_json(rendered)})
+                            "prompt_sha256": sha256_json(rendered.messages)})
 
 
 def assess_live(row: dict[str, Any], rec: Any, live: LiveTuple) -> LiveItem:
@@ -451,7 +454,8 @@ def score_live(validated: Validated, *, received_at: str, artifacts_root: Path, 
     """Score a validated live submission into an immutable result (headline: the paper's ToolAcc)."""
     from lemmata import __version__
     from lemmata.benchmarks.re2math.aggregate import as_verdict, by_stratum, received_date
-    from lemmata.benchmarks.re2math.judging import conj, needs_suff, resolve, verdict
+    from lemmata.benchmarks.re2math.judging import addressing_flags, conj, needs_suff, resolve, verdict
+    from lemmata.oracles.fence import marks
     from lemmata.benchmarks.re2math.submission import BENCHMARK
     from lemmata.metrics.rates import summarize_rate
     from lemmata.metrics.tool_acc import tool_acc_report
@@ -485,6 +489,7 @@ def score_live(validated: Validated, *, received_at: str, artifacts_root: Path, 
         else:
             suff = verdict(i.suff_q, None)
         tool = conj(ground[0], suff[0])
+        flags = addressing_flags(i.ground_q, i.suff_q)
         out_items.append({
             "instance_id": row["instance_id"], "paper_key": row["paper_key"], "domain": row["domain"],
             "tool_family": row["strata"]["tool_family"], "queries": len(i.rec.queries),
@@ -493,7 +498,7 @@ def score_live(validated: Validated, *, received_at: str, artifacts_root: Path, 
             "opened": source_request(i.candidate).key if i.candidate is not None and source_request(i.candidate)
             else None, "excerpt_offsets": i.excerpt_starts,
             "ground": as_verdict(ground), "suff": as_verdict(suff), "anchor_match": None, "tool_acc": tool,
-            "oracle": None, "pending": "pending" in (ground[0], suff[0]),
+            "oracle": None, "pending": "pending" in (ground[0], suff[0]), **({"flags": flags} if flags else {}),
         })
         verdicts.append({"instance_id": row["instance_id"], "paper_key": row["paper_key"], "domain": row["domain"],
                          "ground": ground[0], "suff": suff[0], "anchor_match": None, "cite_rank": i.cite_rank,
@@ -518,6 +523,9 @@ def score_live(validated: Validated, *, received_at: str, artifacts_root: Path, 
                      + (" (no judge configured)." if judge is None else "."))
     if not complete:
         notes.append(f"ToolAcc is not final: {tool.pending} item(s) pending; {tool.count} confirmed so far.")
+    addressed = marks(out_items, "items", 'their statement was settled "no" by the rubric\'s rule')
+    notes += addressed.notes
+    metrics.update(addressed.metrics)
     notes.append(f"Live protocol ({PROTOCOL}): Ground judged on excerpts (at most {EXCERPT_BUDGET:,} characters) "
                  "of the opened source's fixed text; Suff without the anchor hint.")
     scoring_id = (judge_artifact.artifact_id if judge_artifact is not None
@@ -529,7 +537,8 @@ def score_live(validated: Validated, *, received_at: str, artifacts_root: Path, 
                            date=received_date(received_at)),
         submission_sha256=validated.sha256, model=header.model,
         flags={**header.flags.model_dump(), "window": header.window, "input_track": header.track,
-               "oracle_run": False, "protocol": PROTOCOL, "materialisation_artifact": header.materialisation_artifact},
+               "oracle_run": False, "protocol": PROTOCOL, "materialisation_artifact": header.materialisation_artifact,
+               **addressed.flags},
         main=Score(metric="ToolAcc", value=tool.rate if complete else None,
                    interval=tool.wilson95 if complete else None, interval_kind="wilson95" if complete else None,
                    count=tool.count, total=tool.total),

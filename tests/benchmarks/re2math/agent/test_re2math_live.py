@@ -159,7 +159,7 @@ def test_live_run_scores_boards_and_rescores_offline(servers, rows, re2math_rele
     assert first.main.metric == "ToolAcc" and first.main.count == 1 and first.main.value == pytest.approx(1 / 200)
     assert first.metrics["OracleCoverage"]["count"] == 1 and first.metrics["OracleCoverage"]["total"] == 200
     assert first.frozen.retrieval_artifact == "re2math-serpapi-t1"
-    assert first.frozen.scoring_artifact.endswith("ground.v1+suff_noanchor.v1")
+    assert first.frozen.scoring_artifact.endswith("ground.v2+suff_noanchor.v2")
     others = [i for i in first.items if i["instance_id"] != IID]
     assert all(i["tool_acc"] != "yes" for i in others)
 
