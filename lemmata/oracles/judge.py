@@ -28,8 +28,9 @@ import json
 import re
 import threading
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -335,19 +336,35 @@ def default_artifact_dir(benchmark: str, judge_id: str, rubrics: Mapping[str, Ru
     return artifacts_dir() / "judges" / slug(artifact_id(benchmark, judge_id, rubrics))
 
 
-@dataclass
+
 class JudgeStats:
-    cached: int = 0
-    asked: int = 0
-    pending: int = 0
-    unparsable: int = 0
-    #: questions settled by the rubric's rule: the text under review addresses the grader (never asked)
-    addressed: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    """How a scoring run's questions were answered, counted under a lock (the judge pool answers concurrently):
+    ``cached``, ``asked``, ``pending``, ``unparsable``, and ``addressed`` — settled by the rubric's rule because the
+    text under review addresses the grader (never asked).
+
+    >>> s = JudgeStats(); s.add("asked"); s.add("asked"); (s.asked, s.cached, s.as_dict()["asked"])
+    (2, 0, 2)
+    """
+
+    KINDS = ("cached", "asked", "pending", "unparsable", "addressed")
+
+    def __init__(self) -> None:
+        self._counts: Counter[str] = Counter()
+        self._lock = threading.Lock()
 
     def add(self, name: str) -> None:
-        with self.lock:
-            setattr(self, name, getattr(self, name) + 1)
+        if name not in self.KINDS:
+            raise ValueError(f"unknown judge outcome {name!r}")
+        with self._lock:
+            self._counts[name] += 1
+
+    def __getattr__(self, name: str) -> int:
+        if name in JudgeStats.KINDS:
+            return self._counts[name]
+        raise AttributeError(name)
+
+    def as_dict(self) -> dict[str, int]:
+        return {kind: self._counts[kind] for kind in self.KINDS}
 
 
 class JudgeArtifact(VerdictArtifact[ArtifactManifest]):

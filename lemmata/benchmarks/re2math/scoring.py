@@ -123,10 +123,7 @@ def score_validated(validated: Validated, *, received_at: str, resources: Resour
     steps.step("aggregating")
     result = aggregate(validated, ctx, assessments, received_at=received_at, judge=judge,
                        judge_artifact=judge_artifact, kind=kind)
-    stats: dict[str, int] = {}
-    if judge_artifact is not None:
-        s = judge_artifact.stats
-        stats = {"cached": s.cached, "asked": s.asked, "pending": s.pending, "unparsable": s.unparsable}
+    stats = judge_artifact.stats.as_dict() if judge_artifact is not None else {}
     return ScoreRun(result=result, judge_stats=stats)
 
 
@@ -179,9 +176,7 @@ class Re2MathHandler(TrackHandler):
             artifact = live.live_judge_artifact(judge, folder)
             result = live.score_live(submission, received_at=received_at, artifacts_root=self._live_root(),
                                      resources=self.resources, judge=judge, judge_artifact=artifact, quiet=self.quiet)
-            s = artifact.stats if artifact is not None else None
-            self.last_judge_stats = ({"cached": s.cached, "asked": s.asked, "pending": s.pending,
-                                      "unparsable": s.unparsable} if s else {})
+            self.last_judge_stats = artifact.stats.as_dict() if artifact is not None else {}
             return result
         # -- end of the live protocol hook
         artifact = judge_artifact_for(judge, folder, headline("offline").rubrics)

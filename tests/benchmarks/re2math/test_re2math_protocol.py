@@ -135,7 +135,7 @@ def test_scoring_through_the_protocol_alone_gives_the_same_result(re2math_releas
     assert len(opened) == 1 and {"search", "record", "attribution", "materialise"} <= set(opened[0].calls)
     # every question was asked identically (same prompt hashes): all answered from the cache
     assert handler.last_judge_stats == {"cached": handler.last_judge_stats["cached"], "asked": 0, "pending": 0,
-                                        "unparsable": 0}
+                                        "unparsable": 0, "addressed": 0}
     assert got.result_id == expected.result_id and got.items == expected.items
 
 
