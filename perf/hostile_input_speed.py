@@ -68,27 +68,6 @@ def build(kind: str) -> bytes:
 KINDS = ("empty_objects", "empty_objects_within_line_cap", "one_huge_line", "tiny_objects_under_line_cap",
          "deep_nesting", "unclosed_nesting", "huge_ints", "nan_scores", "surrogates", "answer_bombs")
 
-#: one final answer per family that makes sympy compute for minutes or gigabytes unless bounded
-ANSWER_BOMBS = {
-    "nested factorials": r"((10!)!)!",
-    "nested factorials (\\left)": r"\left(\left(10!\right)!\right)!",
-    "factorial of a power": r"(10^8)!",
-    "double factorial": r"(10^{6})!!",
-    "large factorial": r"100000000!",
-    "huge binomial": r"\binom{10^9}{5 \cdot 10^8}",
-    "huge binomial (braced)": r"\binom{10^{9}}{10^{8}}",
-    "Gamma of a large number": r"\Gamma(10^8)",
-    "Gamma (\\left)": r"\Gamma\left(10^{9}\right)",
-    "tower in parentheses": r"(9^9)^(9^9)",
-    "tower of braced parentheses": r"((2^{9999})^{9999})^{9999}",
-    "power of a factorial": r"(10!)^{(10!)}",
-    "deep parentheses": "(" * 200 + "1" + ")" * 200,
-    "fraction chain of factorials": r"\frac{10^{9999}!}{" * 3 + "2" + "}" * 3,
-    "plain tower": "9^{9^{9}}",
-    "huge literal": "9" * 80,
-}
-
-
 def honest_answers(n: int) -> list[tuple[str, str]]:
     """``n`` distinct honest (reference, candidate) pairs of the usual shapes, about half of them equal."""
     out = []
@@ -105,7 +84,8 @@ def honest_answers(n: int) -> list[tuple[str, str]]:
 ANSWERS_CHILD = r"""
 import json, os, resource, sys, threading, time
 sys.path.insert(0, ".")
-from perf.hostile_input_speed import ANSWER_BOMBS, honest_answers
+from perf.hostile_input_speed import honest_answers
+from lemmata.benchmarks.mathnet.answer_check import HOSTILE_ANSWERS
 from lemmata.benchmarks.mathnet import answer_check
 from lemmata.benchmarks.mathnet.solve_scoring import check_answers
 hostile, honest = int(sys.argv[1]), int(sys.argv[2])
@@ -118,11 +98,11 @@ def work():
     check_answers([("1", "1")])
     report["start_s"] = time.perf_counter() - t
     report["families"] = []
-    for family, bomb in ANSWER_BOMBS.items():
+    for family, bomb in HOSTILE_ANSWERS.items():
         t = time.perf_counter()
         [(ok, why)] = check_answers([("2", bomb)])
         report["families"].append({"family": family, "seconds": time.perf_counter() - t, "equal": ok, "reason": why})
-    bombs = list(ANSWER_BOMBS.values())
+    bombs = list(HOSTILE_ANSWERS.values())
     t = time.perf_counter()
     verdicts = check_answers([("2", bombs[i % len(bombs)]) for i in range(hostile)])
     report["file"] = {"answers": hostile, "seconds": time.perf_counter() - t, "budget_s": lim.budget_s(hostile),

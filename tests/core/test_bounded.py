@@ -25,7 +25,7 @@ def in_thread(fn):
 
     t = threading.Thread(target=run)
     t.start()
-    t.join(120)
+    t.join(600)
     assert not t.is_alive()
     if "error" in box:
         raise box["error"]

@@ -34,6 +34,28 @@ WARM = ((r"\frac{1}{2}", "0.5"), (r"\{1, 2\}", r"\{2, 1\}"), ("x^2 + 1", "1 + x^
 #: take about 0.03 s each)
 PER_ANSWER_S = 0.1
 
+#: the answer families the bound is measured against (the tests and ``perf/hostile_input_speed.py answer_bombs``):
+#: one final answer each that would make sympy compute for minutes or gigabytes unless bounded or refused first
+HOSTILE_ANSWERS: dict[str, str] = {
+    "nested factorials": r"((10!)!)!",
+    "nested factorials, \\left": r"\left(\left(10!\right)!\right)!",
+    "factorial of a power": r"(10^8)!",
+    "double factorial": r"(10^{6})!!",
+    "large factorial": r"100000000!",
+    "huge binomial": r"\binom{10^9}{5 \cdot 10^8}",
+    "huge binomial, braced": r"\binom{10^{9}}{10^{8}}",
+    "Gamma of a large number": r"\Gamma(10^8)",
+    "Gamma, \\left": r"\Gamma\left(10^{9}\right)",
+    "tower in parentheses": r"(9^9)^(9^9)",
+    "tower of braced parentheses": r"((2^{9999})^{9999})^{9999}",
+    "power of a factorial": r"(10!)^{(10!)}",
+    "deep parentheses": "(" * 200 + "1" + ")" * 200,
+    "fraction chain of factorials": r"\frac{10^{9999}!}{" * 3 + "2" + "}" * 3,
+    "plain tower": "9^{9^{9}}",
+    "huge literal": "9" * 80,
+    "power of a huge exponent": "2^{100000}",
+}
+
 
 @dataclass(frozen=True)
 class Limits:

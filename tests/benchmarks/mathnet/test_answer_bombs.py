@@ -7,56 +7,20 @@ get the verdicts they always had."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from lemmata.benchmarks.mathnet import answer_check, solve_data
+from lemmata.benchmarks.mathnet.answer_check import HOSTILE_ANSWERS
 from lemmata.benchmarks.mathnet.solve_scoring import check_answers
 from lemmata.tracks.base import OracleConfig
+from test_bounded import in_thread  # the tests' one way to run a call in a non-main thread
 
-#: one answer per family; each either runs into the bound or is refused before math-verify sees it
-BOMBS = {
-    "nested factorials": r"((10!)!)!",
-    "nested factorials, \\left": r"\left(\left(10!\right)!\right)!",
-    "factorial of a power": r"(10^8)!",
-    "double factorial": r"(10^{6})!!",
-    "large factorial": r"100000000!",
-    "huge binomial": r"\binom{10^9}{5 \cdot 10^8}",
-    "huge binomial, braced": r"\binom{10^{9}}{10^{8}}",
-    "Gamma of a large number": r"\Gamma(10^8)",
-    "Gamma, \\left": r"\Gamma\left(10^{9}\right)",
-    "tower in parentheses": r"(9^9)^(9^9)",
-    "tower of braced parentheses": r"((2^{9999})^{9999})^{9999}",
-    "power of a factorial": r"(10!)^{(10!)}",
-    "deep parentheses": "(" * 200 + "1" + ")" * 200,
-    "fraction chain of factorials": r"\frac{10^{9999}!}{" * 3 + "2" + "}" * 3,
-    "plain tower": "9^{9^{9}}",
-    "huge literal": "9" * 80,
-    "power of a huge exponent": "2^{100000}",
-}
+BOMBS = HOSTILE_ANSWERS
 #: what the bound costs at most beyond its seconds: killing, replacing, a loaded machine
 SLACK_S = 1.5
-
-
-def in_thread(fn):
-    box: dict = {}
-
-    def run():
-        try:
-            box["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - handed back to the test
-            box["error"] = exc
-
-    t = threading.Thread(target=run, name="lemmata-scoring-worker")
-    t.start()
-    t.join(600)
-    assert not t.is_alive()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 def _cut_off(verdict) -> bool:
