@@ -47,6 +47,7 @@ FIRST = (
     "benchmarks/re2math/test_scholar_v21.py",
     "benchmarks/re2math/agent/test_llm_agent.py",
     "benchmarks/re2math/agent/test_baseline_agent.py",
+    "benchmarks/mathnet/test_answer_bombs.py",
 )
 
 
