@@ -164,8 +164,9 @@ def _shot(page, name: str) -> None:
 
 def _download(page, button) -> str:
     """Click a DownloadButton as a visitor would and return the file it saved (a button without a file saves
-    nothing, so this times out)."""
-    with page.expect_download(timeout=30_000) as info:
+    nothing, so this times out). The click is an event through the server's queue: a first start on a loaded
+    machine (the suite's other worker busy beside it) can take well over 30 s to answer it."""
+    with page.expect_download(timeout=120_000) as info:
         button.click()
     download = info.value
     assert download.failure() is None, download.failure()
