@@ -85,11 +85,14 @@ def declared_releases(family: Family) -> list[BenchmarkMeta]:
 
 @lru_cache(maxsize=1)
 def registry() -> Registry[BenchmarkMeta]:
-    """Every registered release's metadata, by registry name (``re2math``, ``taobench-v1``, …)."""
+    """Every registered release's metadata, by registry name (``re2math``, ``taobench-v1``, …).
+
+    A family that keeps two versions of one release buildable (``math-arxiv-meta`` 1.0.0, which older worlds are
+    built on, and 1.1.0) declares the one the name means first; each later one registers by its release id."""
     out: Registry[BenchmarkMeta] = Registry("benchmark", BenchmarkMeta)
     for family in families().values():
         for meta in family.load(family.releases):  # type: ignore[union-attr]
-            out.register(meta.name, meta)
+            out.register(meta.release_id if meta.name in out else meta.name, meta)
     return out.freeze()
 
 
@@ -222,8 +225,7 @@ def briefs() -> dict[str, Any]:
     """Submission benchmark -> its overview brief, from every family that writes them."""
     out: dict[str, Any] = {}
     for f in families().values():
-        if f.briefs:
-            out.update(f.load(f.briefs))  # type: ignore[arg-type]
+        out.update(f.load_briefs())
     return out
 
 

@@ -19,7 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lemmata.core.errors import Error
 from lemmata.core.models import Frozen
+from lemmata.core.package_data import read_toml
 from lemmata.core.registry import resolve
+
 
 
 class Skip(Error):
@@ -29,7 +31,7 @@ class Skip(Error):
 class Brief(BaseModel):
     """What a visitor needs to know of one submission benchmark, in a sentence each."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     task: str
     given: str
@@ -121,8 +123,10 @@ class Family(BaseModel):
     artifacts: str | None = Field(default=None, description="'module:attribute' of the family's ArtifactVersions "
                                   "(frozen retrieval artifacts by version, the current one and what superseded "
                                   "each)")
-    briefs: str | None = Field(default=None, description="'module:attribute' of a mapping from each submission "
-                               "benchmark to its overview Brief (what a visitor reads before any number)")
+    briefs: str | None = Field(default=None, description="a TOML file in the package ('briefs.toml': one table per "
+                               "submission benchmark with task, given, returns, score_meaning) or 'module:attribute' "
+                               "of a mapping from each submission benchmark to its overview Brief (what a visitor "
+                               "reads before any number)")
     startup: tuple[str, ...] = Field(default=(), description="'module:attribute' of each StartupStep the space "
                                      "runs for the family when it starts (e.g. building its current artifact)")
     panels: tuple[str, ...] = Field(default=(), description="'module:attribute' of each Panel the family adds to "
@@ -147,3 +151,12 @@ class Family(BaseModel):
 
     def load(self, relative: str) -> object:
         return resolve(self.ref(relative))
+
+    def load_briefs(self) -> dict[str, Brief]:
+        """The family's overview briefs: prose a visitor reads, kept as data beside the code when ``briefs`` names
+        a ``.toml`` file of the package (one table per submission benchmark), else the mapping it references."""
+        if not self.briefs:
+            return {}
+        if not self.briefs.endswith(".toml"):
+            return dict(self.load(self.briefs))  # type: ignore[call-overload]
+        return {name: Brief.model_validate(body) for name, body in read_toml(self.package, self.briefs).items()}

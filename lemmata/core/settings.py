@@ -2,7 +2,7 @@
 
 Configuration is read at the edges (the CLI, the space, an oracle's ``from_env``)
 through :func:`read`, which refuses a name that is not declared here — so this
-table is the whole configuration surface, ``lemmata env`` prints it, and a
+table (``settings.toml``) is the whole configuration surface, ``lemmata env`` prints it, and a
 variable can neither be read in two spellings nor read without documentation.
 :func:`unknown` finds ``LEMMATA_*`` variables that are set but mean nothing (a
 typo such as ``LEMMATA_JUGDE_MODEL``), with close-match suggestions; the CLI and
@@ -41,97 +41,16 @@ def _secret(name: str) -> bool:
     return name.endswith(("_API_KEY", "_TOKEN"))
 
 
-#: area -> ``(name, description[, default])`` of its variables
-_AREAS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "paths": (
-        ("LEMMATA_HOME", "root of releases, artifacts, baselines and the store",
-         "$XDG_DATA_HOME/lemmata or ~/.local/share/lemmata"),
-        ("LEMMATA_RELEASES", "folder of built releases", "$LEMMATA_HOME/releases"),
-        ("LEMMATA_STORE", "leaderboard store (durable files + SQLite index)", "$LEMMATA_HOME/store"),
-        ("LEMMATA_MIRROR", "local mirror of pinned upstream files, one folder per family",
-         "../shared/data beside the checkout, when present"),
-        ("XDG_DATA_HOME", "base of the default LEMMATA_HOME", "~/.local/share"),
-        ("LEMMATA_HUB_OWNER", "Hub user or organisation the releases are published under (card snippets)", "lemmata"),
-    ),
-    # uploads and the space
-    "space": (
-        ("LEMMATA_MAX_SUBMISSION_BYTES", "upload size limit in bytes", str(32 * 1024 * 1024)),
-        ("LEMMATA_RATE_LIMIT", "submissions per submitter and window, e.g. '1000/1h'"),
-        ("LEMMATA_ADMIN_TOKEN", "token that enables moderation (hide, unhide, rescore)"),
-        ("LEMMATA_ADMINS", "comma-separated Hub user names with admin rights on a hosted Space"),
-        ("LEMMATA_BOOTSTRAP", "build releases, artifact, reported rows and baselines on first start", "1"),
-        ("LEMMATA_REFRESH_SECONDS", "how often open pages refresh the board"),
-        ("LEMMATA_WORKER_POLL_SECONDS", "how often the scoring worker looks at the queue"),
-        ("LEMMATA_RESULTS_REPO", "Hub dataset '<owner>/<name>' that mirrors the store's immutable files"),
-        ("LEMMATA_SYNC_MINUTES", "minutes between pushes to LEMMATA_RESULTS_REPO", "5"),
-        ("LEMMATA_REPO_URL", "the source repository linked from the page header, Submit tab and About page"),
-    ),
-    # the judge
-    "judge": (
-        ("LEMMATA_JUDGE_BASE_URL", "OpenAI-compatible endpoint of the LLM judge"),
-        ("LEMMATA_JUDGE_MODEL", "judge model name"),
-        ("LEMMATA_JUDGE_API_KEY", "judge API key"),
-        ("LEMMATA_JUDGE_ID", "the judge's id in artifact names (default: derived from the model)"),
-        ("LEMMATA_JUDGE_ARTIFACT", "judge artifact folder (verdict cache) to score against"),
-        ("LEMMATA_JUDGE_TIMEOUT_S", "seconds per judge request", "120"),
-        ("LEMMATA_JUDGE_MAX_RETRIES", "retries of a failed judge request", "5"),
-        ("LEMMATA_JUDGE_JSON_MODE", "ask the endpoint for JSON output", "1"),
-        ("LEMMATA_JUDGE_CONCURRENCY", "judge requests in flight while scoring", "4"),
-    ),
-    # the Lean verifier
-    "lean": (
-        ("LEMMATA_LEAN_URL", "Kimina Lean server"),
-        ("LEMMATA_LEAN_API_KEY", "Lean server API key"),
-        ("LEMMATA_MATHLIB_VERSION", "Mathlib revision the Lean server was built with (required with a server)"),
-        ("LEMMATA_LEAN_VERSION", "Lean version the server must report"),
-        ("LEMMATA_LEAN_VERIFIER_ID", "the verifier's id in artifact names", "kimina"),
-        ("LEMMATA_LEAN_ARTIFACT", "Lean verifier artifact folder (verdict cache) to score against"),
-        ("LEMMATA_LEAN_TIMEOUT_S", "seconds per proof check"),
-        ("LEMMATA_LEAN_BATCH", "proofs per server request"),
-        ("LEMMATA_LEAN_MAX_RETRIES", "retries of a failed server request", "4"),
-    ),
-    # the answer check (math-verify in bounded worker processes)
-    "answers": (
-        ("LEMMATA_ANSWER_CHECK_TIMEOUT_S", "wall-clock seconds per answer comparison", "1.5"),
-        ("LEMMATA_ANSWER_CHECK_MEMORY_MB", "address space per answer-checking process, in MB", "400"),
-        ("LEMMATA_ANSWER_CHECK_WORKERS", "answer-checking processes", "2"),
-        ("LEMMATA_ANSWER_CHECK_FILE_S", "seconds a file's answer checks may lose to answers cut off by the bound; "
-         "all of them together may take this plus 0.1 s per answer", "30"),
-    ),
-    # the evaluation harness (lemmata evaluate)
-    "evaluate": (
-        ("LEMMATA_EMBEDDINGS_BASE_URL", "OpenAI-compatible endpoint serving /v1/embeddings (openai:MODEL)"),
-        ("LEMMATA_EMBEDDINGS_MODEL", "embedding model name at that endpoint (when the spec is just 'openai')"),
-        ("LEMMATA_EMBEDDINGS_API_KEY", "API key of the embeddings endpoint"),
-        ("LEMMATA_EMBEDDINGS_TIMEOUT_S", "seconds per embeddings request", "120"),
-        ("LEMMATA_EMBEDDING_CACHE", "folder of cached corpus embeddings", "$LEMMATA_HOME/embeddings"),
-    ),
-    # the model under evaluation (lemmata run re2math / taobench): an OpenAI-compatible chat endpoint
-    "llm": (
-        ("LEMMATA_LLM_BASE_URL", "OpenAI-compatible endpoint of the model a run evaluates (overrides OPENAI_BASE_URL)"),
-        ("LEMMATA_LLM_API_KEY", "API key of that endpoint (overrides OPENAI_API_KEY)"),
-        ("OPENAI_BASE_URL", "the endpoint, as the openai client reads it", "https://api.openai.com/v1"),
-        ("OPENAI_API_KEY", "the endpoint's key, as the openai client reads it"),
-        ("LEMMATA_LLM_CONCURRENCY", "chat requests in flight during a run", "8"),
-        ("LEMMATA_LLM_TIMEOUT_S", "seconds per chat request", "600"),
-        ("LEMMATA_LLM_MAX_RETRIES", "retries of a failed chat request (429, 5xx, timeouts)", "6"),
-        ("LEMMATA_LLM_BACKOFF_S", ("seconds before the first retry of a chat request, doubled at each retry (at "
-                                   "least the server's Retry-After)"), "1"),
-        ("LEMMATA_LLM_CACHE", "folder of the on-disk chat request cache", "$LEMMATA_HOME/cache/chat"),
-    ),
-    # search and sources (Re²Math live protocol)
-    "live": (
-        ("SERPAPI_API_KEY", "SerpAPI key for recording Google Scholar searches (never written anywhere)"),
-        ("SERPAPI_BASE_URL", "SerpAPI endpoint", "https://serpapi.com"),
-        ("LEMMATA_ARXIV_BASE_URL", "where arXiv e-prints are fetched", "https://arxiv.org"),
-        ("LEMMATA_ARXIV_API_URL", "arXiv export API (versions, DOI search)", "https://export.arxiv.org/api/query"),
-        ("LEMMATA_MATERIALISE", "materialise missing sources while scoring with the default arXiv URLs"),
-    ),
-}
+def _load() -> tuple[Variable, ...]:
+    """The table, kept as data in ``settings.toml`` beside this module: area -> variable -> description, default."""
+    from lemmata.core.package_data import read_toml
 
-VARIABLES: tuple[Variable, ...] = tuple(
-    Variable(*row, secret=_secret(row[0]), area=area) for area, rows in _AREAS.items() for row in rows
-)
+    return tuple(Variable(name, row["description"], row.get("default"), secret=_secret(name), area=area)
+                 for area, rows in read_toml("lemmata.core", "settings.toml").items() for name, row in rows.items())
+
+
+#: every declared variable, area by area (``settings.toml``)
+VARIABLES: tuple[Variable, ...] = _load()
 
 #: families of variables read by prefix, each field named by the rest of the variable's name
 PREFIXES: dict[str, tuple[str, tuple[str, ...]]] = {

@@ -52,6 +52,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from pydantic import Field
+
+from lemmata.core.models import Frozen
 from lemmata.materialisers.texsource import (
     Definitions,
     Notes,
@@ -125,15 +128,18 @@ class Statement:
         return f"[{head}]\n{self.body}\n[/{self.heading}]"
 
 
-@dataclass(frozen=True)
-class TextLimits:
-    """What bounds the fixed text (part of a materialisation store's settings)."""
+class TextLimits(Frozen):
+    """What bounds the fixed text (part of a materialisation store's settings, so a store records them)."""
 
-    prose_budget_chars: int = 60_000
-    max_statement_chars: int = 20_000
-    max_text_chars: int = 1_000_000
-    max_input_depth: int = 16
-    max_expanded_chars: int = 20_000_000
+    prose_budget_chars: int = Field(60_000, ge=0, description="prose (headings included) kept before only "
+                                    "statements are kept")
+    max_statement_chars: int = Field(20_000, gt=0, description="one statement is kept whole up to this length, "
+                                     "then cut with a marker")
+    max_text_chars: int = Field(1_000_000, gt=0, description="the whole fixed text is cut here")
+    max_input_depth: int = Field(16, ge=0, description="\\input / \\include nesting followed before the rest is "
+                                 "left out")
+    max_expanded_chars: int = Field(20_000_000, gt=0, description="macro expansion stops at this many characters "
+                                    "(a guard against expansion bombs)")
 
 
 @dataclass

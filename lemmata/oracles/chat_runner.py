@@ -258,13 +258,16 @@ def default_cache(model: str) -> RequestCache:
 class RunStats:
     """What a run cost: the run's metadata (never part of a submission, which must not depend on it)."""
 
+    #: prompts the run had to answer, and how: from the cache, sent, or sent again after a failure
     jobs: int = 0
     from_cache: int = 0
     sent: int = 0
     retries: int = 0
+    #: what the endpoint reported spending (tokens; price only where it says)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float | None = None
+    #: unusable completions by reason (refused, truncated, ...), and which model the endpoint said answered
     abstentions: Counter = field(default_factory=Counter)
     endpoint_models: Counter = field(default_factory=Counter)
     seconds: float = 0.0

@@ -23,33 +23,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from lemmata.core.family import Condition
+from lemmata.core.package_data import read_toml
 
 
-#: the conditions every benchmark may declare, in badge order (a family adds its own: ``Family.conditions``)
-GENERIC: tuple[Condition, ...] = (
-    Condition(flag="used_external_tools", badge="external tools", splits=True,
-              description="consulted something beyond the declared artifact or model (web search, other corpora, "
-                          "other models, code execution)"),
-    Condition(flag="used_external_data", badge="external data", splits=True,
-              description="trained on or retrieved from data beyond the track's own corpus"),
-    Condition(flag="used_lean_feedback", badge="Lean feedback", splits=True,
-              description="saw Lean's output while producing attempts (agentic or tree search), not blind "
-                          "whole proofs"),
-    Condition(flag="year_cutoff", badge="year cutoff", splits=True,
-              description="each query's year cutoff applied as a filter: records dated after it were never ranked "
-                          "(a smaller corpus per query than a run without it)"),
-    Condition(flag="tuned_on_pool", badge="tuned on pool", splits=False,
-              description="prompts, hyper-parameters or weights were tuned on pool/train or pool/dev"),
-    Condition(flag="tuned_on_track_data", badge="tuned on track data", splits=False,
-              description="weights or hyper-parameters were fitted on queries or qrels of this track"),
-    Condition(flag="filtered_attempts", badge="filtered attempts", splits=True,
-              description="attempts were selected from more than n samples: pass@k no longer estimates the "
-                          "model's rate"),
-    Condition(flag="runner_log", value="consistent", badge="runner log", splits=False,
-              description="attempts match a Lemmata runner request log (prompts recomputed from the release): "
-                          "every attempt is what the runner extracted from a logged answer, n answers per exercise. "
-                          "The answers themselves are as submitted; entries without the badge are self-reported"),
-)
+#: the conditions every benchmark may declare, in badge order (a family adds its own: ``Family.conditions``), kept as
+#: data in ``conditions.toml`` beside this module
+GENERIC: tuple[Condition, ...] = tuple(
+    Condition.model_validate(row) for row in read_toml("lemmata.space", "conditions.toml")["condition"])
 
 #: valued conditions: (flag, badge format, tooltip, splits)
 VALUED: tuple[tuple[str, str, str, bool], ...] = (

@@ -90,18 +90,25 @@ def run_render(args) -> int:
                          field="instance_id")
 
 
+def _ranking_args(p) -> None:
+    """The options both ranking baselines take: which retrievers, which query rendering, which split."""
+    from lemmata.harness.baselines import ALL, common_args
+
+    p.add_argument("--retriever", choices=("bm25", "static", "hybrid", ALL), default=ALL,
+                   help="bm25, static embeddings, their hybrid, or all (default all)")
+    p.add_argument("--variant", choices=("raw", "assisted", ALL), default=ALL, help="query rendering (window m=5)")
+    p.add_argument("--split", choices=("test", "dev"), default="test", help="query split (test = Eval-200)")
+    common_args(p)
+
+
 def register_baselines(rs, actions) -> None:
     """``lemmata baselines run theorem-retrieval | source-retrieval | agent``."""
-    from lemmata.harness.baselines import ALL, common_args
+    from lemmata.harness.baselines import common_args
 
     t = rs.add_parser("theorem-retrieval", help="Re2Math proof state -> reference statement (Recall@k, nDCG@10)",
                       description="Rank the Re2Math retrieval corpus of reference statements for each rendered "
                       "proof state, with each chosen retriever and query rendering.")
-    t.add_argument("--retriever", choices=("bm25", "static", "hybrid", ALL), default=ALL,
-                   help="bm25, static embeddings, their hybrid, or all (default all)")
-    t.add_argument("--variant", choices=("raw", "assisted", ALL), default=ALL, help="query rendering (window m=5)")
-    t.add_argument("--split", choices=("test", "dev"), default="test", help="query split (test = Eval-200)")
-    common_args(t)
+    _ranking_args(t)
     t.set_defaults(handler=run_theorem)
 
     sr = rs.add_parser("source-retrieval", help="Re2Math proof state -> the cited source among the 354k records of "
@@ -109,11 +116,7 @@ def register_baselines(rs, actions) -> None:
                        description="For each rendered Re2Math proof state, rank every record of the current offline "
                        "world re2math-scholar-offline-2.1.0 (distractors included) to find the cited source. About ten "
                        "minutes for all six runs on two cores, so `all` leaves it out.")
-    sr.add_argument("--retriever", choices=("bm25", "static", "hybrid", ALL), default=ALL,
-                    help="bm25, static embeddings, their hybrid, or all (default all)")
-    sr.add_argument("--variant", choices=("raw", "assisted", ALL), default=ALL, help="query rendering (window m=5)")
-    sr.add_argument("--split", choices=("test", "dev"), default="test", help="query split (test = Eval-200)")
-    common_args(sr)
+    _ranking_args(sr)
     sr.set_defaults(handler=run_source)
 
     a = rs.add_parser("agent", help="the non-LLM end-to-end Re2Math agent on the offline artifact",

@@ -6,7 +6,7 @@ Tao − Mathlib gap), ``equivalence``/``equivalence_track`` (cross-framework ret
 ``example`` and ``baselines``; ``kimina_double`` is the in-process Lean-server double for tests.
 """
 
-from lemmata.core.family import Brief, Condition, Family
+from lemmata.core.family import Condition, Family
 
 FAMILY = Family(
     package=__name__, releases="meta:RELEASES", builders=("builder:TaoBench150Builder", "builder:TaoBenchV1Builder"),
@@ -15,23 +15,9 @@ FAMILY = Family(
     recognisers=("example:recognise_proofs_spec",), conditions=(":TRAINED_ON_TAOBENCH",),
     reported="reported:import_reported", baselines="baselines:jobs",
     evaluation={"taobench-equivalence": "evaluation_tasks:tasks"}, runs={"taobench": "runs:PROTOCOL"},
-    commands=("commands:register",), baseline_commands=("commands:register_baselines",), briefs=":BRIEFS",
+    commands=("commands:register",), baseline_commands=("commands:register_baselines",), briefs="briefs.toml",
 )
 
 #: a disclosure badge on TaoBench rows (not a split: the task and the estimate are the same)
 TRAINED_ON_TAOBENCH = Condition(flag="trained_on_taobench", badge="trained on TaoBench", splits=False,
                                 description="weights or prompts were tuned on TaoBench or its source formalization")
-
-#: what a visitor reads on the overview before any number, per submission benchmark
-BRIEFS: dict[str, Brief] = {
-    "taobench": Brief(
-        task="Prove exercises from Tao's Analysis I in Lean 4, in Tao's framework and in Mathlib.",
-        given="a self-contained Lean 4 exercise file",
-        returns="up to k complete Lean files per exercise",
-        score_meaning="pass@k: share of exercises with a checked proof among k attempts"),
-    "taobench-equivalence": Brief(
-        task="Find an exercise's twin statement in the other framework (Tao's definitions or Mathlib).",
-        given="a Lean statement in one framework, comments and declared name removed",
-        returns="a ranking of the other framework's statements",
-        score_meaning="nDCG@10 of the twin over the queries"),
-}

@@ -90,11 +90,14 @@ def load_rows(path: Path, label: str, model: type[BaseModel]) -> list[tuple[int,
 class Analysis(BaseModel):
     """What the builder extracts from one Lean file of one exercise."""
 
+    #: the exercise's declaration: its name, keyword (theorem, lemma, …), statement text and first line
     decl: str | None = None
     kind: str | None = None
     statement: str | None = None
     statement_line: int | None = None
+    #: why the file could not be read as an exercise (the release records it instead of the exercise)
     defect: str | None = None
+    #: how the declaration was located, and whether the file already proves it (no ``sorry`` in the body)
     how: str | None = None
     body_given: bool = False
 

@@ -6,7 +6,8 @@ artifact that answers these — the offline artifact of version 1.0.0 or a later
 one — can be scored against; a backend that can only replay searches (a query
 cache) cannot, and :func:`is_scholarly` tells the two apart by type instead of
 by probing attributes. The protocols are deliberately small: every member is
-something the scorer, the audit view or the baseline agent reads.
+something the scorer, the audit view or the baseline agent reads (the data members are only read, so a
+frozen record or a read-only property satisfies them).
 """
 
 from __future__ import annotations
@@ -20,39 +21,21 @@ from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, 
 class ArtifactDescription(Protocol):
     """The artifact's own description (``ARTIFACT.json``): what it was built from and its version."""
 
-    @property
-    def release_id(self) -> str: ...
-
-    @property
-    def version(self) -> str: ...
+    release_id: str
+    version: str
 
 
 class SourceRecord(Protocol):
     """One record as search shows it: the metadata the source-identity matcher compares."""
 
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def title(self) -> str: ...
-
-    @property
-    def text(self) -> str: ...
-
-    @property
-    def authors(self) -> Sequence[str]: ...
-
-    @property
-    def year(self) -> int | None: ...
-
-    @property
-    def doi(self) -> str | None: ...
-
-    @property
-    def arxiv_id(self) -> str | None: ...
-
-    @property
-    def citations(self) -> Sequence[str]: ...
+    id: str
+    title: str
+    text: str
+    authors: Sequence[str]
+    year: int | None
+    doi: str | None
+    arxiv_id: str | None
+    citations: Sequence[str]
 
     def candidate(self, rank: int, score: float | None) -> Candidate:
         """The record as a ranked search hit (what an agent sees and the citing-paper check reads)."""
@@ -62,21 +45,15 @@ class SourceRecord(Protocol):
 class CitedSource(Protocol):
     """The artifact's attribution of an instance: its cited-source record and its search cutoff."""
 
-    @property
-    def record_id(self) -> str: ...
-
-    @property
-    def year_cutoff(self) -> int | None: ...
+    record_id: str
+    year_cutoff: int | None
 
 
 class OpenedSource(Protocol):
     """A materialised source: its record and the frozen text the Ground judge is shown."""
 
-    @property
-    def record(self) -> SourceRecord: ...
-
-    @property
-    def text(self) -> str: ...
+    record: SourceRecord
+    text: str
 
 
 @runtime_checkable
