@@ -82,3 +82,19 @@ def test_evaluate_section_has_one_working_command_per_model_kind():
         for track in args.track or []:
             parse_track(track)
     assert sorted(kinds) == ["baseline", "model2vec", "openai", "sentence-transformers"]
+
+
+def test_every_repository_path_the_docs_name_exists():
+    """A path written as a code span (``lemmata/…``, ``perf/…``, ``submissions/…``) names a file or folder that
+    is there: a reader sent to a moved prompt or script finds nothing. Placeholders (NAME, <…>, $VAR, globs) are
+    not paths."""
+    pattern = re.compile(r"`((?:lemmata|perf|submissions|cards|tests|metrics|space|dataset_builders|\.ci)/[^`\s]*)`")
+    missing = []
+    for doc in DOCS:
+        for span in pattern.findall(doc.read_text("utf-8")):
+            path = span.rstrip(",.;:")
+            if re.search(r"[<>*{}$]", path) or any(re.fullmatch(r"[A-Z_]+", part) for part in path.split("/")):
+                continue
+            if not (ROOT / path).exists() and not (doc.parent / path).exists():
+                missing.append(f"{doc.relative_to(ROOT)}: {span}")
+    assert not missing, missing

@@ -209,8 +209,10 @@ def parse_envelope(data: bytes, filename: str, *, max_bytes: int | None = None,
     if header.get("format") != SUBMISSION_FORMAT:
         problems.insert(0, Problem(filename, f"the first line must be the header with \"format\": "
                                              f"\"{SUBMISSION_FORMAT}\"", header_line, "format"))
-        raise InputError(cap_problems(problems, filename), [skipped(
-            filename, "the records", "without the submission header the benchmark is unknown")])
+        if not isinstance(header.get("benchmark"), str):  # nothing says how to read the records
+            raise InputError(cap_problems(problems, filename), [skipped(
+                filename, "the records", "without the submission header the benchmark is unknown")])
+        # a header that names its benchmark is read on: the wrong format is one problem among all the file's
     if problems and not keep_going:
         raise InputError(cap_problems(problems, filename))
     return Envelope(filename=filename, header=header, header_line=header_line, records=records,

@@ -70,7 +70,7 @@ def build_app(ctx: SpaceContext):
                       url_qs=gr.Textbox(visible=False, elem_id="lm-url"), timer=gr.Timer(config.refresh_seconds))
 
         with gr.Tabs(selected="overview", elem_id="lm-tabs") as tabs:
-            overview_tab = overview.layout()
+            overview_tab = overview.layout(overview_html(ctx))  # painted before any event: never blank
             board_tab = leaderboard.layout(shell)
             matrix_tab = matrix.layout()
             submit_tab = submit.layout(ctx)

@@ -166,6 +166,12 @@ def tab_from_params(params: dict[str, str]) -> str:
 
 
 def sort_choices(diagnostics: tuple[str, ...], current: str) -> list[tuple[str, str]]:
+    """The Sort menu: the board's columns, the view's diagnostics, and the current sort even when this view lacks
+    its column (labelled, never a raw key).
+
+    >>> sort_choices((), "m.unjudged_rankings:asc")[-1]
+    ('Rankings for unjudged queries, lowest first', 'm.unjudged_rankings:asc')
+    """
     out = []
     for column, (asc, desc) in _SORT_LABELS.items():
         out += [(asc, f"{column}:asc"), (desc, f"{column}:desc")]
@@ -174,9 +180,10 @@ def sort_choices(diagnostics: tuple[str, ...], current: str) -> list[tuple[str, 
     for d in diagnostics:
         label = describe(d).label
         out += [(f"{label}, highest first", f"m.{d}:desc"), (f"{label}, lowest first", f"m.{d}:asc")]
-    if current not in {v for _, v in out}:
+    if current not in {v for _, v in out}:  # a URL's sort on a column this view lacks: shown by its label
         col, desc = parse_sort(current)
-        out.append((f"{col} ({'descending' if desc else 'ascending'})", current))
+        label = describe(col[2:]).label if col.startswith("m.") else col
+        out.append((f"{label}, {'highest' if desc else 'lowest'} first", current))
     return out
 
 
@@ -202,10 +209,25 @@ def group_label(key: str) -> str:
     return key.replace(" | - | ", " | no retrieval artifact | ")
 
 
+def entry_state(kind: str, status: str, pending: int) -> str:
+    """What an entry is, in a word or two: reported (from a paper), scored, or pending with its open items.
+
+    >>> entry_state("reported", "complete", 0), entry_state("scored", "complete", 0)
+    ('reported', 'scored')
+    >>> entry_state("scored", "pending", 12)
+    'pending (12 items)'
+    """
+    if kind == "reported":
+        return "reported"
+    if status == "pending" or pending:
+        return f"pending ({pending} item{'' if pending == 1 else 's'})" if pending else "pending"
+    return "scored"
+
+
 def entry_choices(ctx: SpaceContext) -> list[tuple[str, str]]:
     rows = sorted(ctx.rows(), key=lambda r: (r.benchmark, r.track, r.model_name.casefold(), r.result_id))
-    return [(f"{r.model_name[:60]} · {r.benchmark}/{r.track} · "
-             f"{'reported' if r.kind == 'reported' else 'scored'} · {r.short_id}", r.result_id) for r in rows]
+    return [(f"{r.model_name[:60]} · {r.benchmark}/{r.track} · {entry_state(r.kind, r.status, r.pending)} · "
+             f"{r.short_id}", r.result_id) for r in rows]
 
 
 def write_exports(ctx: SpaceContext, view: BoardView) -> tuple[Path, Path]:

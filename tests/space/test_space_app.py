@@ -371,3 +371,13 @@ def test_a_submission_needing_the_judge_is_pending_never_scored(space, client, w
     result = space.ctx.store.get_result(row["result_id"])
     audit = client.predict(row["result_id"], result.items[0]["instance_id"], api_name="/audit")
     assert "Verdicts" in audit and "pending" in audit.lower()
+
+
+def test_the_landing_overview_is_in_the_page_before_any_event(space):
+    """The Benchmarks tab's cards are part of the page itself, not only of the load step: during a first start
+    that step waits behind the build, and the landing view must not be blank meanwhile."""
+    import httpx
+
+    config = httpx.get(f"{space.url}/config", timeout=30).json()
+    (overview,) = [c for c in config["components"] if c.get("props", {}).get("elem_id") == "lm-overview"]
+    assert 'class="lm-card' in overview["props"]["value"]

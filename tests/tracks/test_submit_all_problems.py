@@ -104,6 +104,26 @@ def test_unreadable_header_line_reports_every_line_and_says_nothing_else_was_che
     assert "line 1 (the header)" in err.value.skipped[0].reason
 
 
+def test_wrong_format_with_a_named_benchmark_is_one_problem_among_all():
+    """A wrong ``format`` value does not hide the file's other problems when the header names its benchmark."""
+    objs = _lines(SUB / "mathnet/example-mathnet-retrieve-hard.jsonl")
+    data, last = issue_example([{**objs[0], "format": "lemmata-submission/2"}, *objs[1:]], "query_id",
+                               "no-such-id-xyz")
+    with pytest.raises(InputError) as err:
+        validate_upload(data, "sub.jsonl")
+    found = where(err.value)
+    assert "lemmata-submission/1" in found[1, "format"]
+    assert_issue_problems(err.value, last, "query_id", "no-such-id-xyz")
+
+
+def test_wrong_format_without_a_benchmark_still_says_the_records_were_skipped():
+    data = b'{"format": "jsonl"}\n{"query_id": "q"}\n'
+    with pytest.raises(InputError) as err:
+        validate_upload(data, "sub.jsonl")
+    assert [(p.line, p.field) for p in err.value.problems] == [(1, "format")]
+    assert "benchmark is unknown" in err.value.skipped[0].reason
+
+
 def test_unknown_benchmark_keeps_the_line_problems_and_skips_the_records():
     data = (json.dumps({"format": "lemmata-submission/1", "benchmark": "mathnet-retreive"}) + "\n{bad\n").encode()
     with pytest.raises(InputError) as err:

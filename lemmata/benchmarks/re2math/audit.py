@@ -7,6 +7,7 @@ optional (a stored result alone shows its verdicts).
 from __future__ import annotations
 
 from lemmata.core.errors import InputError
+from lemmata.core.latex_text import latex_to_text
 from lemmata.formats.results import Result
 from lemmata.tracks.base import AuditView, Validated
 from lemmata.benchmarks.re2math.resources import Resources
@@ -82,6 +83,7 @@ def audit_view(result: Result, item_id: str, submission: Validated | None, resou
                     + (" (the citing paper)" if item.get("citing_paper") else ""))
     sections.append(("Verdicts", "\n".join(verdicts)))
     sections.append(("Reference (one admissible witness)", fence(row["y"]["reference_tool_latex"])
-                     + f"\n\nCited source: {row['z']['citation_content']}"))
+                     + "\n\nCited source (the bibliography entry, LaTeX markup removed):\n\n"
+                     + fence(latex_to_text(row["z"]["citation_content"]))))
     return AuditView(item_id=item_id, sections=sections)
 

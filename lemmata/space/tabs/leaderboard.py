@@ -207,8 +207,9 @@ def wire(ctx: SpaceContext, t: BoardTab, shell: Shell) -> None:
         event.then(**sync)
         event.then(**extras)
 
-    # another benchmark opens its first track and every group; another track, every group (first rows only)
-    chain(t.benchmark.input(shows(track="", group="", all=""), t.controls, **common))
+    # another benchmark opens its first track and every group, ranked by the default sort (its columns are not the
+    # last benchmark's); another track, every group (first rows only)
+    chain(t.benchmark.input(shows(track="", group="", all="", sort=""), t.controls, **common))
     chain(t.track.input(shows(group="", all=""), t.controls, **common))
     for comp in (t.group, t.kind, t.sort, t.open_only, t.size):
         chain(comp.input(shows(), t.controls, **common))
