@@ -361,6 +361,9 @@ def test_example_submission_validates_and_scores(handler, releases, tmp_path):
     from lemmata.benchmarks.taobench.example import write_example
 
     path, n = write_example(tmp_path / "example.jsonl", releases_root=releases)
+    # the shipped example (the Submit tab's and the README's) is exactly what the command writes
+    shipped = Path(__file__).resolve().parents[3] / "submissions" / "taobench" / "example-taobench.jsonl"
+    assert shipped.read_bytes() == path.read_bytes(), "regenerate: lemmata taobench example --out " + str(shipped)
     validated = validate(handler, path.read_bytes(), path.name)
     assert n == len(validated.records) >= 20
     result = handler.score(validated, received_at=RECEIVED, oracles=OracleConfig())
