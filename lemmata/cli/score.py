@@ -37,7 +37,8 @@ def register(sub) -> None:
     p.add_argument("--max-bytes", type=int, default=None, help="upload size limit (default: the space's limit)")
     p.add_argument("--reported", action="store_true",
                    help="import every paper's reported rows (into --store, default $LEMMATA_STORE or "
-                        "$LEMMATA_HOME/store)")
+                        "$LEMMATA_HOME/store): the transcribed tables ship with the package; Re²Math's released "
+                        "tables are read from a local mirror, else downloaded once from their pinned commit")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(handler=run)
 

@@ -3,8 +3,12 @@
 A paper's published numbers become ``kind="reported"`` results tied to the
 paper's own artifacts, never ranked with rows scored here. Each family's
 ``reported`` module (declared in its :class:`~lemmata.core.family.Family`)
-reads its transcription through :func:`pinned_transcription`, so a changed
-transcription is noticed, never silently used.
+declares its transcription as a :class:`Transcription` — the file, its sha256
+and where its numbers were printed (paper, table, page) — and reads it through
+:func:`pinned_transcription`, so a changed transcription is noticed, never
+silently used. The transcriptions ship inside the package (the family's
+``transcriptions/`` folder), so an installed copy shows every paper's rows
+without any local mirror of upstream files.
 """
 
 from __future__ import annotations
@@ -14,35 +18,66 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from lemmata.core.errors import InputError, LemmataError
+from pydantic import Field
+
+from lemmata.core.errors import InputError
 from lemmata.core.hashing import sha256_file
+from lemmata.core.models import Frozen
 from lemmata.formats.results import FrozenTuple, ModelInfo, Result, make_result
 
 __all__ = [
-    "disagreement", "flag_disagreement", "frozen_tuple", "import_results", "percent", "pinned_transcription",
-    "reported_result",
+    "PrintedTable", "Transcription", "disagreement", "flag_disagreement", "frozen_tuple", "import_results", "percent",
+    "pinned_transcription", "reported_result",
 ]
 
+#: the folder of a family package that holds its papers' transcriptions (package data)
+TRANSCRIPTIONS = "transcriptions"
 
-def pinned_transcription(name: str, sha256: str, source: str | Path | None = None, *,
+
+class PrintedTable(Frozen):
+    """One printed table a transcription holds: its name in the file, and where the paper prints it."""
+
+    name: str = Field(description="the table's name in the transcription file (or the file's only table)")
+    paper_table: str | None = Field(description="the paper's own label, e.g. 'Table 9'; None: the transcription "
+                                                "does not record it")
+    page: int | None = Field(default=None, ge=1,
+                             description="page of the paper's PDF; None: not recorded with the transcription and "
+                                         "not checkable offline")
+
+
+class Transcription(Frozen):
+    """A paper's tables transcribed into one JSON file shipped in a family package, pinned by sha256.
+
+    The sha256 is the rows' ``submission_sha256``: a transcription changed by one digit is refused, never shown.
+    """
+
+    package: str = Field(description="the family package whose transcriptions/ folder holds the file")
+    file: str = Field(pattern=r"^[a-z0-9_]+\.json$")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    paper: str = Field(description="the paper's address (arXiv abstract page)")
+    tables: tuple[PrintedTable, ...] = Field(min_length=1)
+
+    def packaged(self) -> Path:
+        """The shipped copy (inside the installed package, wherever it lives)."""
+        from importlib import resources
+
+        return Path(str(resources.files(self.package) / TRANSCRIPTIONS / self.file))
+
+
+def pinned_transcription(transcription: Transcription, source: str | Path | None = None, *,
                          missing: str = "missing transcription of the paper's table") -> Path:
-    """The transcription ``name`` (a file, a folder holding it, or the mirror's ``reported/`` folder), sha256-checked."""
-    from lemmata.core.paths import mirror_root
-
+    """The transcription (from ``source``, a file or a folder holding it, else the package's copy), sha256-checked."""
     if source is None:
-        root = mirror_root()
-        if root is None:
-            raise LemmataError(f"no local mirror of upstream files holds reported/{name}; set LEMMATA_MIRROR")
-        path = root / "reported" / name
+        path = transcription.packaged()
     else:
         path = Path(source)
         if path.is_dir():
-            path = path / name
+            path = path / transcription.file
     if not path.is_file():
         raise InputError.one(str(path), missing)
     actual = sha256_file(path)
-    if actual != sha256:
-        raise InputError.one(str(path), f"sha256 mismatch: expected {sha256}, found {actual}")
+    if actual != transcription.sha256:
+        raise InputError.one(str(path), f"sha256 mismatch: expected {transcription.sha256}, found {actual}")
     return path
 
 

@@ -5,23 +5,28 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
+import lemmata
 from lemmata.core.errors import InputError
 from lemmata.benchmarks.mathatlas.reported import mathatlas_reported
 from lemmata.benchmarks.mathnet.reported import mathnet_reported
-from lemmata.benchmarks.mirb.reported import MIRB_TOLERANCE, mirb_reported
+from lemmata.benchmarks.mirb.reported import mirb_reported
 from lemmata.benchmarks.mirb.reported import reported_file as mirb_reported_file
+
+PACKAGE = Path(lemmata.__file__).parent
 
 
 def reported_results(source_dir=None):
     return [*mathnet_reported(source_dir), *mirb_reported(source_dir), *mathatlas_reported(source_dir)]
-from lemmata.core.paths import mirror_root
 
 
 def _printed(name: str) -> dict:
-    return json.loads((mirror_root() / "reported" / name).read_text("utf-8"))
+    """The shipped transcription ``name`` (the file the importers read), as printed."""
+    (path,) = PACKAGE.glob(f"benchmarks/*/transcriptions/{name}")
+    return json.loads(path.read_text("utf-8"))
 
 
 def test_reported_rows_never_share_a_group_with_scored_rows():
@@ -37,7 +42,7 @@ def test_reported_rows_never_share_a_group_with_scored_rows():
 
 def test_a_changed_transcription_is_refused(tmp_path):
     for name in ("mathnet_paper.json", "mirb_paper.json", "mathatlas_paper.json"):
-        shutil.copyfile(mirror_root() / "reported" / name, tmp_path / name)
+        shutil.copyfile(next(PACKAGE.glob(f"benchmarks/*/transcriptions/{name}")), tmp_path / name)
     path = tmp_path / "mirb_paper.json"
     path.write_text(path.read_text("utf-8").replace("55.2", "50.1"), "utf-8")
     with pytest.raises(InputError) as err:

@@ -13,17 +13,23 @@ from lemmata.core.models import Frozen
 from lemmata.benchmarks.mathatlas.meta import MATHATLAS
 from lemmata.formats.results import ModelInfo, Result, Score
 from lemmata.tracks.reported import (
-    flag_disagreement, frozen_tuple, import_results, percent, pinned_transcription, reported_result,
+    PrintedTable, Transcription, flag_disagreement, frozen_tuple, import_results, percent, pinned_transcription,
+    reported_result,
 )
 
-#: the transcription this module reads, pinned by sha256 (a changed transcription is noticed, never silently used)
-TRANSCRIPTION = "mathatlas_paper.json"
-SHA256 = "466bc748010b4533c094d3917e1b296d9aee398e48e8a8b4bc2a077f9dc25e64"
+#: the transcription this module reads (shipped in ``transcriptions/``), pinned by sha256; the paper's table
+#: numbers were not recorded with it
+PAPER = Transcription(package=__package__, file="mathatlas_paper.json",
+                      sha256="466bc748010b4533c094d3917e1b296d9aee398e48e8a8b4bc2a077f9dc25e64",
+                      paper=MATHATLAS.paper_url,
+                      tables=(PrintedTable(name="statements_full", paper_table=None),
+                              PrintedTable(name="statements_open_split", paper_table=None)))
+TRANSCRIPTION, SHA256 = PAPER.file, PAPER.sha256
 
 
 def reported_file(source_dir: str | Path | None = None) -> Path:
-    """The verified transcription from ``source_dir`` or the mirror's ``reported/`` folder."""
-    return pinned_transcription(TRANSCRIPTION, SHA256, source_dir)
+    """The verified transcription from ``source_dir`` or the package's copy."""
+    return pinned_transcription(PAPER, source_dir)
 
 
 class _AtlasRow(Frozen):

@@ -15,16 +15,20 @@ from pydantic import Field
 from lemmata.core.models import Frozen
 from lemmata.benchmarks.mathnet.meta import MATHNET_RETRIEVE
 from lemmata.formats.results import ModelInfo, Result, Score
-from lemmata.tracks.reported import frozen_tuple, import_results, percent, pinned_transcription, reported_result
+from lemmata.tracks.reported import (
+    PrintedTable, Transcription, frozen_tuple, import_results, percent, pinned_transcription, reported_result,
+)
 
-#: the transcription this module reads, pinned by sha256 (a changed transcription is noticed, never silently used)
-TRANSCRIPTION = "mathnet_paper.json"
-SHA256 = "429f93b0b6e71cbfe2fdcdb65b18faf11fb222ea8ae6636f40d4be161e58c3fc"
+#: the transcription this module reads (shipped in ``transcriptions/``), pinned by sha256
+PAPER = Transcription(package=__package__, file="mathnet_paper.json",
+                      sha256="429f93b0b6e71cbfe2fdcdb65b18faf11fb222ea8ae6636f40d4be161e58c3fc",
+                      paper=MATHNET_RETRIEVE.paper_url, tables=(PrintedTable(name="rows", paper_table="Table 5"),))
+TRANSCRIPTION, SHA256 = PAPER.file, PAPER.sha256
 
 
 def reported_file(source_dir: str | Path | None = None) -> Path:
-    """The verified transcription from ``source_dir`` or the mirror's ``reported/`` folder."""
-    return pinned_transcription(TRANSCRIPTION, SHA256, source_dir)
+    """The verified transcription from ``source_dir`` or the package's copy."""
+    return pinned_transcription(PAPER, source_dir)
 
 
 class _Recalls(Frozen):

@@ -17,10 +17,18 @@ from pydantic import Field
 from lemmata.core.models import Frozen
 from lemmata.benchmarks.mathnet.solve_meta import MATHNET_SOLVE
 from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score
-from lemmata.tracks.reported import disagreement, import_results, percent, pinned_transcription, reported_result
+from lemmata.tracks.reported import (
+    PrintedTable, Transcription, disagreement, import_results, percent, pinned_transcription, reported_result,
+)
 
-TRANSCRIPTION = "mathnet_solve_paper.json"
-SHA256 = "e0e254c9823ece587a9fb513a68e93ac3a0f06e582346610f168c224a8239fe5"
+#: the transcription this module reads (shipped in ``transcriptions/``), pinned by sha256
+PAPER = Transcription(package=__package__, file="mathnet_solve_paper.json",
+                      sha256="e0e254c9823ece587a9fb513a68e93ac3a0f06e582346610f168c224a8239fe5",
+                      paper=MATHNET_SOLVE.paper_url,
+                      tables=(PrintedTable(name="test_set_small", paper_table="Table 3"),
+                              PrintedTable(name="test_set_large_zero_shot", paper_table="Table 4"),
+                              PrintedTable(name="test_set_small_graders", paper_table="Table 8")))
+TRANSCRIPTION, SHA256 = PAPER.file, PAPER.sha256
 DATE = "2026-04-20"
 #: the paper's conditions -> this track's names and retrieval artifacts
 CONDITIONS = {"zero_shot": ("zero-shot", "paper:zero-shot"),
@@ -96,7 +104,7 @@ def _row(model: str, track: str, frozen: FrozenTuple, value: float, notes: list[
 
 def mathnet_solve_reported(source_dir: str | Path | None = None) -> list[Result]:
     """Tables 3, 4 and 8: one row per model, condition and grading (human, LLM average, single LLM grader)."""
-    table = _File.model_validate_json(pinned_transcription(TRANSCRIPTION, SHA256, source_dir).read_bytes())
+    table = _File.model_validate_json(pinned_transcription(PAPER, source_dir).read_bytes())
     base = ["Reported in the MathNet paper (arXiv 2604.18584) and not re-scored by Lemmata.",
             "The paper's own test set, which upstream has not published by id; not comparable with rows scored "
             "on Lemmata's stratified subsets."]

@@ -17,19 +17,22 @@ from lemmata.core.errors import InputError
 from lemmata.core.models import Frozen
 from lemmata.formats.results import ModelInfo, Result, Score
 from lemmata.tracks.reported import (
-    flag_disagreement, frozen_tuple, import_results, percent, pinned_transcription, reported_result,
+    PrintedTable, Transcription, flag_disagreement, frozen_tuple, import_results, percent, pinned_transcription,
+    reported_result,
 )
 
-#: the transcription this module reads, pinned by sha256 (a changed transcription is noticed, never silently used)
-TRANSCRIPTION = "mirb_paper.json"
-SHA256 = "586466469d583c8339d2727015f4e4d740688d37187eed3c5de6a466a982b5aa"
+#: the transcription this module reads (shipped in ``transcriptions/``), pinned by sha256
+PAPER = Transcription(package=__package__, file="mirb_paper.json",
+                      sha256="586466469d583c8339d2727015f4e4d740688d37187eed3c5de6a466a982b5aa",
+                      paper=MIRB.paper_url, tables=(PrintedTable(name="rows", paper_table="Table 9"),))
+TRANSCRIPTION, SHA256 = PAPER.file, PAPER.sha256
 #: one unit in the last printed digit of a two-decimal percentage: the most rounding can move a mean
 MIRB_TOLERANCE = 0.01
 
 
 def reported_file(source_dir: str | Path | None = None) -> Path:
-    """The verified transcription from ``source_dir`` or the mirror's ``reported/`` folder."""
-    return pinned_transcription(TRANSCRIPTION, SHA256, source_dir)
+    """The verified transcription from ``source_dir`` or the package's copy."""
+    return pinned_transcription(PAPER, source_dir)
 
 
 class _MirbRow(Frozen):

@@ -1,26 +1,28 @@
-"""The MathNet paper's printed numbers, imported from the real transcription in the mirror."""
+"""The MathNet paper's printed numbers, imported from the transcription shipped in the package."""
 
 from __future__ import annotations
 
 import json
-import shutil
+from pathlib import Path
 
 import pytest
 
-from lemmata.core.errors import InputError
+import lemmata
 from lemmata.benchmarks.mathatlas.reported import mathatlas_reported
 from lemmata.benchmarks.mathnet.reported import mathnet_reported
-from lemmata.benchmarks.mirb.reported import MIRB_TOLERANCE, mirb_reported
-from lemmata.benchmarks.mirb.reported import reported_file as mirb_reported_file
+from lemmata.benchmarks.mirb.reported import mirb_reported
+
+PACKAGE = Path(lemmata.__file__).parent
 
 
 def reported_results(source_dir=None):
     return [*mathnet_reported(source_dir), *mirb_reported(source_dir), *mathatlas_reported(source_dir)]
-from lemmata.core.paths import mirror_root
 
 
 def _printed(name: str) -> dict:
-    return json.loads((mirror_root() / "reported" / name).read_text("utf-8"))
+    """The shipped transcription ``name`` (the file the importers read), as printed."""
+    (path,) = PACKAGE.glob(f"benchmarks/*/transcriptions/{name}")
+    return json.loads(path.read_text("utf-8"))
 
 
 def test_mathnet_rows_keep_every_printed_cell():

@@ -8,12 +8,11 @@ from collections import defaultdict
 
 import pytest
 
-from lemmata.benchmarks.mathnet.solve_reported import mathnet_solve_reported
-from lemmata.core.paths import mirror_root
+from lemmata.benchmarks.mathnet.solve_reported import PAPER, mathnet_solve_reported
 
 
 def _paper():
-    return json.loads((mirror_root() / "reported" / "mathnet_solve_paper.json").read_text("utf-8"))
+    return json.loads(PAPER.packaged().read_text("utf-8"))
 
 
 def test_tables_as_printed_with_gradings_apart():

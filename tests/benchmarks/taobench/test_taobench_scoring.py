@@ -348,11 +348,10 @@ def test_results_go_to_the_store_and_reported_rows_stay_apart(handler, release, 
 
 
 def test_reported_file_is_pinned(tmp_path):
-    from lemmata.core.paths import mirror_root
-    from lemmata.benchmarks.taobench.reported import REPORTED_FILE, reported_results
+    from lemmata.benchmarks.taobench.reported import PAPER, reported_results
 
     copy = tmp_path / "taobench_paper.json"
-    copy.write_text((mirror_root() / REPORTED_FILE).read_text("utf-8").replace("57", "58", 1), encoding="utf-8")
+    copy.write_text(PAPER.packaged().read_text("utf-8").replace("57", "58", 1), encoding="utf-8")
     with pytest.raises(InputError, match="sha256 mismatch"):
         reported_results(copy)
 
