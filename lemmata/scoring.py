@@ -181,6 +181,9 @@ def _validate(data: bytes, filename: str, max_bytes: int | None) -> "Validated":
     except InputError as exc:  # the list a person reads stays bounded; the total stays stated
         given = {id(p) for p in exc.problems}  # by identity: hashing a hostile file's problems costs seconds
         found = [p for p in envelope.problems if id(p) not in given] + list(exc.problems)
+        if any(p.field == "format" and p.line == envelope.header_line for p in envelope.problems):
+            # the envelope said what ``format`` must be; the header model's own word on it would repeat that
+            found = [p for p in found if not (p.field == "header.format" and p.line == envelope.header_line)]
         raise InputError(cap_problems(found, filename), list(exc.skipped)) from None
     if envelope.problems:  # a handler that forgot the envelope's line problems still cannot accept the file
         raise InputError(cap_problems(list(envelope.problems), filename))

@@ -217,11 +217,13 @@ MATHNET_RETRIEVE_FIXTURE = Path(__file__).parent / "fixtures" / "hub" / "MathNet
 
 @pytest.fixture(scope="session")
 def solve_release() -> Path:
-    """``mathnet-solve-1.0.0`` where the handlers look for it ($LEMMATA_HOME/releases), built once."""
+    """The MathNet-Solve release (schema A fixture) where the handlers look for it ($LEMMATA_HOME/releases), built
+    once."""
     from lemmata.benchmarks.mathnet.solve_builder import MathNetSolveBuilder
+    from lemmata.benchmarks.mathnet.solve_meta import MATHNET_SOLVE
     from lemmata.core.paths import releases_dir
 
-    target = releases_dir() / "mathnet-solve-1.0.0"
+    target = releases_dir() / MATHNET_SOLVE.release_id
     if not target.is_dir():
         MathNetSolveBuilder(source_dir=MATHNET_SOLVE_FIXTURE).build(releases_dir(), quiet=True)
     return target

@@ -307,3 +307,65 @@ def test_several_devices_encode_through_the_libraries_multi_process_pool(tmp_pat
     assert started == [2] and len(stopped) == 1
     assert runs[0].path.read_bytes() == runs[1].path.read_bytes()
     assert runs[0].result.result_id == runs[1].result.result_id
+
+
+class _Poisoned:
+    """An embedding model whose vectors can hold NaN or Inf (an fp16 overflow does this) or have another width.
+
+    ``bad_docs``: every other document vector is NaN; ``bad_queries``: the first query vector is +Inf;
+    ``query_dim``: query vectors of another width than document vectors."""
+
+    def __init__(self, *, bad_docs: bool = False, bad_queries: bool = False, query_dim: int = 16) -> None:
+        self.bad_docs, self.bad_queries, self.query_dim = bad_docs, bad_queries, query_dim
+
+    @staticmethod
+    def _rows(texts, dim: int) -> np.ndarray:
+        out = np.zeros((len(texts), dim), dtype=np.float32)
+        for i, t in enumerate(texts):
+            for w in t.split():
+                out[i, int(hashlib.sha256(w.encode()).hexdigest(), 16) % dim] += 1.0
+            out[i, 0] += 0.5
+        return out
+
+    def encode_document(self, texts):
+        rows = self._rows(texts, 16)
+        if self.bad_docs:
+            rows[::2, 1] = np.nan
+        return rows
+
+    def encode_query(self, texts):
+        rows = self._rows(texts, self.query_dim)
+        if self.bad_queries:
+            rows[0, 2] = np.inf
+        return rows
+
+    def encode(self, texts):
+        return self.encode_query(texts)
+
+
+def test_non_finite_or_misshapen_vectors_are_refused_naming_the_model_and_items(tmp_path, hub_releases):
+    """NaN document vectors, an Inf query vector and query vectors of another width are each refused with one
+    bounded sentence naming the model and the items; nothing is written, cached or stored."""
+    from lemmata.retrievers.encoders import SHOWN_ITEMS, BadVectors
+
+    store = Store(tmp_path / "store")
+    cache = EmbeddingCache(tmp_path / "emb")
+    task = "mathnet-retrieve:hard"
+    with pytest.raises(BadVectors) as err:
+        evaluate(_Poisoned(bad_docs=True), [task], out=tmp_path / "runs", store=store, name="poisoned-docs",
+                 cache=cache, quiet=True)
+    message = str(err.value)
+    assert message.startswith("model 'poisoned-docs' returned NaN or infinite values in ") and "document vector" in message
+    assert "(row 0)" in message and "(row 2)" in message and "more; such a vector cannot be ranked" in message
+    assert message.count("(row ") == SHOWN_ITEMS and len(message) < 2000
+    assert not list(cache.root.rglob("state.json"))  # nothing cached for the poisoned corpus
+
+    with pytest.raises(BadVectors, match=r"'poisoned-queries' returned NaN or infinite values in 1 query vector\(s\): "
+                                         r"'[^']+' \(row 0\)"):
+        evaluate(_Poisoned(bad_queries=True), [task], out=tmp_path / "runs", store=store, name="poisoned-queries",
+                 cache=cache, quiet=True)
+    with pytest.raises(BadVectors, match="returned query vectors of dimension 8; its document vectors have "
+                                         "dimension 16"):
+        evaluate(_Poisoned(query_dim=8), [task], out=tmp_path / "runs", store=store, name="narrow-queries",
+                 cache=cache, quiet=True)
+    assert store.result_rows() == [] and not list((tmp_path / "runs").glob("*.jsonl"))

@@ -12,7 +12,8 @@ def register(sub) -> None:
         "every query, write each submission file exactly as it would be uploaded and score it through the "
         "track's own handler into the leaderboard store. The printed result id is the id the space computes "
         "for the same file. MODEL: bm25 | static | hybrid | st:NAME_OR_PATH | model2vec:NAME_OR_PATH | "
-        "openai:MODEL (endpoint from LEMMATA_EMBEDDINGS_BASE_URL / _API_KEY) | a model folder.")
+        "openai:MODEL (endpoint from LEMMATA_EMBEDDINGS_BASE_URL / _API_KEY) | a model folder. A task's declared "
+        "query instruction is applied for a model that takes instructions; --rerank adds a second stage.")
     p.add_argument("--model", required=True, metavar="SPEC", help="the model to run (see above)")
     p.add_argument("--track", action="append", metavar="NAME[:VARIANT]",
                    help=f"ranking track, repeatable: {', '.join(tracks())}; ':VARIANT' picks one (e.g. "
@@ -31,6 +32,24 @@ def register(sub) -> None:
                    help="Re2Math source retrieval: do not apply each query's year cutoff as a filter")
     p.add_argument("--query-prompt", metavar="TEXT", help="prompt prepended to queries (e.g. 'query: ')")
     p.add_argument("--document-prompt", metavar="TEXT", help="prompt prepended to documents (e.g. 'passage: ')")
+    given = p.add_mutually_exclusive_group()
+    given.add_argument("--instructions", dest="instructions", action="store_const", const=True, default=None,
+                       help="the model takes instructions: put each task's declared query instruction (MIRB's "
+                            "per-dataset instructions) before its queries as 'Instruct: {instruction}\\nQuery: ' "
+                            "(the default for a sentence-transformers model whose own query prompt has that form)")
+    given.add_argument("--instruction-template", dest="instructions", metavar="TEXT",
+                       help="the model takes instructions in this template, '{instruction}' standing for a "
+                            "task's ('\\n' in TEXT is a newline)")
+    given.add_argument("--no-instructions", dest="instructions", action="store_const", const=False,
+                       help="never apply task instructions (an instructed run is another system on the board)")
+    p.add_argument("--rerank", metavar="SPEC",
+                   help="rescore the first stage's top documents with a second stage: ce:NAME_OR_PATH (a "
+                        "sentence-transformers CrossEncoder) | rerank-api:MODEL (a Cohere/Jina-style POST "
+                        "{base}/rerank endpoint at LEMMATA_RERANK_BASE_URL / _API_KEY) | a CrossEncoder folder; the "
+                        "reranked run is another system than its first stage")
+    p.add_argument("--rerank-depth", type=int, metavar="K",
+                   help="how many of the first stage's documents per query are reranked and written (default: "
+                        "--depth)")
     p.add_argument("--device", action="append", metavar="DEVICE",
                    help="sentence-transformers device, repeatable: several use the library's multi-process pool")
     p.add_argument("--batch-size", type=int, default=256, help="texts per encoder call (default 256)")
@@ -45,6 +64,8 @@ def run(args) -> int:
     from lemmata.harness.evaluate import evaluate
     from lemmata.tracks.baseline_report import result_line
 
+    if isinstance(args.instructions, str):
+        args.instructions = args.instructions.replace("\\n", "\n")
     prompts = {k: v for k, v in (("query", args.query_prompt), ("document", args.document_prompt)) if v}
     store = None
     if not args.no_store:
@@ -53,7 +74,8 @@ def run(args) -> int:
         store = Store(args.store) if args.store else default_store()
     done = evaluate(args.model, args.track, split=args.split, out=args.out, store=store, depth=args.depth,
                     index=args.index, year_cutoff=not args.no_year_cutoff, prompts=prompts or None,
-                    batch_size=args.batch_size, devices=args.device, max_length=args.max_length, quiet=args.quiet)
+                    batch_size=args.batch_size, devices=args.device, max_length=args.max_length, quiet=args.quiet,
+                    instructions=args.instructions, rerank=args.rerank, rerank_depth=args.rerank_depth)
     for ev in done:
         print(result_line(ev.result, ev.path), flush=True)
         print(f"  file {ev.path}", file=sys.stderr)

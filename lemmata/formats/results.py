@@ -73,7 +73,27 @@ ModelKind = Literal["retriever", "llm", "agent", "prover", "baseline", "other"]
 #: ModelInfo fields added after results were first stored: omitted from the JSON when unset, so the
 #: content hash (the result id) of every result stored before them stays byte-identical
 _OPTIONAL_MODEL_FIELDS = ("kind", "parameters", "dimension", "max_length", "open_weights", "licence",
-                          "prompts", "index", "endpoint_model", "sampling", "prompt_version", "modality")
+                          "prompts", "index", "endpoint_model", "sampling", "prompt_version", "modality",
+                          "instruction_template", "reranker")
+
+
+class RerankerInfo(Frozen):
+    """The second stage of a reranked run: which model rescored the first stage's top ``depth``."""
+
+    name: str = Field(min_length=1, max_length=200)
+    revision: str | None = Field(default=None, max_length=200, description="model revision, commit or weights hash")
+    endpoint_model: str | None = Field(default=None, max_length=200,
+                                       description="the model id a rerank endpoint reported (may differ from name)")
+    max_length: int | None = Field(default=None, ge=1, le=100_000_000,
+                                   description="maximum input length in tokens the reranker was run with")
+    depth: int = Field(ge=1, le=1000, description="how many of the first stage's documents were rescored")
+
+    @field_validator("name", "revision", "endpoint_model")
+    @classmethod
+    def _visible(cls, v: str | None, info: ValidationInfo) -> str | None:
+        return None if v is None else clean_name(v, f"model.reranker.{info.field_name}")
+
+    _omit_unset = omit_when_none("revision", "endpoint_model", "max_length")
 
 
 class ModelInfo(Frozen):
@@ -103,6 +123,12 @@ class ModelInfo(Frozen):
     modality: Literal["text", "text+image"] | None = Field(
         default=None, description="what the model was declared to read: text only (figures as their text "
                                   "description) or text and images (figures as image parts)")
+    instruction_template: str | None = Field(
+        default=None, max_length=500, description="how each task's declared query instruction was put before its "
+                                                  "queries, '{instruction}' standing for it (e.g. 'Instruct: "
+                                                  "{instruction}\\nQuery: '); unset: no instructions were applied")
+    reranker: RerankerInfo | None = Field(default=None, description="the cross-encoder or rerank endpoint that "
+                                                                    "rescored this first stage's top documents")
 
     @field_validator("name", "revision", "endpoint_model")
     @classmethod

@@ -97,8 +97,33 @@ def model_slug(model: Any) -> str:
     return f"{safe}.{model.identity()[:8]}"
 
 
+def instruction_template(encoder: Any, instructions: bool | str | None) -> str | None:
+    """The template a run puts each task's declared instruction in, or None for a run without instructions.
+
+    ``instructions``: None — the model's own declaration (a sentence-transformers model whose own query prompt is
+    ``Instruct: …\\nQuery:``, or an object with ``instruction_template``); True — that, else the
+    e5-mistral / gte-Qwen / NV-Embed template :data:`~lemmata.retrievers.encoders.INSTRUCT_TEMPLATE`; a string — that
+    template; False — none (``--no-instructions``).
+
+    >>> class Plain: pass
+    >>> instruction_template(Plain(), None) is None, instruction_template(Plain(), True)
+    (True, 'Instruct: {instruction}\\nQuery: ')
+    >>> instruction_template(Plain(), "{instruction}: ")
+    '{instruction}: '
+    """
+    from lemmata.retrievers.encoders import INSTRUCT_TEMPLATE, check_template, declared_template
+
+    if instructions is False:
+        return None
+    if isinstance(instructions, str):
+        return check_template(instructions)
+    own = declared_template(encoder)
+    return own or (INSTRUCT_TEMPLATE if instructions is True else None)
+
+
 def _ranker(model: Any, *, depth: int, index: str, batch_size: int, prompts: Mapping[str, str] | None,
-            devices: Sequence[str] | None, max_length: int | None, cache: Any, quiet: bool, name: str | None):
+            devices: Sequence[str] | None, max_length: int | None, cache: Any, quiet: bool, name: str | None,
+            instructions: bool | str | None = None):
     from lemmata.retrievers.encoders import as_encoder
     from lemmata.retrievers.spec import ModelSpec, load_model
     from lemmata.tracks.model_runs import BaselineRanker, DenseRanker
@@ -107,16 +132,21 @@ def _ranker(model: Any, *, depth: int, index: str, batch_size: int, prompts: Map
         model = load_model(model, prompts=prompts, devices=devices, max_length=max_length)
         prompts = None
     if isinstance(model, ModelSpec):
+        if instructions:
+            raise InputError.one("instructions", f"the built-in {model.target} baseline takes no instructions")
         return BaselineRanker(model.target, depth=depth)
-    return DenseRanker(as_encoder(model, name=name, prompts=prompts), cache=cache, depth=depth,
-                       batch_size=batch_size, index=index, quiet=quiet)
+    encoder = as_encoder(model, name=name, prompts=prompts)
+    return DenseRanker(encoder, cache=cache, depth=depth, batch_size=batch_size, index=index, quiet=quiet,
+                       instruction_template=instruction_template(encoder, instructions))
 
 
 def evaluate(model: Any, tracks: Sequence[str] | None = None, *, split: str = "test", out: str | Path | None = None,
              store: Any = None, depth: int = 100, index: str = "auto", year_cutoff: bool = True,
              prompts: Mapping[str, str] | None = None, batch_size: int = 256, devices: Sequence[str] | None = None,
              max_length: int | None = None, cache: Any = None, quiet: bool = False, name: str | None = None,
-             notes: str | None = None, filename_stem: str | None = None) -> list[Evaluation]:
+             notes: str | None = None, filename_stem: str | None = None,
+             instructions: bool | str | None = None, rerank: Any = None,
+             rerank_depth: int | None = None) -> list[Evaluation]:
     """Run ``model`` on every task of ``tracks`` (default :func:`default_tracks`); write, score and return them.
 
     ``store``: a :class:`lemmata.store.Store` (or its folder) to add and score the files into, as
@@ -124,15 +154,34 @@ def evaluate(model: Any, tracks: Sequence[str] | None = None, *, split: str = "t
     ``$LEMMATA_HOME/runs``). ``index``: ``exact``, ``approximate`` (a FAISS IVF index; ``hnsw``: a usearch HNSW
     graph; either one's recall@10 against exact search is measured and recorded) or ``auto`` (approximate above
     a million documents; a run with a year cutoff or exclusions is always exact). ``year_cutoff``: apply
-    Re²Math source retrieval's per-query cutoff as a filter.
+    Re²Math source retrieval's per-query cutoff as a filter. ``instructions``: whether a task's declared query
+    instruction (a track part's ``instruction``) is put before its queries, and in which template (see
+    :func:`instruction_template`; by default for a model that declares it takes instructions). A run that applied
+    them records the template in the model identity (``model.instruction_template``): instructed and
+    uninstructed runs are distinct systems. ``rerank``: a second stage — a ``--rerank`` spec
+    (:func:`lemmata.retrievers.rerank.parse_rerank_spec`) or an object with ``identity`` and ``rerank(queries,
+    candidates)`` — that rescores the first stage's top ``rerank_depth`` documents (default ``depth``); the file
+    holds those, and the reranker's identity is part of the model's (``model.reranker``).
     """
     from lemmata.core.paths import lemmata_home
     from lemmata.tracks.model_runs import BaselineRanker, run_task
 
     if depth < 1 or depth > 1000:
         raise InputError.one("depth", f"depth must be between 1 and 1000, got {depth}")
-    ranker = _ranker(model, depth=depth, index=index, batch_size=batch_size, prompts=prompts, devices=devices,
-                     max_length=max_length, cache=cache, quiet=quiet, name=name)
+    if rerank_depth is not None and not 1 <= rerank_depth <= 1000:
+        raise InputError.one("rerank_depth", f"rerank depth must be between 1 and 1000, got {rerank_depth}")
+    if rerank_depth is not None and rerank is None:
+        raise InputError.one("rerank_depth", "a rerank depth needs a reranker (--rerank SPEC)")
+    first_depth = rerank_depth or depth
+    ranker = _ranker(model, depth=first_depth, index=index, batch_size=batch_size, prompts=prompts,
+                     devices=devices, max_length=max_length, cache=cache, quiet=quiet, name=name,
+                     instructions=instructions)
+    if rerank is not None:
+        from lemmata.retrievers.rerank import load_reranker
+        from lemmata.tracks.model_runs import RerankingRanker
+
+        second = load_reranker(rerank, device=devices[0] if devices else None) if isinstance(rerank, str) else rerank
+        ranker = RerankingRanker(ranker, second, depth=first_depth)
     folder = Path(out) if out is not None else lemmata_home() / "runs"
     if isinstance(store, (str, Path)):
         from lemmata.store import Store
@@ -157,7 +206,8 @@ def evaluate(model: Any, tracks: Sequence[str] | None = None, *, split: str = "t
             stats = {**stats, **({"parts": ranker.stats[-len(task.parts):]} if hasattr(ranker, "stats") else {})}
             done.append(Evaluation(task=task.name, path=path, result=result, stats=stats))
     finally:
-        close = getattr(getattr(ranker, "encoder", None), "close", None)
-        if callable(close):
-            close()
+        for owner in (getattr(ranker, "encoder", None), ranker if rerank is not None else None):
+            close = getattr(owner, "close", None)
+            if callable(close):
+                close()
     return done

@@ -12,7 +12,8 @@ gives the same nDCG@10 / Recall@k (up to how equal scores are ordered: Lemmata
 breaks ties by doc id). Differences from a Lemmata run, by construction: MTEB
 has no per-query eligibility filter, so Re²Math source retrieval runs without
 its year cutoff (``year_cutoff=False`` in ``lemmata evaluate`` gives the same
-protocol) and MIRB's dynamic-corpus exclusions are not applied. The score MTEB
+protocol) and MIRB's dynamic-corpus exclusions are not applied. A part's declared query instruction is the
+task's ``prompt`` (``{"query": …}``), where MTEB's instruction models read it. The score MTEB
 reports is not a leaderboard result: to rank, run ``lemmata evaluate``.
 Needs the optional extra ``pip install 'lemmata[mteb]'``.
 """
@@ -59,7 +60,7 @@ def mteb_tasks(tracks: Sequence[str] | None = None, *, split: str = "test") -> l
                 type="Retrieval", category="t2t", modalities=["text"], eval_splits=["test"],
                 eval_langs=["eng-Latn"], main_score="ndcg_at_10", reference=None, domains=["Academic"],
                 license="not specified", annotations_creators="derived", dialect=[], sample_creation="found",
-                bibtex_citation="")
+                bibtex_citation="", prompt={"query": part.instruction} if part.instruction else None)
             corpus = Dataset.from_dict({"id": list(part.doc_ids), "text": list(part.texts())})
             queries = Dataset.from_dict({"id": list(part.queries), "text": list(part.queries.values())})
             cls = type("LemmataRetrieval", (AbsTaskRetrieval,), {"metadata": metadata})

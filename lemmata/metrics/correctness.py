@@ -19,7 +19,7 @@ contingency table both / only A / only B / neither.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -194,6 +194,20 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     if n - c < k:
         return 1.0
     return 1.0 - float(np.prod(1.0 - k / np.arange(n - c + 1, n + 1, dtype=np.float64)))
+
+
+def pass_at_k_curve(n: int, correct: Sequence[int]) -> list[float]:
+    """Mean unbiased pass@k over items of ``n`` attempts each (``correct``: each item's passed count), for every
+    k = 1 … n: the whole curve a headline k is read from (an empty item list gives zeros).
+
+    >>> [round(v, 6) for v in pass_at_k_curve(4, [0, 1, 4])]
+    [0.416667, 0.5, 0.583333, 0.666667]
+    >>> pass_at_k_curve(2, [])
+    [0.0, 0.0]
+    """
+    if not correct:
+        return [0.0] * n
+    return [float(np.mean([pass_at_k(n, c, k) for c in correct])) for k in range(1, n + 1)]
 
 
 def pass_at_k_summary(

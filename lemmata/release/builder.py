@@ -70,6 +70,10 @@ class ReleaseBuilder(ABC):
         return [{"name": s.name, "url": s.url, "sha256": s.sha256}
                 for s in self.meta.sources if not self.source_names or s.name in self.source_names]
 
+    def manifest_layouts(self) -> dict[str, str] | None:
+        """Which published layout of each source the build read (MANIFEST.json ``layouts``); None: not recorded."""
+        return None
+
     def card_body(self, tables: list[SplitTable]) -> str:
         """Benchmark-specific card sections (markdown)."""
         return ""
@@ -112,7 +116,7 @@ class ReleaseBuilder(ABC):
             write_manifest(
                 tmp, release_id=meta.release_id, name=meta.name, version=meta.version, builder=self.name,
                 builder_version=self.builder_version,
-                sources=self.manifest_sources(),
+                sources=self.manifest_sources(), layouts=self.manifest_layouts(),
             )
             target = out_root / meta.release_id
             steps.step(f"moving release into place: {target}")

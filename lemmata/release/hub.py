@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -104,10 +104,11 @@ def snapshot(
     pin: HubPin,
     *,
     allow_patterns: Sequence[str],
+    ignore_patterns: Sequence[str] = (),
     source_dir: str | Path | None = None,
     endpoint: str | None = None,
 ) -> Path:
-    """A local folder with the files of ``pin`` that match ``allow_patterns``.
+    """A local folder with the files of ``pin`` that match ``allow_patterns`` and none of ``ignore_patterns``.
 
     With ``source_dir`` nothing is downloaded. Otherwise the pinned revision is
     fetched with ``huggingface_hub.snapshot_download`` into the Hugging Face
@@ -125,7 +126,8 @@ def snapshot(
     try:
         path = snapshot_download(
             repo_id=pin.repo_id, repo_type="dataset", revision=pin.revision,
-            allow_patterns=list(allow_patterns), endpoint=endpoint, local_files_only=offline,
+            allow_patterns=list(allow_patterns), ignore_patterns=list(ignore_patterns) or None, endpoint=endpoint,
+            local_files_only=offline,
         )
     except Exception as exc:  # noqa: BLE001 - every Hub failure becomes one sentence
         raise SourceUnavailable(_unreachable_sentence(pin, exc), hub=True) from None
@@ -203,11 +205,13 @@ def card_license(root: Path) -> str | None:
     return str(value) if value else None
 
 
-def declared_data_files(root: Path) -> dict[str, dict[str, DataFiles]]:
+def declared_data_files(root: Path, skip: Collection[str] = ()) -> dict[str, dict[str, DataFiles]]:
     """``{config: {split: DataFiles}}`` from the card's ``configs:`` block, globs resolved.
 
     A path pattern that matches nothing is an error naming the card and field,
-    because ``load_dataset`` would fail on it too.
+    because ``load_dataset`` would fail on it too. Configs named in ``skip`` (ones
+    the builder does not read, whose files it therefore did not download) are
+    left out unresolved.
     """
     front = card_front_matter(root)
     label = str(root / CARD)
@@ -215,6 +219,8 @@ def declared_data_files(root: Path) -> dict[str, dict[str, DataFiles]]:
     problems: list[Problem] = []
     for i, entry in enumerate(front.get("configs") or []):
         name = entry.get("config_name", "default")
+        if name in skip:
+            continue
         files = entry.get("data_files")
         if isinstance(files, (str, list)) and not (isinstance(files, list) and files and isinstance(files[0], dict)):
             files = [{"split": "train", "path": files}]

@@ -35,6 +35,10 @@ class Manifest(Strict):
     builder: str
     builder_version: str
     sources: list[ManifestSource] = Field(default_factory=list)
+    #: which published layout of each upstream source the build read (source name -> layout name), for sources
+    #: that upstream has published in more than one schema; absent (not written) for every other release, so
+    #: adding it changed no existing release's bytes
+    layouts: dict[str, str] | None = None
     files: list[ManifestFile]
 
     def file(self, path: str) -> ManifestFile:
@@ -54,7 +58,7 @@ def write_manifest(root: Path, **fields) -> Manifest:
         for p in _listing(root)
     ]
     manifest = Manifest(files=files, **fields)
-    write_json(root / MANIFEST, manifest.model_dump(mode="json"))
+    write_json(root / MANIFEST, manifest.model_dump(mode="json", exclude_none=True))
     return manifest
 
 

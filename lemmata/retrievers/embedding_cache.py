@@ -118,7 +118,7 @@ class EmbeddingCache:
             start = time.perf_counter()
             cached = state["done"] if state else 0
             if state is None or state["done"] < n:
-                state = self._encode(folder, state, encoder, texts, batch_size=batch_size, chunk=chunk,
+                state = self._encode(folder, state, encoder, doc_ids, texts, batch_size=batch_size, chunk=chunk,
                                      quiet=quiet, normalise_rows=normalise_rows)
             self.last = EncodeStats(rows=n, cached=cached, encoded=n - cached, seconds=time.perf_counter() - start)
         return np.memmap(folder / VECTORS, dtype=np.float32, mode="r", shape=(n, state["dim"]))
@@ -153,11 +153,12 @@ class EmbeddingCache:
         state["done"] = min(good * state["chunk"], n)
         return state
 
-    def _encode(self, folder: Path, state: dict[str, Any] | None, encoder: Any, texts: Sequence[str], *,
-                batch_size: int, chunk: int, quiet: bool, normalise_rows: bool) -> dict[str, Any]:
+    def _encode(self, folder: Path, state: dict[str, Any] | None, encoder: Any, doc_ids: Sequence[str],
+                texts: Sequence[str], *, batch_size: int, chunk: int, quiet: bool,
+                normalise_rows: bool) -> dict[str, Any]:
         from tqdm.auto import tqdm
 
-        from lemmata.retrievers.encoders import normalise
+        from lemmata.retrievers.encoders import checked_vectors, normalise
 
         n = len(texts)
         if state is None:
@@ -172,18 +173,15 @@ class EmbeddingCache:
         try:
             for a in range(state["done"], n, chunk):
                 b = min(a + chunk, n)
-                rows = np.asarray(encoder.encode(list(texts[a:b]), role="document", batch_size=batch_size),
-                                  dtype=np.float32)
-                if rows.ndim != 2 or rows.shape[0] != b - a:
-                    raise LemmataError(f"{encoder.info.name}: encode returned shape {rows.shape} for {b - a} texts")
+                # checked before normalising (which would turn a NaN row into a zero row) and before caching
+                rows = checked_vectors(encoder.encode(list(texts[a:b]), role="document", batch_size=batch_size),
+                                       model=encoder.info.name, role="document", ids=doc_ids[a:b],
+                                       dim=state["dim"] or None, first_row=a)
                 if normalise_rows:
                     rows = normalise(rows)
                 if vectors is None:
                     state["dim"] = int(rows.shape[1])
                     vectors = np.memmap(folder / VECTORS, dtype=np.float32, mode="w+", shape=(n, state["dim"]))
-                elif rows.shape[1] != state["dim"]:
-                    raise LemmataError(f"{encoder.info.name}: dimension changed from {state['dim']} to "
-                                       f"{rows.shape[1]}")
                 vectors[a:b] = rows
                 vectors.flush()
                 state["chunks"].append(hashlib.sha256(np.ascontiguousarray(rows).tobytes()).hexdigest())

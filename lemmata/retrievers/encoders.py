@@ -19,7 +19,11 @@ none of them re-implemented:
 The heavy libraries are optional extras (``pip install 'lemmata[models]'``) and
 imported only when such an encoder is built. Every encoder returns float32 rows;
 for cosine similarity they are unit-normalised by :func:`normalise`, so an exact
-search is a plain matrix product.
+search is a plain matrix product. Whatever a model returns is checked before it
+is normalised, cached or searched (:func:`checked_vectors`): a row that is not
+one finite vector of the model's dimension per text would rank arbitrarily
+(normalising even turns a NaN row into a zero row), so it is refused, naming
+the model and the items.
 """
 
 from __future__ import annotations
@@ -49,11 +53,60 @@ class Encoder(Protocol):
     similarity: Similarity
 
     def encode(self, texts: Sequence[str], *, role: Role, batch_size: int) -> np.ndarray:
-        """One float32 row per text."""
+        """One float32 row per text.
+
+        An encoder that takes instructions (:func:`declared_template`) also accepts ``prompt=TEXT``: the prompt
+        this call's texts get instead of the role's own (a task's instruction in the model's template).
+        """
 
 
 class MissingExtra(LemmataError):
     """An optional library the chosen model kind needs is not installed."""
+
+
+class BadVectors(LemmataError):
+    """A model returned vectors that cannot be ranked: not one row per text, the wrong dimension, NaN or Inf."""
+
+
+#: items named in a :class:`BadVectors` message at most (then how many more)
+SHOWN_ITEMS = 10
+
+
+def checked_vectors(vectors: Any, *, model: str, role: str, ids: Sequence[str], dim: int | None = None,
+                    first_row: int = 0) -> np.ndarray:
+    """``vectors`` as float32 rows when they are one finite row per id, ``dim`` wide when given; else
+    :class:`BadVectors` naming the model, the role and (at most :data:`SHOWN_ITEMS` of) the items and rows.
+
+    >>> checked_vectors([[1.0, 0.0], [0.0, 2.0]], model="m", role="document", ids=["a", "b"]).dtype
+    dtype('float32')
+    >>> checked_vectors([[1.0, float("nan")], [0.0, 1e39]], model="m", role="document", ids=["a", "b"], first_row=8)
+    Traceback (most recent call last):
+    ...
+    lemmata.retrievers.encoders.BadVectors: model 'm' returned NaN or infinite values in 2 document vector(s): 'a' (row 8), 'b' (row 9); such a vector cannot be ranked, so nothing was scored
+    >>> checked_vectors([[1.0, 0.0]], model="m", role="query", ids=["q1"], dim=3)
+    Traceback (most recent call last):
+    ...
+    lemmata.retrievers.encoders.BadVectors: model 'm' returned query vectors of dimension 2; its document vectors have dimension 3
+    """
+    try:
+        with np.errstate(over="ignore"):  # a float64 past float32's range becomes inf, refused below
+            v = np.asarray(vectors, dtype=np.float32)
+    except (TypeError, ValueError) as exc:  # ragged rows, or values that are not numbers
+        raise BadVectors(f"model {model!r} returned {role} vectors that are not one row of numbers per text "
+                         f"({str(exc)[:200]})") from None
+    if v.ndim != 2 or v.shape[0] != len(ids) or v.shape[1] == 0:
+        raise BadVectors(f"model {model!r} returned an array of shape {v.shape} for {len(ids):,} {role} text(s); "
+                         "it must return one vector per text")
+    if dim is not None and v.shape[1] != dim:
+        raise BadVectors(f"model {model!r} returned {role} vectors of dimension {v.shape[1]}; its document vectors "
+                         f"have dimension {dim}")
+    bad = np.flatnonzero(~np.isfinite(v).all(axis=1))
+    if bad.size:
+        shown = ", ".join(f"{str(ids[i])[:100]!r} (row {first_row + i})" for i in bad[:SHOWN_ITEMS])
+        more = f" and {bad.size - SHOWN_ITEMS:,} more" if bad.size > SHOWN_ITEMS else ""
+        raise BadVectors(f"model {model!r} returned NaN or infinite values in {bad.size:,} {role} vector(s): "
+                         f"{shown}{more}; such a vector cannot be ranked, so nothing was scored")
+    return v
 
 
 def require(module: str, extra: str = "models"):
@@ -108,6 +161,61 @@ def _prompts(prompts: Mapping[str, str] | None) -> dict[str, str] | None:
     return {r: prompts[r] for r in ROLES if prompts.get(r)} or None
 
 
+# -- task instructions ----------------------------------------------------------------------------------------
+
+#: the template instruction-tuned embedding models put a task's instruction in before a query: e5-mistral's,
+#: gte-Qwen's and NV-Embed's (GitHub ``j991222/mirb`` at ``a2b2d600``, ``mteb/models/gte_models.py`` and
+#: ``nvidia_models.py``: ``f"Instruct: {instruction}\\nQuery: "``, for queries only; documents get none)
+INSTRUCT_TEMPLATE = "Instruct: {instruction}\nQuery: "
+_SLOT = "{instruction}"
+
+
+def check_template(template: str) -> str:
+    """``template`` when it holds ``{instruction}`` exactly once.
+
+    >>> check_template("Represent this query for {instruction}: ")
+    'Represent this query for {instruction}: '
+    >>> check_template("Instruct: \\nQuery: ")
+    Traceback (most recent call last):
+    ...
+    ValueError: an instruction template must hold '{instruction}' exactly once, got 'Instruct: \\nQuery: '
+    """
+    if template.count(_SLOT) != 1:
+        raise ValueError(f"an instruction template must hold {_SLOT!r} exactly once, got {template!r}")
+    return template
+
+
+def instructed(template: str, instruction: str) -> str:
+    """The query prompt of one task: its instruction in the template (plain replacement: an instruction's braces
+    stay as written).
+
+    >>> instructed(INSTRUCT_TEMPLATE, "Given a math formula, retrieve relevant formulas.")
+    'Instruct: Given a math formula, retrieve relevant formulas.\\nQuery: '
+    """
+    return check_template(template).replace(_SLOT, instruction)
+
+
+def template_of(query_prompt: str | None) -> str | None:
+    """The instruction template a model's own query prompt declares, when it is the ``Instruct: …\\nQuery:`` form
+    instruction-tuned models ship (e5-mistral, gte-Qwen2, Qwen3-Embedding configure their default task that way).
+
+    >>> template_of("Instruct: Given a web search query, retrieve relevant passages that answer the query\\nQuery:")
+    'Instruct: {instruction}\\nQuery:'
+    >>> template_of("query: ") is None
+    True
+    """
+    import re
+
+    found = re.fullmatch(r"(Instruct:\s*).+?(\s*\nQuery:\s*)", query_prompt or "", flags=re.DOTALL)
+    return f"{found.group(1)}{_SLOT}{found.group(2)}" if found else None
+
+
+def declared_template(encoder: Any) -> str | None:
+    """The instruction template an encoder declares it takes (``instruction_template``), or None."""
+    template = getattr(encoder, "instruction_template", None)
+    return check_template(template) if isinstance(template, str) else None
+
+
 # -- sentence-transformers ------------------------------------------------------------------------------------
 
 def resolve_local(name_or_path: str) -> tuple[Path, str]:
@@ -144,8 +252,9 @@ class SentenceTransformerEncoder:
         self.model = st.SentenceTransformer(str(folder), device=device, local_files_only=True)
         if self.max_length:
             self.model.max_seq_length = self.max_length
+        own = getattr(self.model, "prompts", {}) or {}
+        self.instruction_template = template_of(own.get("query"))
         if self.prompts is None:  # the model's own query/document prompts, when its configuration names them
-            own = getattr(self.model, "prompts", {}) or {}
             self.prompts = _prompts({r: own[r] for r in ROLES if own.get(r)})
         else:
             self.prompts = _prompts(self.prompts)
@@ -163,8 +272,9 @@ class SentenceTransformerEncoder:
             prompts=self.prompts,
         )
 
-    def encode(self, texts: Sequence[str], *, role: Role, batch_size: int = 32) -> np.ndarray:
-        prompt = (self.prompts or {}).get(role)
+    def encode(self, texts: Sequence[str], *, role: Role, batch_size: int = 32,
+               prompt: str | None = None) -> np.ndarray:
+        prompt = prompt if prompt is not None else (self.prompts or {}).get(role)
         kwargs: dict[str, Any] = {"prompt": prompt, "batch_size": batch_size, "show_progress_bar": False,
                                   "convert_to_numpy": True}
         if self.devices and len(self.devices) > 1:
@@ -217,8 +327,9 @@ class Model2VecEncoder:
                               parameters=int(np.prod(np.shape(emb))), dimension=int(self.model.dim),
                               open_weights=True, prompts=self.prompts)
 
-    def encode(self, texts: Sequence[str], *, role: Role, batch_size: int = 1024) -> np.ndarray:
-        prompt = (self.prompts or {}).get(role, "")
+    def encode(self, texts: Sequence[str], *, role: Role, batch_size: int = 1024,
+               prompt: str | None = None) -> np.ndarray:
+        prompt = prompt if prompt is not None else (self.prompts or {}).get(role, "")
         items = [prompt + t for t in texts] if prompt else list(texts)
         return np.asarray(self.model.encode(items, batch_size=batch_size, show_progress_bar=False),
                           dtype=np.float32)
@@ -276,14 +387,25 @@ class OpenAIEmbeddingsEncoder:
         response = self.client.embeddings.create(**kwargs)
         rows = sorted(response.data, key=lambda d: d.index)
         if [d.index for d in rows] != list(range(len(texts))):
-            raise LemmataError(f"{self.config.base_url}: the endpoint answered {len(rows)} embeddings for "
-                               f"{len(texts)} inputs")
+            raise BadVectors(f"{self.config.base_url}: the endpoint answered {len(rows)} embeddings for "
+                             f"{len(texts)} inputs")
+        sizes = sorted({len(d.embedding) for d in rows})
+        if len(sizes) > 1:
+            raise BadVectors(f"model {self.config.model!r} at {self.config.base_url} answered embeddings of "
+                             f"different lengths {sizes[:5]} in one batch")
         return str(response.model), np.asarray([d.embedding for d in rows], dtype=np.float32)
 
-    def encode(self, texts: Sequence[str], *, role: Role, batch_size: int = 64) -> np.ndarray:
-        prompt = (self.prompts or {}).get(role, "")
+    def encode(self, texts: Sequence[str], *, role: Role, batch_size: int = 64,
+               prompt: str | None = None) -> np.ndarray:
+        prompt = prompt if prompt is not None else (self.prompts or {}).get(role, "")
         items = [(prompt + t) or " " for t in texts]  # endpoints refuse an empty input
-        out = [self._request(items[i:i + batch_size])[1] for i in range(0, len(items), batch_size)]
+        out = []
+        for i in range(0, len(items), batch_size):
+            rows = self._request(items[i:i + batch_size])[1]
+            if rows.shape[1] != self.info.dimension:
+                raise BadVectors(f"model {self.config.model!r} at {self.config.base_url} answered embeddings of "
+                                 f"length {rows.shape[1]}; its first answer had length {self.info.dimension}")
+            out.append(rows)
         return np.concatenate(out) if out else np.zeros((0, self.info.dimension or 0), dtype=np.float32)
 
 
@@ -304,10 +426,12 @@ class ObjectEncoder:
         self.prompts = _prompts(self.prompts)
         if self.prompts and self.info.prompts != self.prompts:
             self.info = self.info.model_copy(update={"prompts": self.prompts})
+        self.instruction_template = getattr(self.model, "instruction_template", None)
 
-    def encode(self, texts: Sequence[str], *, role: Role, batch_size: int = 32) -> np.ndarray:
+    def encode(self, texts: Sequence[str], *, role: Role, batch_size: int = 32,
+               prompt: str | None = None) -> np.ndarray:
         texts = list(texts)
-        prompt = (self.prompts or {}).get(role, "")
+        prompt = prompt if prompt is not None else (self.prompts or {}).get(role, "")
         method = getattr(self.model, f"encode_{role}", None)
         if callable(method) and not prompt:
             return np.asarray(method(texts), dtype=np.float32)

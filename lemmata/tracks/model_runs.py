@@ -53,6 +53,9 @@ class Part:
     query_limits: dict[str, int | None] | None = None
     #: per query, document ids never ranked for it (a dynamic corpus)
     excluded: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: the task's declared query instruction, put before its queries for a model that takes instructions (in the
+    #: model's template) and never for one that does not
+    instruction: str | None = None
 
     def texts(self) -> list[str]:
         if callable(self.doc_texts):
@@ -93,20 +96,41 @@ class DenseRanker:
     """An encoder's rankings: cached corpus vectors, encoded queries, exact (or approximate) top-k search."""
 
     def __init__(self, encoder: Any, *, cache: Any = None, depth: int = DEFAULT_DEPTH, batch_size: int = 256,
-                 index: str = "auto", quiet: bool = False) -> None:
+                 index: str = "auto", quiet: bool = False, instruction_template: str | None = None) -> None:
         from lemmata.retrievers.embedding_cache import EmbeddingCache
+        from lemmata.retrievers.encoders import check_template
 
         if index not in INDEX_KINDS:
             raise ValueError(f"index must be one of {', '.join(INDEX_KINDS)}, not {index!r}")
         self.encoder, self.depth, self.batch_size, self.index, self.quiet = encoder, depth, batch_size, index, quiet
         self.cache = cache if cache is not None else EmbeddingCache()
+        self.instruction_template = check_template(instruction_template) if instruction_template else None
         self.index_kinds: set[str] = set()
+        self.instructed = False  # whether this task's queries got their instruction (the identity records it)
         self.stats: list[dict[str, Any]] = []
+
+    def start_task(self) -> None:
+        """Forget what the previous task's parts recorded (index kinds, instructions applied)."""
+        self.index_kinds.clear()
+        self.instructed = False
 
     def model(self) -> ModelInfo:
         kinds = sorted(self.index_kinds) or ["exact"]
-        return self.encoder.info.model_copy(update={"index": "+".join(kinds), "kind": self.encoder.info.kind
-                                                    or "retriever"})
+        update = {"index": "+".join(kinds), "kind": self.encoder.info.kind or "retriever"}
+        if self.instructed:
+            update["instruction_template"] = self.instruction_template
+        return self.encoder.info.model_copy(update=update)
+
+    def query_vectors(self, part: Part, qids: Sequence[str]) -> np.ndarray:
+        """The part's queries encoded; with the part's instruction in the template, when both are set."""
+        texts = [part.queries[i] for i in qids]
+        if self.instruction_template and part.instruction:
+            from lemmata.retrievers.encoders import instructed
+
+            self.instructed = True
+            return self.encoder.encode(texts, role="query", batch_size=self.batch_size,
+                                       prompt=instructed(self.instruction_template, part.instruction))
+        return self.encoder.encode(texts, role="query", batch_size=self.batch_size)
 
     def rank(self, part: Part) -> PartRun:
         from lemmata.retrievers.search import (
@@ -123,8 +147,10 @@ class DenseRanker:
                                          quiet=self.quiet, normalise_rows=normalised)
         encode_stats = self.cache.last
         qids = list(part.queries)
-        q = np.asarray(self.encoder.encode([part.queries[i] for i in qids], role="query",
-                                           batch_size=self.batch_size), dtype=np.float32)
+        from lemmata.retrievers.encoders import checked_vectors
+
+        q = checked_vectors(self.query_vectors(part, qids), model=self.encoder.info.name, role="query", ids=qids,
+                            dim=int(docs.shape[1]))
         if normalised:
             from lemmata.retrievers.encoders import normalise
 
@@ -212,6 +238,54 @@ class BaselineRanker:
         return out
 
 
+class RerankingRanker:
+    """A first stage's top ``depth`` documents per query rescored by a reranker (:mod:`lemmata.retrievers.rerank`)
+    and sorted by (new score descending, doc id): the file holds those ``depth`` documents. The reranker reads the
+    query as the task states it (no instruction) and each document's text; its identity and depth are part of the
+    model identity (``model.reranker``) and its name follows the first stage's (``FIRST → RERANKER``), so the
+    reranked run and its first stage are two systems and two rows."""
+
+    def __init__(self, first: Any, reranker: Any, *, depth: int) -> None:
+        self.first, self.reranker, self.depth = first, reranker, depth
+        self.encoder = getattr(first, "encoder", None)  # closed by the harness after the run
+
+    @property
+    def stats(self) -> list[dict[str, Any]]:
+        return getattr(self.first, "stats", [])
+
+    def start_task(self) -> None:
+        if callable(getattr(self.first, "start_task", None)):
+            self.first.start_task()
+
+    def model(self) -> ModelInfo:
+        from lemmata.formats.results import RerankerInfo
+
+        first = self.first.model()
+        info = RerankerInfo(**{k: v for k, v in self.reranker.identity.items() if v is not None}, depth=self.depth)
+        name = f"{first.name[:200 - len(info.name) - 3]} → {info.name}"  # the board's row reads as a pipeline
+        return first.model_copy(update={"name": name, "reranker": info, "kind": first.kind or "retriever"})
+
+    def rank(self, part: Part) -> PartRun:
+        from lemmata.retrievers.rerank import rescored
+
+        run = self.first.rank(part)
+        start = time.perf_counter()
+        position = {d: i for i, d in enumerate(part.doc_ids)}
+        texts = part.texts()
+        qids = list(run.rankings)
+        tops = [[d for d, _ in run.rankings[q][: self.depth]] for q in qids]
+        scores = self.reranker.rerank([part.queries[q] for q in qids], [[texts[position[d]] for d in top]
+                                                                       for top in tops])
+        rankings = {q: rescored(top, s) for q, top, s in zip(qids, tops, scores)}
+        seconds = time.perf_counter() - start
+        return PartRun(rankings, {**run.system, "rerank": {"depth": self.depth}}, run.seconds + seconds)
+
+    def close(self) -> None:
+        close = getattr(self.reranker, "close", None)
+        if callable(close):
+            close()
+
+
 # -- the file -----------------------------------------------------------------------------------------------------
 
 FLAGS = {"tuned_on_track_data": False, "used_external_data": False}
@@ -249,8 +323,8 @@ def run_task(task: RankingTask, ranker: Any, *, notes: str | None = None,
     runs: list[tuple[str | None, dict[str, Ranking]]] = []
     systems: list[dict[str, Any]] = []
     seconds = 0.0
-    if hasattr(ranker, "index_kinds"):
-        ranker.index_kinds.clear()
+    if callable(getattr(ranker, "start_task", None)):
+        ranker.start_task()
     for part in task.parts:
         run = ranker.rank(part)
         runs.append((part.label, run.rankings))

@@ -16,9 +16,11 @@ The baseline, stated in full (it demonstrates the file format; it is not a good 
   formalization is judged faithful when at least ``COVERAGE`` of the informal
   words occur in it; an informal statement without content words abstains
   (MA-Align ``null``, MathAtlas ``uncertain``).
-- **Formalizer (MathAtlas).** Nearest-neighbour reuse: BM25 over the MA-Align
-  pairs' informal statements, queried with the entity's statement; the best
-  pair's Lean statement is reused with its declaration renamed after the entity.
+- **Formalizer (MathAtlas).** Nearest-neighbour reuse: BM25 over the informal
+  statements of the MA-Align pairs of the entity's kind (definition pairs for a
+  definition, statement pairs for a theorem, example or exercise), queried with
+  the entity's statement; the best pair's Lean statement is reused with its
+  declaration renamed after the entity.
   An entity sharing no word with any pair abstains (``formal_statement`` null,
   verdicts ``abstain``).
 - **Checker (MathAtlas).** None here: without a Lean toolchain nothing is
@@ -37,14 +39,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from lemmata.benchmarks.mathatlas.meta import MA_ALIGN, MATHATLAS
+from lemmata.benchmarks.mathatlas.meta import ATLAS_SPLITS, MA_ALIGN, MATHATLAS, TRACK_TYPES
 from lemmata.formats.envelope import SUBMISSION_FORMAT
 
 FIXTURE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "hub" / "MathAtlas"
 #: share of the informal statement's content words the Lean statement must contain to be judged faithful
 COVERAGE = 0.5
 JUDGE = f"lemmata-example-lexical-coverage-{COVERAGE}"
-TRACK_TYPES = {"statements": "theorem", "definitions": "definition"}
 _HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _DECL = re.compile(r"^(\s*(?:theorem|lemma|def|abbrev|structure|class)\s+)(\S+)")
 
@@ -94,12 +95,13 @@ def rename(lean: str, name: str) -> str:
 
 
 def lean_name(entity_id: str) -> str:
-    """A Lean identifier for an entity id.
+    """A Lean identifier for an entity id (an upstream uuid may start with a digit, which Lean refuses).
 
-    >>> lean_name("folland-thm-1.8")
-    'folland_thm_1_8'
+    >>> lean_name("folland-thm-1.8"), lean_name("84c6c40f-b850-404d-aa85-99942990a33e")
+    ('folland_thm_1_8', 'e_84c6c40f_b850_404d_aa85_99942990a33e')
     """
-    return re.sub(r"\W", "_", entity_id)
+    name = re.sub(r"\W", "_", entity_id)
+    return name if name[:1].isalpha() else f"e_{name}"
 
 
 def align_records(pairs: list[dict]) -> list[dict]:
@@ -112,12 +114,15 @@ def atlas_records(entities: list[dict], pairs: list[dict], track: str) -> list[d
     """One MathAtlas record per entity of ``track``, in release order."""
     from lemmata.retrievers.bm25 import BM25Index
 
-    index = BM25Index([p["pair_id"] for p in pairs], [p["informal_statement"] for p in pairs])
+    indexes = {kind: BM25Index([p["pair_id"] for p in pairs if p["kind"] == kind],
+                               [p["informal_statement"] for p in pairs if p["kind"] == kind])
+               for kind in ("definition", "statement")}
     formal = {p["pair_id"]: p["formal_statement"] for p in pairs}
     out = []
     for e in entities:
-        if e["entity_type"] != TRACK_TYPES[track]:
+        if e["entity_type"] not in TRACK_TYPES[track]:
             continue
+        index = indexes["definition" if e["entity_type"] == "definition" else "statement"]
         best = [(pid, s) for pid, s in index.search(e["statement"], 1) if s > 0]
         if not best:
             out.append({"entity_id": e["entity_id"], "formal_statement": None, "compiles": "abstain",
@@ -153,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("give both --atlas-release and --align-release, or neither")
         else:
             atlas_dir, align_dir = build_fixture_releases(Path(tmp))
-        entities = open_release(atlas_dir).rows("entities", "test")
+        atlas = open_release(atlas_dir)
+        entities = list({e["entity_id"]: e for s in ATLAS_SPLITS for e in atlas.rows("entities", s)}.values())
         pairs = open_release(align_dir).rows("pairs", "test")
     model = {"name": "example: nearest MA-Align formalization (BM25) + lexical-coverage judge",
              "revision": "lemmata example 1"}

@@ -27,10 +27,13 @@ MATHNET_SNAPSHOT = FIXTURES / "MathNet-Retrieve"
 
 
 class FakeHub:
-    """Serves one local folder as one dataset repository at one commit; ``status`` forces an error for every request."""
+    """Serves one local folder as one dataset repository at one commit (``more``: further repositories, by id, as
+    ``(commit, folder)``); ``status`` forces an error for every request."""
 
-    def __init__(self, repo_id: str, commit: str, folder: Path, status: int | None = None) -> None:
-        self.repo_id, self.commit, self.folder, self.status = repo_id, commit, folder, status
+    def __init__(self, repo_id: str, commit: str, folder: Path, status: int | None = None, *,
+                 more: dict[str, tuple[str, Path]] | None = None) -> None:
+        self.repos = {repo_id: (commit, folder), **(more or {})}
+        self.status = status
         self.requests: list[str] = []
         hub = self
 
@@ -56,8 +59,9 @@ class FakeHub:
         self.server.shutdown()
         self.server.server_close()
 
-    def _files(self) -> list[Path]:
-        return sorted(p for p in self.folder.rglob("*") if p.is_file())
+    @staticmethod
+    def _files(folder: Path) -> list[Path]:
+        return sorted(p for p in folder.rglob("*") if p.is_file())
 
     def _send(self, h: BaseHTTPRequestHandler, status: int, payload: bytes, headers: dict[str, str], body: bool):
         h.send_response(status)
@@ -74,32 +78,37 @@ class FakeHub:
         if self.status is not None:
             self._send(h, self.status, b'{"error": "unavailable"}', {"Content-Type": "application/json"}, body)
             return
-        tree = f"/api/datasets/{self.repo_id}/tree/"
-        resolve = f"/datasets/{self.repo_id}/resolve/"
-        if path.startswith(tree) or path.startswith(resolve):
-            rest = path[len(tree):] if path.startswith(tree) else path[len(resolve):]
-            rev, _, rel = rest.partition("/")
-            if rev != self.commit:
-                self._send(h, 404, b'{"error": "Invalid rev id"}',
-                           {"Content-Type": "application/json", "X-Error-Code": "RevisionNotFound",
-                            "X-Error-Message": "Invalid rev id"}, body)
+        for repo_id, (commit, folder) in self.repos.items():
+            tree = f"/api/datasets/{repo_id}/tree/"
+            resolve = f"/datasets/{repo_id}/resolve/"
+            if path.startswith(tree) or path.startswith(resolve):
+                self._serve(h, path, tree, resolve, commit, folder, body)
                 return
-            if path.startswith(tree):
-                listing = [{"type": "file", "oid": hashlib.sha1(p.read_bytes()).hexdigest(), "size": p.stat().st_size,
-                            "path": p.relative_to(self.folder).as_posix()} for p in self._files()]
-                self._send(h, 200, json.dumps(listing).encode(), {"Content-Type": "application/json"}, body)
-                return
-            file = self.folder / rel
-            if not file.is_file():
-                self._send(h, 404, b'{"error": "Entry not found"}',
-                           {"X-Error-Code": "EntryNotFound", "X-Repo-Commit": self.commit}, body)
-                return
-            data = file.read_bytes()
-            self._send(h, 200, data, {"X-Repo-Commit": self.commit, "ETag": f'"{hashlib.sha1(data).hexdigest()}"',
-                                      "Content-Type": "application/octet-stream"}, body)
-            return
         self._send(h, 404, b'{"error": "Repository not found"}',
                    {"Content-Type": "application/json", "X-Error-Code": "RepoNotFound"}, body)
+
+    def _serve(self, h: BaseHTTPRequestHandler, path: str, tree: str, resolve: str, commit: str, folder: Path,
+               body: bool) -> None:
+        rest = path[len(tree):] if path.startswith(tree) else path[len(resolve):]
+        rev, _, rel = rest.partition("/")
+        if rev != commit:
+            self._send(h, 404, b'{"error": "Invalid rev id"}',
+                       {"Content-Type": "application/json", "X-Error-Code": "RevisionNotFound",
+                        "X-Error-Message": "Invalid rev id"}, body)
+            return
+        if path.startswith(tree):
+            listing = [{"type": "file", "oid": hashlib.sha1(p.read_bytes()).hexdigest(), "size": p.stat().st_size,
+                        "path": p.relative_to(folder).as_posix()} for p in self._files(folder)]
+            self._send(h, 200, json.dumps(listing).encode(), {"Content-Type": "application/json"}, body)
+            return
+        file = folder / rel
+        if not file.is_file():
+            self._send(h, 404, b'{"error": "Entry not found"}',
+                       {"X-Error-Code": "EntryNotFound", "X-Repo-Commit": commit}, body)
+            return
+        data = file.read_bytes()
+        self._send(h, 200, data, {"X-Repo-Commit": commit, "ETag": f'"{hashlib.sha1(data).hexdigest()}"',
+                                  "Content-Type": "application/octet-stream"}, body)
 
 
 @pytest.fixture

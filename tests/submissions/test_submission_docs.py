@@ -51,8 +51,8 @@ def served_releases():
     hub = ROOT / "tests" / "fixtures" / "hub"
     for cls, src, rid in ((MathNetRetrieveBuilder, hub / "MathNet-Retrieve", "mathnet-retrieve-1.0.0"),
                           (MirbBuilder, hub / "mirb", "mirb-1.0.0"),
-                          (MathAtlasBuilder, hub / "MathAtlas", "mathatlas-1.0.0"),
-                          (MaAlignBuilder, hub / "MathAtlas", "ma-align-1.0.0")):
+                          (MathAtlasBuilder, hub / "MathAtlas", "mathatlas-2.0.0"),
+                          (MaAlignBuilder, hub / "MathAtlas", "ma-align-2.0.0")):
         if not (releases_dir() / rid).is_dir():
             cls(source_dir=src).build(releases_dir(), quiet=True)
 
@@ -321,18 +321,19 @@ def mirb_header(lines: list[dict]) -> bytes:
 
 
 def atlas_records(lines: list[dict]) -> bytes:
-    """Mistakes in a definitions-track file (lines 2-4 are the example's three definitions)."""
+    """Mistakes in a definitions-track file (lines 2-5 are the example's four definitions)."""
     h, r = lines[0], copy.deepcopy(lines[1:])
     statement = next(x["formal_statement"] for x in r if x["formal_statement"])
-    r[0].update(compiles="no")                                           # line 2: null statement cannot fail
-    r[1].update(formal_statement="   ")                                  # line 3: blank statement
-    r[2].update(compiles="true")                                         # line 4: not a verdict
-    r.append({"entity_id": "folland-thm-1.8", "formal_statement": statement, "compiles": "pending",
-              "faithful": "no"})                                         # line 5: a theorem, not a definition
-    r.append({**lines[2]})                                               # line 6: line 3's entity again
-    r.append({**lines[2], "entity_id": "hatcher-def-0.2"})               # line 7: no such entity
-    r.append({"entity_id": "hatcher-def-0.1", "statement": statement, "compiles": "pending",
-              "faithful": "no"})                                         # line 8: 'statement' for 'formal_statement'
+    theorem, unknown = "a1f0c3d2-0003-4e6a-9b1c-000000000003", "a1f0c3d2-0099-4e6a-9b1c-000000000099"
+    r[0].update(formal_statement="   ")                                  # line 2: blank statement
+    r[1].update(compiles="true")                                         # line 3: not a verdict
+    r[2].update(compiles="no")                                           # line 4: null statement cannot fail
+    r.append({"entity_id": theorem, "formal_statement": statement, "compiles": "pending",
+              "faithful": "no"})                                         # line 6: a theorem, not a definition
+    r.append({**lines[1]})                                               # line 7: line 2's entity again
+    r.append({**lines[2], "entity_id": unknown})                         # line 8: no such entity
+    r.append({"entity_id": lines[1]["entity_id"], "statement": statement, "compiles": "pending",
+              "faithful": "no"})                                         # line 9: 'statement' for 'formal_statement'
     return _dump([h, *r])
 
 
@@ -346,13 +347,13 @@ def align_records(lines: list[dict]) -> bytes:
     r[0]["faithful"] = "yes"                                             # line 2: a string, not true/false
     r[1]["pair_id"] = 2                                                  # line 3: a number, not the id string
     r[2]["confidence"] = 0.8                                             # line 4: a field the format has not
-    r[3]["pair_id"] = "align-04"                                         # line 5: mistyped id
+    r[3]["pair_id"] = r[3]["pair_id"][:-1]                              # line 5: mistyped id
     r[4]["pair_id"] = r[5]["pair_id"]                                    # lines 6 and 7: the same pair twice
     return _dump([h, *r])
 
 
 def align_header(lines: list[dict]) -> bytes:
-    h = {**lines[0], "release": "ma-align-2.0.0"}
+    h = {**lines[0], "release": "ma-align-3.0.0"}
     return _dump([h, *lines[1:]])
 
 

@@ -33,10 +33,10 @@ def served_releases():
 
     hub = ROOT / "tests" / "fixtures" / "hub"
     for cls, src, rid in ((MathNetRetrieveBuilder, hub / "MathNet-Retrieve", "mathnet-retrieve-1.0.0"),
-                          (MathNetSolveBuilder, hub / "MathNet", "mathnet-solve-1.0.0"),
+                          (MathNetSolveBuilder, hub / "MathNet", "mathnet-solve-1.1.0"),
                           (MirbBuilder, hub / "mirb", "mirb-1.0.0"),
-                          (MathAtlasBuilder, hub / "MathAtlas", "mathatlas-1.0.0"),
-                          (MaAlignBuilder, hub / "MathAtlas", "ma-align-1.0.0")):
+                          (MathAtlasBuilder, hub / "MathAtlas", "mathatlas-2.0.0"),
+                          (MaAlignBuilder, hub / "MathAtlas", "ma-align-2.0.0")):
         if not (releases_dir() / rid).is_dir():
             cls(source_dir=src).build(releases_dir(), quiet=True)
 

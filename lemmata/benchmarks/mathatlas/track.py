@@ -1,33 +1,42 @@
-"""MathAtlas (formalization verdicts) and MA-Align (judge predictions) track handlers.
+"""MathAtlas (formalizations checked by the oracles) and MA-Align (judge predictions) track handlers.
 
 MathAtlas: a submission formalizes the entities of one track — ``statements``
-(theorems) or ``definitions`` — and carries, per entity, the Lean checker's and
-the faithfulness judge's verdicts (``yes``, ``no``, ``uncertain``, ``abstain``,
-``not_evaluable``, ``pending``). The header names the Lean version and the judge,
-which together form the scoring artifact, so rows checked differently are never
-ranked together. Correct = compiles ∧ faithful over every entity of the track
-(an entity without a record counts as abstained); a ``pending`` verdict is never
-counted as correct and marks the result ``pending_oracle``. A formal statement may contain only
-what :mod:`lemmata.benchmarks.mathatlas.formal_statement` allows (imports, ``open``, namespaces, the
-declarations of the track, no options, attributes, axioms, ``#``-commands or macros).
+(theorems, examples and exercises: the paper's statement population), ``definitions``, or
+``ma-hard`` (every entity of MA-Hard, the upstream split ``hard``, ranked in its own board group) —
+one Lean 4 text per entity, under a declared context condition (``zero-shot`` or ``dependencies``: the
+formalizer was shown the statements the entity's links point to), which splits board groups. Every verdict
+comes from Lemmata's oracles (:mod:`lemmata.benchmarks.mathatlas.verdicts`): the Lean server compiles each text
+under the forced header, and the judge rates the faithfulness of the compiling ones; a compile or faithfulness
+verdict a submitter states (``compiles``, ``faithful``, ``lean_version``, ``judge``) is kept as information
+and never counted. The Lean and judge artifacts form the scoring artifact, so rows checked differently are
+never ranked together. Correct = compiles ∧ faithful over every entity of the track (an entity without a
+record counts as abstained); an item awaiting an oracle is ``pending``, never counted as correct, and marks
+the result ``pending_oracle`` with its bounds. Correctness is broken down by entity
+type and by range of Lemmata's SCC depth (never the paper's depth; see
+:mod:`lemmata.benchmarks.mathatlas.graph`). A formal statement may contain only what
+:mod:`lemmata.benchmarks.mathatlas.formal_statement` allows (imports, ``open``, namespaces, the
+declarations its entity's kind needs — a definition's rules for a definition, a statement's for
+the rest — and no options, attributes, axioms, ``#``-commands or macros).
 
 MA-Align: a judge predicts, for every pair, whether the formalization is
-faithful (``true``/``false``; ``null`` abstains). Accuracy is the headline with
-a Wilson interval; precision, recall and F1 of the *faithful* class carry
-percentile-bootstrap intervals over pairs.
+faithful (``true`` for aligned, ``false`` for misaligned; ``null`` abstains). It is scored
+against two named label sets (:data:`~lemmata.benchmarks.mathatlas.meta.LABEL_SETS`): the
+published labels (the headline) and the authors' relabel. Accuracy carries a Wilson interval;
+precision, recall and F1 of the *aligned* class carry percentile-bootstrap intervals over pairs.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 from pydantic import BaseModel, Field, StrictBool, StrictStr
 
 from lemmata.benchmarks.mathatlas.formal_statement import statement_problems
-from lemmata.benchmarks.mathatlas.meta import MA_ALIGN, MATHATLAS
+from lemmata.benchmarks.mathatlas.graph import depth_group
+from lemmata.benchmarks.mathatlas.meta import ATLAS_SPLITS, LABEL_SETS, MA_ALIGN, MATHATLAS, TRACK_TYPES
 from lemmata.core.meta import BenchmarkMeta
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.models import Exact
@@ -41,9 +50,14 @@ from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_
 from lemmata.tracks.base import OracleConfig, TrackHandler, Validated
 from lemmata.formats.envelope import Envelope, no_records, validate_model
 from lemmata.formats.schema import SchemaFile, dumps, line_schema
+from lemmata.oracles.kimina_double import DOUBLE_LEAN_VERSION
 
-#: which entity type each MathAtlas track formalizes
-TRACK_TYPES = {"statements": "theorem", "definitions": "definition"}
+#: the frozen tuple's retrieval artifact of each context condition (what the formalizer was shown)
+CONTEXT_ARTIFACTS: dict[str, str | None] = {"zero-shot": None, "dependencies": "mathatlas-dependency-context/1"}
+#: what each MathAtlas track formalizes, in words
+TRACK_NOUNS = {"statements": "theorem, example and exercise", "definitions": "definition", "ma-hard": "MA-Hard"}
+#: the board group (frozen split) of each track's results
+TRACK_SPLITS = {"statements": "entities/test+hard", "definitions": "entities/test+hard", "ma-hard": "entities/hard"}
 MAX_STATEMENT_CHARS = 50_000
 #: problems reported per formal statement (the first ones, in line order)
 MAX_LEAN_PROBLEMS = 5
@@ -54,20 +68,27 @@ class AtlasHeader(Exact):
     format: Literal["lemmata-submission/1"]
     benchmark: Literal["mathatlas"]
     release: str = Field(pattern=r"^mathatlas-\d+\.\d+\.\d+$")
-    track: Literal["statements", "definitions"]
+    track: Literal["statements", "definitions", "ma-hard"]
     model: ModelInfo
-    lean_version: str = Field(min_length=1, max_length=100, pattern=_ID,
-                              description="Lean toolchain the statements were checked with, e.g. 'v4.24.0'")
-    judge: str = Field(min_length=1, max_length=200, pattern=_ID,
-                       description="id (and version) of the faithfulness judge, e.g. 'CriticLean-32B'")
+    context: Literal["zero-shot", "dependencies"] = Field(
+        default="zero-shot", description="what the formalizer was shown besides the entity: nothing, or the "
+                                         "statements its dependencies point to (a condition that splits groups)")
+    lean_version: str | None = Field(default=None, min_length=1, max_length=100, pattern=_ID,
+                                     description="informational: the Lean toolchain the submitter checked with; "
+                                                 "verdicts come from Lemmata's Lean oracle")
+    judge: str | None = Field(default=None, min_length=1, max_length=200, pattern=_ID,
+                              description="informational: the submitter's faithfulness judge; verdicts come from "
+                                          "Lemmata's judge")
     notes: str = Field(default="", max_length=4000)
 
 
 class AtlasRecord(Exact):
     entity_id: str = Field(min_length=1, max_length=300)
     formal_statement: str | None = Field(max_length=MAX_STATEMENT_CHARS, description="Lean 4 source; null abstains")
-    compiles: Verdict
-    faithful: Verdict
+    compiles: Verdict | None = Field(default=None, description="informational: the submitter's compile verdict, "
+                                                               "never counted")
+    faithful: Verdict | None = Field(default=None, description="informational: the submitter's faithfulness "
+                                                               "verdict, never counted")
 
 
 class AlignHeader(Exact):
@@ -111,16 +132,52 @@ def _records(envelope: Envelope, model: type[BaseModel], key: str, known: Mappin
 
 # -- MathAtlas ------------------------------------------------------------------------------------------------
 
-def _entities(release_id: str) -> dict[str, tuple[str, int]]:
+class Entity(NamedTuple):
+    type: str
+    depth: int
+    ma_hard: bool
+
+
+def _entities(release_id: str) -> dict[str, Entity]:
+    """Every distinct entity of the release (split ``test``, then ``hard``), in release order."""
     release = load_release(MATHATLAS, release_id)
-    cols = read_columns(release, "entities", "test", ["entity_id", "entity_type", "depth"])
-    return {e: (t, d) for e, t, d in zip(cols["entity_id"], cols["entity_type"], cols["depth"])}
+    out: dict[str, Entity] = {}
+    for split in ATLAS_SPLITS:
+        cols = read_columns(release, "entities", split, ["entity_id", "entity_type", "scc_depth", "ma_hard"])
+        for e, t, d, h in zip(cols["entity_id"], cols["entity_type"], cols["scc_depth"], cols["ma_hard"]):
+            out.setdefault(e, Entity(t, d, h))
+    return out
 
 
-def track_entities(release_id: str, track: str) -> dict[str, int]:
-    """``entity_id -> depth`` of the entities a track formalizes, in release order."""
-    wanted = TRACK_TYPES[track]
-    return {e: d for e, (t, d) in _entities(release_id).items() if t == wanted}
+def entity_texts(release_id: str, wanted: set[str]) -> dict[str, str]:
+    """The natural-language text of the ``wanted`` entities (what the judge compares a formalization with)."""
+    release = load_release(MATHATLAS, release_id)
+    out: dict[str, str] = {}
+    for split in ATLAS_SPLITS:
+        cols = read_columns(release, "entities", split, ["entity_id", "statement"])
+        out.update((e, t) for e, t in zip(cols["entity_id"], cols["statement"]) if e in wanted)
+    return out
+
+
+def in_track(entity: Entity, track: str) -> bool:
+    return entity.type in TRACK_TYPES[track] and (track != "ma-hard" or entity.ma_hard)
+
+
+def track_entities(release_id: str, track: str) -> dict[str, Entity]:
+    """The entities a track formalizes, in release order."""
+    return {e: ent for e, ent in _entities(release_id).items() if in_track(ent, track)}
+
+
+def _why_not(entity_id: str, entity: Entity, track: str) -> str:
+    if track == "ma-hard" and not entity.ma_hard:
+        return f"entity {entity_id!r} is not in MA-Hard (upstream split 'hard'); the ma-hard track formalizes MA-Hard"
+    return (f"entity {entity_id!r} is a {entity.type}; the {track} track formalizes {TRACK_NOUNS[track]} "
+            "entities")
+
+
+def statement_rules(entity: Entity) -> str:
+    """Which :func:`statement_problems` rules a formalization of ``entity`` follows."""
+    return "definitions" if entity.type == "definition" else "statements"
 
 
 class _FamilyHandler(TrackHandler):
@@ -161,29 +218,27 @@ class MathAtlasHandler(_FamilyHandler):
         name = envelope.filename
         problems, check = self._checked_header(envelope)
         header, context = check.header, check.context
-        entities: dict[str, int] | None = None
+        entities: dict[str, Entity] | None = None
         others: dict[str, str] | None = None
         if context is not None:
             entities = track_entities(context.release, context.track)
             if not entities:
-                raise InputError.one(name, f"the release has no {TRACK_TYPES[context.track]} entities to formalize",
+                raise InputError.one(name, f"the release has no {TRACK_NOUNS[context.track]} entities to formalize",
                                      envelope.header_line, "header.track")
-            others = {e: f"entity {e!r} is a {t}; the {context.track} track formalizes {TRACK_TYPES[context.track]} "
-                         "entities" for e, (t, _) in _entities(context.release).items() if e not in entities}
+            others = {e: _why_not(e, ent, context.track) for e, ent in _entities(context.release).items()
+                      if e not in entities}
         records = _records(envelope, AtlasRecord, "entity_id", entities, problems, others)
         if context is None:
             if envelope.records:
                 problems.append(records_skipped(name, AtlasHeader, "the records' entity ids and formal statements"))
             raise InputError(problems)
         for line, rec in records.values():
-            if rec.formal_statement is None and rec.compiles not in ("abstain", "not_evaluable"):
-                problems.append(Problem(name, "no formal_statement: compiles must be 'abstain' or 'not_evaluable'",
-                                        line, "compiles"))
             if rec.formal_statement is not None and not rec.formal_statement.strip():
                 problems.append(Problem(name, "formal_statement is blank; use null to abstain", line,
                                         "formal_statement"))
             elif rec.formal_statement is not None:
-                for lean_line, reason in statement_problems(rec.formal_statement, context.track)[:MAX_LEAN_PROBLEMS]:
+                rules = statement_rules(entities[rec.entity_id])
+                for lean_line, reason in statement_problems(rec.formal_statement, rules)[:MAX_LEAN_PROBLEMS]:
                     problems.append(Problem(name, f"formal_statement line {lean_line}: {reason}", line,
                                             "formal_statement"))
         if problems:
@@ -191,50 +246,87 @@ class MathAtlasHandler(_FamilyHandler):
         return Validated(benchmark=self.benchmark, track=header.track, model=header.model, header=header,
                          records=[rec for _, rec in records.values()], sha256=sha256, filename=name,
                          summary=f"{sum(r.formal_statement is not None for _, r in records.values())} of "
-                                 f"{len(entities)} {TRACK_TYPES[header.track]} entities formalized "
+                                 f"{len(entities)} {TRACK_NOUNS[header.track]} entities formalized "
                                  f"({len(records)} records)",
-                         needs_oracle=any("pending" in (r.compiles, r.faithful) for _, r in records.values()))
+                         needs_oracle=any(r.formal_statement is not None for _, r in records.values()))
 
     def score(self, submission: Validated, *, received_at: str, oracles: OracleConfig) -> Result:
+        from lemmata.benchmarks.mathatlas.verdicts import obtain
+
         header: AtlasHeader = submission.header
         entities = track_entities(header.release, header.track)
         given = {r.entity_id: r for r in submission.records}
-        verdicts = [
-            {"item_id": e, "compiles": given[e].compiles if e in given else "abstain",
-             "faithful": given[e].faithful if e in given else "abstain", "group": f"depth {depth}"}
-            for e, depth in entities.items()
-        ]
-        report = correctness_report(verdicts)
-        correct = report.correctness
-        metrics: dict[str, Any] = {
-            "correct": correct.model_dump(mode="json"),
-            "compile_rate": report.compile_rate.model_dump(mode="json"),
-            "faithful_given_compiles": (report.faithful_given_compiles.model_dump(mode="json")
-                                        if report.faithful_given_compiles else None),
-            "submitted": len(given), "entities": len(entities),
-        }
+        formal = {e: r.formal_statement for e, r in given.items()}
+        found = obtain(header.release, entities, formal, entity_texts(header.release, set(formal)), oracles,
+                       quiet=getattr(self, "quiet", True))
+        verdicts = [{"item_id": e, "compiles": v.compiles, "faithful": v.faithful} for e, v in found.items.items()]
+        by_type = correctness_report([{**v, "group": entities[v["item_id"]].type} for v in verdicts])
+        by_depth = correctness_report([{**v, "group": depth_group(entities[v["item_id"]].depth)} for v in verdicts])
+        correct = by_type.correctness
         pending = correct.pending
-        notes = [f"Verdicts as submitted (Lean {header.lean_version}; judge {header.judge}); Lemmata did not re-run "
-                 "the checker or the judge.",
-                 "Correct = compiles ∧ faithful over every entity of the track; entities without a record count as "
-                 "abstained."]
+        bounds = [correct.count / correct.total, (correct.count + pending) / correct.total]
+        metrics: dict[str, Any] = {
+            "correct": correct.model_dump(mode="json"), "correct_bounds": bounds,
+            "compile_rate": by_type.compile_rate.model_dump(mode="json"),
+            "faithful_given_compiles": (by_type.faithful_given_compiles.model_dump(mode="json")
+                                        if by_type.faithful_given_compiles else None),
+            "submitted": len(given), "entities": len(entities),
+            "compile_pending": sum(v.compiles == "pending" for v in found.items.values()),
+            "judge_pending": sum(v.compiles == "yes" and v.faithful == "pending" for v in found.items.values()),
+        }
+        lean_id = found.lean.identity if found.lean is not None else None
+        lean_text = (f"Lean {lean_id.lean_version}, Mathlib {lean_id.mathlib_version}, {lean_id.timeout_s} s per item"
+                     if lean_id is not None else "no Lean server configured")
+        judge_text = found.judge.judge_id if found.judge is not None else "no judge configured"
+        notes = [f"Verdicts from Lemmata's oracles only: compilation by the Lean server under the forced header "
+                 f"`import Mathlib` / `import Aesop` ({lean_text}); faithfulness of compiling items by the judge "
+                 f"({judge_text}; an unreadable reply counts as misaligned). Verdicts a submission states are "
+                 "informational and never counted.",
+                 f"Correct = compiles ∧ faithful over every {TRACK_NOUNS[header.track]} entity of the track; "
+                 "entities without a record count as abstained.",
+                 "Depth ranges use Lemmata's SCC depth over the public release's links (see the release card), "
+                 "not the paper's depth."]
         if pending:
-            notes.append(f"{pending} entities await a verdict and are not counted as correct.")
+            notes.append(f"{pending} entities await a verdict ({metrics['compile_pending']} the Lean server, "
+                         f"{metrics['judge_pending']} the judge) and are not counted as correct: correct lies "
+                         f"between {bounds[0]:.4f} and {bounds[1]:.4f}; run `lemmata judge` with the oracles "
+                         "configured.")
+        flags: dict[str, Any] = {"verdicts": "oracle", "context": header.context}
+        if lean_id is not None and lean_id.lean_version == DOUBLE_LEAN_VERSION:
+            flags["lean"] = "protocol-double"
+            notes.append("Compile verdicts come from the Lean protocol double (lexical checks only): test data.")
         return make_result(
             kind="scored", benchmark=self.benchmark, track=header.track,
-            frozen=FrozenTuple(dataset_release=header.release, split="entities/test", retrieval_artifact=None,
-                               scoring_artifact=f"submitted-verdicts lean={header.lean_version} judge={header.judge}",
-                               date=received_date(received_at)),
-            submission_sha256=submission.sha256, model=header.model, flags={"verdicts": "submitted"},
+            frozen=FrozenTuple(dataset_release=header.release, split=TRACK_SPLITS[header.track],
+                               retrieval_artifact=CONTEXT_ARTIFACTS[header.context],
+                               scoring_artifact=found.scoring_artifact, date=received_date(received_at)),
+            submission_sha256=submission.sha256, model=header.model, flags=flags,
             main=Score(metric="correct", value=correct.rate, interval=correct.wilson95, interval_kind="wilson95",
                        count=correct.count, total=correct.total),
             metrics=metrics,
-            breakdowns={"by_depth": {g: row.model_dump() for g, row in correct.per_domain.items()}},
-            items=[{**v, "correct": v["compiles"] == "yes" and v["faithful"] == "yes", "submitted": v["item_id"] in given}
+            breakdowns={"by_type": {g: row.model_dump() for g, row in correct.per_domain.items()},
+                        "by_depth": {g: row.model_dump() for g, row in by_depth.correctness.per_domain.items()}},
+            items=[_item(v, entities[v["item_id"]], found.items[v["item_id"]], given.get(v["item_id"]))
                    for v in verdicts],
             pending=pending, status="pending_oracle" if pending else "complete", notes=notes,
-            provenance={"header_notes": header.notes, "filename": submission.filename},
+            provenance={"header_notes": header.notes, "filename": submission.filename,
+                        "stated": {"lean_version": header.lean_version, "judge": header.judge},
+                        "judge": found.judge.manifest.judge if found.judge is not None else None,
+                        "lean": lean_id.model_dump() if lean_id is not None else None},
         )
+
+
+def _item(v: dict[str, Any], entity: Entity, found: Any, rec: AtlasRecord | None) -> dict[str, Any]:
+    """One entity's row: the oracle verdicts with their reasons, and what the submission stated (informational)."""
+    judgement = found.judgement or {}
+    out = {**v, "type": entity.type, "scc_depth": entity.depth, "correct": v["compiles"] == v["faithful"] == "yes",
+           "submitted": rec is not None,
+           "compile_reason": (found.compile or {}).get("reason"), "sorries": (found.compile or {}).get("sorries"),
+           "judge_result": judgement.get("result"),
+           "judge_reasoning": str(judgement.get("reasoning") or judgement.get("reason") or "")[:500] or None}
+    if rec is not None and (rec.compiles is not None or rec.faithful is not None):
+        out["stated"] = {"compiles": rec.compiles, "faithful": rec.faithful}
+    return out
 
 
 # -- MA-Align ---------------------------------------------------------------------------------------------------
@@ -299,10 +391,24 @@ def judge_report(gold: Sequence[bool], predicted: Sequence[bool | None], *, n_re
     return out
 
 
-def align_labels(release_id: str) -> dict[str, bool]:
+class Gold(NamedTuple):
+    """A pair's labels in each label set (True: aligned) and its kind (definition or statement)."""
+
+    published: bool
+    relabel: bool
+    kind: str
+
+
+def align_labels(release_id: str) -> dict[str, Gold]:
     release = load_release(MA_ALIGN, release_id)
-    cols = read_columns(release, "pairs", "test", ["pair_id", "faithful"])
-    return dict(zip(cols["pair_id"], cols["faithful"]))
+    cols = read_columns(release, "pairs", "test", ["pair_id", "label", "relabel", "kind"])
+    return {i: Gold(a == "aligned", b == "aligned", k)
+            for i, a, b, k in zip(cols["pair_id"], cols["label"], cols["relabel"], cols["kind"])}
+
+
+def _accuracy(report: dict[str, Any]) -> str:
+    acc = report["accuracy"]
+    return f"{acc['value']:.4f} ({acc['count']}/{acc['total']})"
 
 
 class MaAlignHandler(_FamilyHandler):
@@ -329,21 +435,34 @@ class MaAlignHandler(_FamilyHandler):
         labels = align_labels(header.release)
         given = {r.pair_id: r.faithful for r in submission.records}
         ids = list(labels)
-        report = judge_report([labels[i] for i in ids], [given.get(i) for i in ids])
+        predicted = [given.get(i) for i in ids]
+        reports = {name: judge_report([getattr(labels[i], name) for i in ids], predicted) for name in LABEL_SETS}
+        report = reports["published"]
         acc = report["accuracy"]
         missing = sum(1 for i in ids if i not in given)
-        notes = ["Accuracy against the gold faithfulness labels; precision, recall and F1 are of the faithful class."]
+        right = {name: [p is not None and p == getattr(labels[i], name) for i, p in zip(ids, predicted)]
+                 for name in LABEL_SETS}
+        by_kind = {kind: {name: {"count": sum(r for i, r in zip(ids, right[name]) if labels[i].kind == kind),
+                                 "total": sum(labels[i].kind == kind for i in ids)} for name in LABEL_SETS}
+                   for kind in sorted({g.kind for g in labels.values()})}
+        notes = ["Two label sets, each named: accuracy against the published labels (" + LABEL_SETS["published"]
+                 + f") is the headline; against the relabel set ({LABEL_SETS['relabel']}) it is "
+                 + _accuracy(reports["relabel"]) + ".",
+                 "Precision, recall and F1 are of the aligned (faithful) class, per label set."]
         if missing:
             notes.append(f"{missing} pairs had no prediction and count as wrong.")
         return make_result(
             kind="scored", benchmark=self.benchmark, track=header.track,
             frozen=FrozenTuple(dataset_release=header.release, split="pairs/test", retrieval_artifact=None,
-                               scoring_artifact="lemmata-judge-accuracy/1", date=received_date(received_at)),
+                               scoring_artifact="lemmata-judge-accuracy/2", date=received_date(received_at)),
             submission_sha256=submission.sha256, model=header.model,
             main=Score(metric="accuracy", value=acc["value"], interval=tuple(acc["interval"]),
                        interval_kind="wilson95", count=acc["count"], total=acc["total"]),
-            metrics={**report, "missing": missing},
-            items=[{"item_id": i, "gold": labels[i], "predicted": given.get(i),
-                    "right": given.get(i) is not None and given.get(i) == labels[i]} for i in ids],
+            metrics={**report, "missing": missing,
+                     "label_sets": {name: {"source": LABEL_SETS[name], **reports[name]} for name in LABEL_SETS}},
+            breakdowns={"by_kind": by_kind},
+            items=[{"item_id": i, "kind": labels[i].kind, "gold": labels[i].published, "relabel": labels[i].relabel,
+                    "predicted": given.get(i), "right": right["published"][n], "right_relabel": right["relabel"][n]}
+                   for n, i in enumerate(ids)],
             notes=notes, provenance={"header_notes": header.notes, "filename": submission.filename},
         )

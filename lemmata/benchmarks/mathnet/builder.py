@@ -17,6 +17,7 @@ from lemmata.benchmarks.mathnet.meta import HUB_REPO, MATHNET_RETRIEVE, RECALL_K
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.hashing import sha256_file
 from lemmata.release.builder import SplitTable
+from lemmata.release.card_check import CardLayout, ConfigLayout
 from lemmata.release.hub import UsedFiles, data_files
 from lemmata.release.hub_builder import HubReleaseBuilder
 
@@ -77,6 +78,12 @@ class MathNetRetrieveBuilder(HubReleaseBuilder):
 
     def features(self):
         return {"corpus": corpus_features(with_title=False), "queries": queries_features(), "qrels": qrels_features()}
+
+    def card_layouts(self) -> dict[str, tuple[CardLayout, ...]]:
+        """One config per tier with splits ``corpus``, ``queries``, ``qrels``. A config's ``dataset_info`` has one
+        feature list, which cannot describe three splits of different columns, so columns are not compared."""
+        return {HUB_REPO: (CardLayout(name="BEIR per tier", configs=tuple(
+            ConfigLayout(name=tier, splits=("corpus", "queries", "qrels"), other_splits=True) for tier in TIERS)),)}
 
     def make_tables(self, sources: dict[str, Path]) -> list[SplitTable]:
         root = self.checked_root(sources, HUB_REPO)

@@ -22,7 +22,9 @@ def _arguments(m) -> None:
     m.add_argument("--expert-pairs", metavar="FILE", help="expert-rag: JSONL of {problem_id, similar_id}")
     add_sampling_args(m, temperature_help="sampling temperature (default 0)",
                       seed_help="sampling seed (default: none sent)")
-    m.add_argument("--release", default="mathnet-solve-1.0.0", help="release id (default mathnet-solve-1.0.0)")
+    from lemmata.benchmarks.mathnet.solve_meta import MATHNET_SOLVE
+
+    m.add_argument("--release", default=MATHNET_SOLVE.release_id, help=f"release id (default {MATHNET_SOLVE.release_id})")
     m.add_argument("--limit", type=int, metavar="K", help="only the first K problems (a smoke run: the others count "
                    "as not solved)")
 

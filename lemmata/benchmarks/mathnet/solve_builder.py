@@ -1,10 +1,13 @@
 """Build the MathNet-Solve release from a pinned snapshot of ``ShadenA/MathNet``.
 
 Every per-country/competition config the snapshot's card declares is read (the aggregate ``all`` config holds
-the same files again and is skipped); rows are checked against :class:`UpstreamRow`, a problem id seen in two
-configs must carry the same statement, and image bytes must open as images within the stated bounds. The
-release holds one ``problems`` config (every problem, plus Lemmata's stratified subsets as splits of the same
-rows) and one ``images`` config with one row per figure.
+the same problems again under ``data/all/``: it is neither downloaded nor read). Upstream has published two
+schemas (:data:`~lemmata.benchmarks.mathnet.solve_schema.SCHEMAS`): each file's columns must be exactly one of
+them, every file the same one, and MANIFEST.json records which (``layouts``). Rows are checked against that
+schema's model, a problem id seen in two configs must carry the same statement, image bytes must open as
+images within the stated bounds, and the image count is the length of the ``images`` column (schema A's
+``num_images``/``has_images`` must agree with it). The release holds one ``problems`` config (every problem,
+plus Lemmata's stratified subsets as splits of the same rows) and one ``images`` config with one row per figure.
 """
 
 from __future__ import annotations
@@ -14,17 +17,21 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from lemmata.benchmarks.mathnet.languages import normalise_language
 from lemmata.benchmarks.mathnet.solve_meta import AGGREGATE_CONFIG, MATHNET_SOLVE, SUBSET_SEED, SUBSETS
 from lemmata.benchmarks.mathnet.solve_schema import (
-    MAX_IMAGE_BYTES, UPSTREAM_COLUMNS, UpstreamRow, domain_of, duplicate_groups, stratified_subset,
+    MAX_IMAGE_BYTES, SCHEMAS, UpstreamRow, UpstreamRowB, domain_of, duplicate_groups, schema_of, stratified_subset,
 )
 from lemmata.core.errors import InputError, Problem
 from lemmata.release.builder import SplitTable
+from lemmata.release.card_check import CardLayout, ConfigLayout, model_layout
 from lemmata.release.hub import UsedFiles, declared_data_files
 from lemmata.release.hub_builder import HubReleaseBuilder
 
 PIN = MATHNET_SOLVE.hub[0]
 ALLOW_PATTERNS = ("README.md", "data/*/*.parquet")
+#: ``data/all/`` repeats every per-country file (56 parquet files upstream): never downloaded
+IGNORE_PATTERNS = (f"data/{AGGREGATE_CONFIG}/*",)
 _MAX_PROBLEMS = 20
 
 
@@ -47,15 +54,16 @@ def image_features():
     return Features({"unique_id": Value("string"), "index": Value("int32"), "image": Image()})
 
 
-def _check_columns(path: Path, label: str, problems: list[Problem]) -> bool:
+def _file_schema(path: Path, label: str, problems: list[Problem]) -> str | None:
+    """The published schema whose columns the file has exactly, else None with one problem per difference."""
     import pyarrow.parquet as pq
 
-    names = set(pq.read_schema(path).names)
-    for col in sorted(set(UPSTREAM_COLUMNS) - names):
-        problems.append(Problem(label, "column missing (the pinned upstream schema has it)", field=col))
-    for col in sorted(names - set(UPSTREAM_COLUMNS)):
-        problems.append(Problem(label, "unknown column (not in the pinned upstream schema)", field=col))
-    return set(UPSTREAM_COLUMNS) <= names
+    name, diffs = schema_of(set(pq.read_schema(path).names))
+    for col, kind in diffs:
+        why = ("column missing (the nearest published schema has it)" if kind == "missing"
+               else "unknown column (in no published schema)")
+        problems.append(Problem(label, why, field=col))
+    return name
 
 
 def _image_problem(data: bytes | None) -> str | None:
@@ -73,24 +81,35 @@ def _image_problem(data: bytes | None) -> str | None:
     return None
 
 
-def read_snapshot(root: Path, used: UsedFiles) -> list[tuple[str, UpstreamRow]]:
-    """``(config, row)`` for every upstream row, checked; duplicates of one id across configs kept once."""
+def read_snapshot(root: Path, used: UsedFiles) -> tuple[str, list[tuple[str, UpstreamRow]]]:
+    """The schema read and ``(config, row)`` for every upstream row, checked; an id repeated across configs once."""
     from lemmata.formats.datafiles import iter_records
 
-    declared = declared_data_files(root)
+    declared = declared_data_files(root, skip=(AGGREGATE_CONFIG,))
     problems: list[Problem] = []
     seen: dict[str, tuple[str, str, UpstreamRow]] = {}
-    for config in sorted(c for c in declared if c != AGGREGATE_CONFIG):
+    first_schema: tuple[str, str] | None = None
+    for config in sorted(declared):
         for split, files in sorted(declared[config].items()):
             for path in files.paths:
                 label = path.relative_to(root).as_posix()
                 used.add(PIN, root, [path])
-                if not _check_columns(path, label, problems):
+                schema = _file_schema(path, label, problems)
+                if schema is None:
                     continue
+                if first_schema is None:
+                    first_schema = (schema, label)
+                elif schema != first_schema[0]:
+                    problems.append(Problem(label, f"has the columns of schema {schema}, but {first_schema[1]} has "
+                                                   f"schema {first_schema[0]}; one snapshot holds one schema",
+                                            field="columns"))
+                    continue
+                model = SCHEMAS[schema]
                 for n, rec in iter_records(path, label=label):
                     where = f"{label}"
                     try:
-                        row = UpstreamRow.model_validate(rec)
+                        parsed = model.model_validate(rec)
+                        row = parsed.as_row() if isinstance(parsed, UpstreamRowB) else parsed
                     except ValidationError as exc:
                         for err in exc.errors()[:5]:
                             problems.append(Problem(where, err["msg"], n, ".".join(str(x) for x in err["loc"])))
@@ -113,10 +132,10 @@ def read_snapshot(root: Path, used: UsedFiles) -> list[tuple[str, UpstreamRow]]:
                     raise InputError(problems)
     if problems:
         raise InputError(problems)
-    if not seen:
+    if not seen or first_schema is None:
         raise InputError.one(str(root / "README.md"), "the card declares no per-country or competition config "
                                                      "with rows", field="configs")
-    return [(config, row) for config, _, row in seen.values()]
+    return first_schema[0], [(config, row) for config, _, row in seen.values()]
 
 
 def release_rows(rows: list[tuple[str, UpstreamRow]]) -> tuple[list[dict], list[dict]]:
@@ -130,7 +149,7 @@ def release_rows(rows: list[tuple[str, UpstreamRow]]) -> tuple[list[dict], list[
             "year": r.year, "problem_number": r.problem_number or "", "problem": r.problem_markdown,
             "solutions": [s for s in r.solutions_markdown if s and s.strip()], "answers": list(r.answers_markdown or []),
             "final_answer": (r.final_answer or "").strip(), "topics": list(r.topics_flat),
-            "domain": domain_of(r.topics_flat), "language": (r.language or "unknown").strip() or "unknown",
+            "domain": domain_of(r.topics_flat), "language": normalise_language(r.language),
             "problem_type": (r.problem_type or "unknown").strip() or "unknown", "has_images": bool(r.images),
             "num_images": len(r.images), "image_description": (r.natural_language_description or "").strip(),
             "source_booklet": r.source_booklet or "", "booklet_source": r.booklet_source or "",
@@ -155,15 +174,27 @@ class MathNetSolveBuilder(HubReleaseBuilder):
 
     builder_id = "lemmata.builders.mathnet.MathNetSolveBuilder"
     meta = MATHNET_SOLVE
-    builder_version = "1.0"
+    builder_version = "1.1"
     allow_patterns = ALLOW_PATTERNS
+    ignore_patterns = IGNORE_PATTERNS
+    schema: str | None = None
+
+    def manifest_layouts(self) -> dict[str, str]:
+        return {PIN.repo_id: self.schema or "unread"}
+
+    def card_layouts(self) -> dict[str, tuple[CardLayout, ...]]:
+        """Either published schema, in every per-country config (split ``train``); ``all`` is not read."""
+        aggregate = ConfigLayout(name=AGGREGATE_CONFIG, required=False, read=False)
+        return {PIN.repo_id: tuple(model_layout(name, model, splits=("train",), also=(aggregate,))
+                                   for name, model in SCHEMAS.items())}
 
     def features(self):
         return {"problems": problem_features(), "images": image_features()}
 
     def make_tables(self, sources: dict[str, Path]) -> list[SplitTable]:
         root = self.checked_root(sources, PIN.repo_id)
-        problems, images = release_rows(read_snapshot(root, self.used))
+        self.schema, rows = read_snapshot(root, self.used)
+        problems, images = release_rows(rows)
         subs = subsets(problems)
         self.stats = {"problems": len(problems), "images": len(images),
                       "subsets": {k: len(v) for k, v in subs.items()},
@@ -189,6 +220,12 @@ class MathNetSolveBuilder(HubReleaseBuilder):
 
 {s['with_answer']:,} problems state a final answer; {s['with_images']:,} carry figures; statements fall into {s['groups']:,} duplicate groups (equal after normalising markup, case and spacing, or sharing an original statement).
 
+## Upstream schema
+
+Upstream has published two schemas of `ShadenA/MathNet`: **A-23col-unique_id** (23 columns with a 64-hex `unique_id`, `year`, `has_images`, `num_images`, booklet provenance, an image description) and **B-10col-id** (10 columns: `id`, `problem_markdown`, `solutions_markdown`, `images`, `country`, `competition`, `topics_flat`, `language`, `problem_type`, `final_answer`). This release was built from schema **{self.schema}** (recorded in MANIFEST.json, `layouts`). A problem's `unique_id` is upstream's `unique_id` (A) or `id` (B); columns schema B does not carry (`year`, `problem_number`, `answers`, `image_description`, `source_booklet`, `booklet_source`) are empty. `num_images` and `has_images` are counted from the `images` column. The aggregate `all` config (`data/all/`, every problem again) is neither downloaded nor read.
+
+`language` is normalised to one English name per language (`español` → `Spanish`; a problem given in two languages keeps both, sorted: `English; Russian`; empty → `unknown`), so each language is one stratum.
+
 ## Evaluation subsets are Lemmata's, not the paper's
 
 The paper reports Test-Set-Small (70 problems) and Test-Set-Large (5,500) but upstream does not publish which problems they hold. `lemmata_strat_70` and `lemmata_strat_5500` are stratified samples of the problems with a reference solution (strata: domain × language × image presence; proportional allocation by largest remainder; within a stratum, order of sha256("{SUBSET_SEED}:<unique_id>")). Their sizes follow the paper; their problems do not, so scores on them are not comparable with the paper's tables.
@@ -201,6 +238,6 @@ The paper reports Test-Set-Small (70 problems) and Test-Set-Large (5,500) but up
 
 ## Limitations
 
-- The pinned revision's column types are checked, not reviewed by a person; the paper's own splits and expert-curated RAG pairs are not published upstream.
+- The pinned revision's column types are checked, not reviewed by a person; which schema the pinned revision holds was not seen directly (a loader citing it reads `id`, so very likely B); schema B's `images` column is read as a list of images, as in schema A, which was not verified. The paper's own splits and expert-curated RAG pairs are not published upstream.
 - Domains are the head of the first topic path (Algebra, Number Theory, Geometry, Discrete Mathematics; else `other`).
 """

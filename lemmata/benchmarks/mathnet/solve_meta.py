@@ -1,10 +1,15 @@
 """MathNet-Solve: olympiad problem solving (the paper's task I) and retrieval-augmented solving (task III).
 
 Upstream is the Hugging Face dataset ``ShadenA/MathNet``: one parquet config per country or competition
-(split ``train``) and an ``all`` config over every file. The pinned revision ``33e6b3bc…`` is the one public
-code cites when it loads config ``all``; its file listing has not been reviewed here, so the builder checks
-every column it reads against :data:`lemmata.benchmarks.mathnet.solve_schema.UPSTREAM_COLUMNS` and fails with
-one problem per difference.
+(split ``train``) and an ``all`` config repeating every problem under ``data/all/``. Upstream has published two
+schemas (23 columns with ``unique_id``; 10 columns with ``id``); the pinned revision ``33e6b3bc…`` is the one
+public code cites when it loads config ``all`` by ``id`` (27,817 rows), so very likely the 10-column one, not
+seen directly here. The builder recognises each schema explicitly
+(:data:`lemmata.benchmarks.mathnet.solve_schema.SCHEMAS`), records which it read in MANIFEST.json and fails
+with one problem per column that fits neither.
+
+Release 1.1.0 (builder 1.1) supersedes 1.0.0: its MANIFEST.json records the schema read, ``language`` is
+normalised (one English name per language), and ``data/all/`` is no longer downloaded.
 
 The paper evaluates on Test-Set-Small (70 problems) and Test-Set-Large (5,500), but upstream does not publish
 which problems they hold. This release therefore defines its own evaluation subsets — stratified by domain ×
@@ -32,8 +37,9 @@ MAIN_METRIC = "proof_grade"
 
 MATHNET_SOLVE = mathnet_release(
     HUB_REPO, HUB_REVISION,
-    "one parquet config per country or competition (data/<Config>/train-*.parquet), split 'train'; images as a list "
-    "of Image values",
+    "one parquet config per country or competition (data/<Config>/train-*.parquet), split 'train', in schema A "
+    "(23 columns, unique_id) or B (10 columns, id); images as a list of Image values; data/all/ repeats every "
+    "file and is skipped",
     name="mathnet-solve",
     title="MathNet-Solve: olympiad problem solving and retrieval-augmented solving",
     description=(
@@ -43,8 +49,8 @@ MATHNET_SOLVE = mathnet_release(
         "IMO-Bench 0-7 scale and only 7 counts. A separate answer check compares stated final answers with "
         "math-verify. Evaluation subsets are Lemmata's stratified samples, not the paper's test sets."
     ),
-    version="1.0.0",
-    released="2026-11-25",
+    version="1.1.0",
+    released="2026-11-27",
     task_type="problem-solving",
     license_note=(
         "The problems and solutions come from national and international olympiad booklets; the MathNet authors "

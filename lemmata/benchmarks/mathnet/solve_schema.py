@@ -25,6 +25,7 @@ from typing import Any, Optional
 from pydantic import ConfigDict, Field, field_validator
 
 from lemmata.core.models import Strict
+from lemmata.release.card_check import model_columns
 from lemmata.benchmarks.mathnet.solve_meta import DOMAINS
 
 #: the most images one problem may carry, and the largest image accepted (bytes): bounded reading
@@ -45,32 +46,21 @@ class UpstreamImage(Strict):
     path: Optional[str] = None
 
 
-class UpstreamRow(Strict):
-    """One row of a ``ShadenA/MathNet`` parquet file, with the column types the pinned revision uses."""
+_ID = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
 
-    unique_id: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
-    country: str | None = None
-    competition: str | None = None
-    year: int | None = None
-    section: str | None = None
-    problem_number: str | None = None
+
+class _Shared(Strict):
+    """The columns both published schemas carry, with the same types."""
+
     problem_markdown: str = Field(min_length=1, max_length=200_000)
     solutions_markdown: list[str] = Field(default_factory=list, max_length=64)
-    answers_markdown: list[str] | None = None
-    topics: Any = None
+    images: list[UpstreamImage] = Field(default_factory=list, max_length=MAX_IMAGES)
+    country: str | None = None
+    competition: str | None = None
     topics_flat: list[str] = Field(default_factory=list, max_length=64)
     language: str | None = None
-    source_booklet: str | None = None
-    booklet_source: str | None = None
-    has_images: bool
-    num_images: int = Field(ge=0)
-    images: list[UpstreamImage] = Field(default_factory=list, max_length=MAX_IMAGES)
-    natural_language_description: str | None = None
-    main_ideas: list[str] | None = None
-    final_answer: str | None = None
     problem_type: str | None = None
-    metadata_confidence: float | None = None
-    original_problem_markdown: str | None = None
+    final_answer: str | None = None
 
     @field_validator("solutions_markdown", "topics_flat", mode="before")
     @classmethod
@@ -78,7 +68,72 @@ class UpstreamRow(Strict):
         return [] if v is None else v
 
 
-UPSTREAM_COLUMNS = tuple(UpstreamRow.model_fields)
+class UpstreamRow(_Shared):
+    """One row of schema A (23 columns, a 64-hex ``unique_id``), the form every checked row takes in the builder.
+
+    Evidence: the GitHub preview README of MathNet and an older Hub viewer snapshot (``shared/design/UPSTREAM.md``).
+    """
+
+    unique_id: str = Field(min_length=1, max_length=200, pattern=_ID)
+    year: int | None = None
+    section: str | None = None
+    problem_number: str | None = None
+    answers_markdown: list[str] | None = None
+    topics: Any = None
+    source_booklet: str | None = None
+    booklet_source: str | None = None
+    has_images: bool
+    num_images: int = Field(ge=0)
+    natural_language_description: str | None = None
+    main_ideas: list[str] | None = None
+    metadata_confidence: float | None = None
+    original_problem_markdown: str | None = None
+
+
+class UpstreamRowB(_Shared):
+    """One row of schema B (10 columns, a short ``id`` such as ``007c``): the newer Hub viewer snapshot and the
+    loaders that read ``ShadenA/MathNet`` by ``id`` (one of them at the pinned revision, 27,817 rows). It has no
+    image count: the builder counts the ``images`` column."""
+
+    id: str = Field(min_length=1, max_length=200, pattern=_ID)
+
+    def as_row(self) -> UpstreamRow:
+        fields = self.model_dump(exclude={"id", "images"})
+        return UpstreamRow(unique_id=self.id, images=self.images, has_images=bool(self.images),
+                           num_images=len(self.images), **fields)
+
+
+#: the published schemas by the name MANIFEST.json records: name -> the model of one row
+SCHEMAS: dict[str, type[_Shared]] = {"A-23col-unique_id": UpstreamRow, "B-10col-id": UpstreamRowB}
+
+
+def columns(model: type[Strict]) -> tuple[str, ...]:
+    """The upstream column names of a row model (aliases where a field has one).
+
+    >>> len(columns(UpstreamRow)), columns(UpstreamRowB)[:2], len(columns(UpstreamRowB))
+    (23, ('problem_markdown', 'solutions_markdown'), 10)
+    """
+    return model_columns(model, optional=False)[0]
+
+
+UPSTREAM_COLUMNS = columns(UpstreamRow)
+
+
+def schema_of(names: set[str]) -> tuple[str | None, list[tuple[str, str]]]:
+    """``(schema name, [])`` when ``names`` are exactly one published schema's columns; else ``(None, diffs)``
+    with ``(column, "missing"|"unknown")`` against the nearest schema.
+
+    >>> schema_of(set(columns(UpstreamRowB)))
+    ('B-10col-id', [])
+    >>> schema_of(set(columns(UpstreamRowB)) - {"final_answer"} | {"answer"})
+    (None, [('answer', 'unknown'), ('final_answer', 'missing')])
+    """
+    for name, model in SCHEMAS.items():
+        if set(columns(model)) == names:
+            return name, []
+    nearest = min(SCHEMAS, key=lambda k: (len(set(columns(SCHEMAS[k])) ^ names), k))
+    want = set(columns(SCHEMAS[nearest]))
+    return None, sorted([(c, "missing") for c in want - names] + [(c, "unknown") for c in names - want])
 
 
 def domain_of(topic_paths: Sequence[str]) -> str:

@@ -2,7 +2,7 @@
 
 Header::
 
-    {"format": "lemmata-submission/1", "benchmark": "mathnet-solve", "release": "mathnet-solve-1.0.0",
+    {"format": "lemmata-submission/1", "benchmark": "mathnet-solve", "release": "mathnet-solve-1.1.0",
      "track": "zero-shot" | "expert-rag" | "retriever-rag", "subset": "lemmata_strat_70",
      "model": {"name": "...", "modality": "text" | "text+image", ...},
      "retrieval": {"retriever": {"name": "..."}, "spec": "...", "k": 1, "pool": "<pool id>"},   (retriever-rag)

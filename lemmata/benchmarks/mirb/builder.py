@@ -16,10 +16,12 @@ from lemmata.formats.beir import (
     read_corpus, read_excluded, read_qrels, read_queries,
 )
 from lemmata.benchmarks.mirb.meta import DATASETS, MIRB, TASKS, MirbTask
+from lemmata.benchmarks.mirb.meta import task as mirb_task
 from lemmata.core.errors import InputError
 from lemmata.core.meta import HubPin
 from lemmata.release.builder import SplitTable
-from lemmata.release.hub import UsedFiles, declared_data_files
+from lemmata.release.card_check import CardLayout, ConfigLayout
+from lemmata.release.hub import UsedFiles, card_license, declared_data_files
 from lemmata.release.hub_builder import HubReleaseBuilder
 
 _FALLBACK = {
@@ -104,11 +106,38 @@ class MirbBuilder(HubReleaseBuilder):
         return {"corpus": corpus_features(with_title=True), "queries": queries_features(),
                 "qrels": qrels_features(), "excluded_ids": excluded_features()}
 
+    def card_layouts(self) -> dict[str, tuple[CardLayout, ...]]:
+        """Each task's card as MTEB lays it out (the configs :func:`task_files` reads; columns are the BEIR
+        readers', ``title`` optional, other columns ignored by the readers and so shown as not read), or a card
+        with no configs, whose files :func:`task_files` finds by their BEIR names."""
+        def config(name: str, split: str | None, features, optional: tuple[str, ...] = (), **flags) -> ConfigLayout:
+            return ConfigLayout(name=name, splits=(split,) if split else None, columns=tuple(features),
+                                optional_columns=optional, other_columns=True, **flags)
+
+        out = {}
+        for task in TASKS:
+            configs = [config("corpus", "corpus", corpus_features(with_title=True), ("title",)),
+                       config("queries", "queries", queries_features()),
+                       config("default", "test", qrels_features(), other_splits=True)]
+            if task.dynamic_corpus:
+                configs.append(config("excluded_ids", None, excluded_features()))  # its split name: not seen
+            out[task.name] = (CardLayout(name="MTEB retrieval", configs=tuple(configs)),
+                              CardLayout(name="BEIR files without card configs", bare=True))
+        return out
+
+    def expected_license(self, name: str) -> str:
+        """The licence task ``name``'s card must state: its record where that was verified at the pinned revision;
+        otherwise ``other`` (not compared), and the build records what the card it reads states (the card table)."""
+        record = mirb_task(name).licence
+        return record.stated if record.stated is not None else "other"
+
     def make_tables(self, sources: dict[str, Path]) -> list[SplitTable]:
         tables: dict[str, list[SplitTable]] = {"qrels": [], "queries": [], "corpus": [], "excluded_ids": []}
-        self.stats = {}
+        self.stats, self.licences = {}, {}
         for task in TASKS:
             root = self.checked_root(sources, task.name)
+            self.licences[task.name] = card_license(root) or (
+                "none stated" if (root / "README.md").is_file() else "no card in the snapshot")
             coll = load_task(root, task, self.used)
             self.stats[task.name] = (len(coll.corpus), len(coll.queries), len(coll.judged_queries),
                                      sum(len(v) for v in coll.qrels.values()))
@@ -132,6 +161,11 @@ class MirbBuilder(HubReleaseBuilder):
             f"{self.stats[t.name][0]:,} | {self.stats[t.name][1]:,} | {self.stats[t.name][2]:,} |"
             for t in TASKS
         )
+        licences = "\n".join(
+            f"| `{t.name}` | `{t.repo_id}` | {self.licences[t.name]} | "
+            f"{'yes: ' + str(t.licence.stated) if t.licence.verified else t.licence.evidence} |"
+            for t in TASKS
+        )
         return f"""
 ## Tasks
 
@@ -143,6 +177,14 @@ Each task is a split of the `corpus`, `queries` and `qrels` configs (and of `exc
 
 Columns: `corpus` — `_id`, `title` (null when upstream has none), `text`; `queries` — `_id`, `text`; `qrels` — `query-id`, `corpus-id`, `score` (graded relevance, int); `excluded_ids` — `query-id`, `excluded-ids`.
 
+## Licences
+
+Licences differ per task, so the release's licence is `other`. Each row gives the `license:` stated on the card (`README.md`) of the snapshot this build read, at the pinned revision; the last column says whether that value was checked against a record verified at the pinned revision (a card stating another licence than a verified record stops the build).
+
+| split | Hub dataset | licence stated on the card read | verified record |
+|---|---|---|---|
+{licences}
+
 ## Dynamic corpus
 
 In a dynamic-corpus task some documents are no candidate for a given query (for a duplicate-question task, the query's own post and posts excluded by construction). Upstream removes them from that query's candidates; a run that ranks one of them for that query is rejected with the line and field.
@@ -150,6 +192,8 @@ In a dynamic-corpus task some documents are no candidate for a given query (for 
 ## Scoring
 
 A run gives, for each evaluated query of a task, up to 1,000 documents with scores; documents are ranked by score (descending), ties broken by document id (ascending). The per-task score is nDCG@10 over the task's judged queries (a query without a ranking scores 0). The benchmark score is the mean over the {len(DATASETS)} datasets, NaturalProofs being the mean of its four subsets.
+
+Upstream's evaluator (the MTEB fork) averages nDCG@10 over every query present in the qrels, including a query whose judgements all have grade 0 (it scores 0 there); Lemmata averages over queries with a positive grade. Where a task has such queries the two differ, and a scored result reports both: the upstream figure under `upstream_query_set` (per task and averaged over the datasets), Lemmata's as the main score.
 
 ## Limitations
 

@@ -10,9 +10,17 @@ configs ``corpus`` (``_id``, ``title``?, ``text``), ``queries`` (``_id``,
 ``text``), ``default`` (qrels: ``query-id``, ``corpus-id``, ``score``; split
 ``test``) and, for dynamic-corpus tasks, ``excluded_ids`` (``query-id``,
 ``excluded-ids``): documents that are no candidate for that query.
+
+Licences are per task: each ``hcju/`` card states its own (or none), and the
+task files of the authors' code declare none (``license=None``). What each card
+states is recorded per task (:class:`CardLicence`); where the card at the pinned
+revision could not be read offline the record says so, and the build records
+what the card it reads states instead of checking it against a guess.
 """
 
 from __future__ import annotations
+
+from pydantic import Field
 
 from lemmata.core.meta import BenchmarkMeta, ConfigSpec, HubPin, MainScore, RankingSpec
 from lemmata.core.models import Frozen
@@ -20,6 +28,31 @@ from lemmata.core.models import Frozen
 UPSTREAM_CODE = "j991222/mirb"
 UPSTREAM_CODE_COMMIT = "a2b2d600d3e786b395f60ec58ce2fa9150a3a5c2"
 MAIN_METRIC = "ndcg@10"
+
+
+class CardLicence(Frozen):
+    """A task's licence as its Hub card states it at the pinned revision, and how far that was checked."""
+
+    stated: str | None = Field(description="the card's `license:` value, as read on the card at the pinned "
+                                            "revision; None: not verified (the card could not be read offline)")
+    evidence: str = Field(description="where the record comes from, and what could not be seen")
+
+    @property
+    def verified(self) -> bool:
+        return self.stated is not None
+
+
+#: what stands behind a licence record where the card itself could not be read
+_NOT_READ = (f"not verified: the Hub card at the pinned revision could not be read offline; the task file of the "
+             f"authors' code ({UPSTREAM_CODE} @ {UPSTREAM_CODE_COMMIT[:8]}) declares license=None")
+CARD_LICENCES: dict[str, CardLicence] = {
+    "leanps": CardLicence(stated=None, evidence=(
+        "not verified: a note compiled from stored Hub pages reports `license: mit` on the card at the pinned "
+        "revision, but the card itself could not be read offline; the authors' task file declares license=None")),
+    "mathlibretrieval": CardLicence(stated=None, evidence=(
+        "not verified: a stored copy of the Hub file listing at the pinned revision (c510980, 'Update README.md') "
+        "shows a License field whose value the copy does not keep; the authors' task file declares license=None")),
+}
 
 
 class MirbTask(Frozen):
@@ -32,6 +65,7 @@ class MirbTask(Frozen):
     revision: str
     dynamic_corpus: bool
     query_prompt: str
+    licence: CardLicence = CardLicence(stated=None, evidence=_NOT_READ)
 
     @property
     def repo_id(self) -> str:
@@ -94,7 +128,7 @@ _TASKS_BY_CATEGORY: dict[str, tuple[tuple[str, str, str, str, bool, str], ...]] 
 
 TASKS: tuple[MirbTask, ...] = tuple(
     MirbTask(name=name, dataset=dataset, title=title, category=category, revision=revision, dynamic_corpus=dynamic,
-             query_prompt=prompt)
+             query_prompt=prompt, **({"licence": CARD_LICENCES[name]} if name in CARD_LICENCES else {}))
     for category, rows in _TASKS_BY_CATEGORY.items() for name, dataset, title, revision, dynamic, prompt in rows
 )
 
@@ -137,12 +171,15 @@ MIRB = BenchmarkMeta(
     hub=tuple(HubPin(repo_id=t.repo_id, revision=t.revision, configs=("corpus", "queries", "default")
                      + (("excluded_ids",) if t.dynamic_corpus else ()), description=f"{t.title} ({t.dataset})")
               for t in TASKS),
-    license="not stated by the authors",
-    license_id="unknown",
+    license="per task, as stated on each hcju/ Hub card (listed in the release card)",
+    license_id="other",
     license_note=(
-        "Neither the evaluation code nor the pinned task definitions state a licence for the hcju/ datasets. Each "
-        "subset is derived from a public source with its own terms (for example, Mathematics Stack Exchange and "
-        "MathOverflow posts are licensed CC BY-SA); check the source of a subset before redistributing it."
+        "Licences differ per task: each hcju/ card states its own (or none), and the authors' evaluation code "
+        "states none. The release card lists, per task, the licence stated on the card of the snapshot the build "
+        "read; no card could be read offline at the pinned revision when this release was described, so none of "
+        "them is checked against a recorded value. Each subset is derived from a public source with its own "
+        "terms (for example, Mathematics Stack Exchange and MathOverflow posts are licensed CC BY-SA); check the "
+        "source of a subset before redistributing it."
     ),
     citation=CITATION,
     authors=("Haocheng Ju", "Bin Dong"),

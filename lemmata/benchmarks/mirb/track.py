@@ -7,7 +7,9 @@ Header::
 
 then ``{"task": "msedup", "query_id": ..., "ranking": [{"doc_id", "score"}, ...]}`` records. The benchmark
 score is the mean over the paper's twelve datasets, NaturalProofs being the mean of its four subsets
-(:func:`mirb_average`).
+(:func:`mirb_average`). nDCG@10 is averaged over the queries with a positive grade; upstream's evaluator also
+counts queries whose judgements all have grade 0 (:func:`upstream_query_set_mean`), and where the two differ a
+result reports both, upstream's under ``upstream_query_set``.
 """
 
 from __future__ import annotations
@@ -78,6 +80,24 @@ def mirb_average(per_task: Mapping[str, float]) -> tuple[dict[str, float], float
         groups[t.dataset].append(float(per_task[t.name]))
     per_dataset = {d: sum(groups[d]) / len(groups[d]) for d in DATASETS}
     return per_dataset, sum(per_dataset.values()) / len(per_dataset)
+
+
+def upstream_query_set_mean(mean: float, *, positive: int, present: int) -> float:
+    """nDCG@k averaged as upstream's evaluator averages it: over every query present in the qrels.
+
+    The authors' MTEB fork (``RetrievalEvaluator.evaluate`` at the pinned commit) averages trec_eval's per-query
+    nDCG over every query of the qrels, and trec_eval scores a query whose judgements all have grade 0 as 0 (no
+    ideal ranking). Lemmata averages over the ``positive`` queries with a positive grade, so upstream's mean over
+    the ``present`` queries is Lemmata's ``mean`` scaled by ``positive / present``.
+
+    >>> upstream_query_set_mean(1.0, positive=1, present=2)
+    0.5
+    >>> upstream_query_set_mean(0.75, positive=3, present=3)
+    0.75
+    """
+    if not 0 < positive <= present:
+        raise ValueError(f"need 0 < positive <= present, got positive={positive}, present={present}")
+    return mean if positive == present else mean * positive / present
 
 
 def task_collection(release_id: str, name: str):
@@ -155,10 +175,17 @@ class MirbHandler(DeclaredRankingTrack):
         per_task: dict[str, Any] = {}
         items: list[dict[str, Any]] = []
         main_by_task: dict[str, float] = {}
+        upstream_by_task: dict[str, float] = {}
         for t in TASKS:
-            scored = score_collection(task_collection(header.release, t.name), runs.get(t.name, {}), MEASURES)
+            coll = task_collection(header.release, t.name)
+            scored = score_collection(coll, runs.get(t.name, {}), MEASURES)
             per_task[t.name] = {"dataset": t.dataset, **measure_summary(scored)}
             main_by_task[t.name] = scored.evaluation.measures[MAIN_METRIC].mean
+            present = sum(1 for q in coll.queries if coll.qrels.get(q))
+            upstream_by_task[t.name] = upstream_query_set_mean(main_by_task[t.name], positive=scored.judged,
+                                                               present=present)
+            if present != scored.judged:
+                per_task[t.name]["upstream_query_set"] = {MAIN_METRIC: upstream_by_task[t.name], "queries": present}
             items.extend(per_query_items(scored, task=t.name))
         per_dataset, average = mirb_average(main_by_task)
         missing = sum(v["missing_queries"] for v in per_task.values())
@@ -166,12 +193,21 @@ class MirbHandler(DeclaredRankingTrack):
                  "NaturalProofs = mean of its four subsets."]
         if missing:
             notes.append(f"{missing:,} judged queries had no ranking and score 0.")
+        upstream: dict[str, Any] = {}
+        if upstream_by_task != main_by_task:
+            up_dataset, up_average = mirb_average(upstream_by_task)
+            upstream = {"upstream_query_set": {
+                "metric": f"{MAIN_METRIC} over every query present in the qrels (upstream's evaluator)",
+                "average": up_average, "per_dataset": up_dataset}}
+            grade0 = sorted(n for n, v in per_task.items() if "upstream_query_set" in v)
+            notes.append(f"Upstream's evaluator also averages over queries judged only with grade 0 (they score 0) "
+                         f"in {', '.join(grade0)}: its average is {up_average:.4f} (upstream_query_set).")
         return make_result(
             kind="scored", benchmark=self.benchmark, track=header.track,
             frozen=self.frozen(header, received_at),
             submission_sha256=submission.sha256, model=header.model,
             main=Score(metric="ndcg@10 (MIRB average)", value=average, total=len(DATASETS)),
-            metrics={"average": average, "per_dataset": per_dataset},
+            metrics={"average": average, "per_dataset": per_dataset, **upstream},
             breakdowns={"per_task": per_task},
             items=[{**i, "item_id": f"{i['task']}/{i['item_id']}"} for i in items],
             notes=notes, provenance={"header_notes": header.notes, "filename": submission.filename},

@@ -199,8 +199,9 @@ def check_runner_log(release: TaoRelease, header: Header, records: list[Record],
 def check_attempts(release: TaoRelease, records: list[Record], lines: tuple[int, ...], check: RunnerLogCheck,
                    submission_name: str) -> None:
     """Every submitted attempt is, in order, the Lean file the sampler extracts from its logged answer
-    (:func:`~lemmata.benchmarks.taobench.sampler.attempt_from`); else one InputError naming the submission's line
-    and ``attempts.i`` of every mismatch, and the log's line of the answer."""
+    (:func:`~lemmata.benchmarks.taobench.sampler.attempt_from`; for a run made before helper declarations were
+    carried over, the same extraction without them); else one InputError naming the submission's line and
+    ``attempts.i`` of every mismatch, and the log's line of the answer."""
     problems: list[Problem] = []
     for pos, rec in enumerate(records):
         item = f"{rec.fqn}@{rec.formulation}"
@@ -213,7 +214,8 @@ def check_attempts(release: TaoRelease, records: list[Record], lines: tuple[int,
             if hit is None:
                 continue
             expected, _ = attempt_from(hit[1], exercise)
-            if text != expected:
+            # a run made before helper declarations were carried over extracted the same answer without them
+            if text != expected and text != attempt_from(hit[1], exercise, helpers=False)[0]:
                 problems.append(Problem(submission_name, f"attempt {i} of {item} is not the Lean file the runner "
                                                          f"extracts from the answer on line {hit[0]} of "
                                                          f"{check.filename}: attempts must be submitted as "

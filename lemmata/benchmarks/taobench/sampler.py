@@ -11,7 +11,13 @@ reply: a block holding the whole file (it has ``import`` lines) is the attempt
 as it is; a block declaring the exercise has its body (``:= …``) spliced into
 the official file under the *official* statement; a bare ``by …`` / ``:= …``
 block is spliced the same way. Helper declarations a model writes before the
-theorem are not carried over in this version of the protocol.
+theorem in such a block (:func:`helper_declarations`: every declaration before it
+that is not a copy of an official command) are carried over, placed just before
+the exercise — where the integrity rules allow an attempt's own declarations — and
+checked by those rules like the rest of the file. (Runs made before helpers were
+carried over extracted without them; their request logs still check:
+:func:`~lemmata.benchmarks.taobench.runner_log.check_attempts` accepts either
+extraction of a logged answer, both being functions of that answer alone.)
 
 **Every sample is submitted**: a reply with no usable proof (a refusal, a
 truncated completion, no code block, an endpoint that never answered) is
@@ -77,8 +83,22 @@ def last_code_block(text: str) -> str | None:
     return blocks[-1] if blocks else None
 
 
-def extract_proof(text: str, exercise: Any) -> tuple[str | None, str | None]:
-    """``(attempt, None)`` — a complete Lean file — or ``(None, reason)`` when the reply holds no proof."""
+def helper_declarations(theirs: Any, exercise: Any) -> str:
+    """The declarations a reply's code block makes before its exercise that are not copies of an official command
+    (compared as the integrity check compares, whitespace and comments aside), each as written (doc comment,
+    attributes and modifiers with it), each followed by a blank line; ``""`` when there are none."""
+    from lemmata.benchmarks.taobench.lean.integrity import command_key
+    from lemmata.benchmarks.taobench.lean.statements import with_doc_start
+
+    official = {command_key(c) for c in exercise.file.commands}
+    own = [c for c in theirs.prefix if c.decl is not None and command_key(c) not in official]
+    return "".join(theirs.file.source[with_doc_start(theirs.file, c):c.end].strip() + "\n\n" for c in own)
+
+
+def extract_proof(text: str, exercise: Any, *, helpers: bool = True) -> tuple[str | None, str | None]:
+    """``(attempt, None)`` — a complete Lean file — or ``(None, reason)`` when the reply holds no proof.
+
+    ``helpers=False`` is the extraction of runs made before helper declarations were carried over."""
     from lemmata.benchmarks.taobench.lean.statements import LocateError, locate
 
     block = last_code_block(text)
@@ -103,7 +123,7 @@ def extract_proof(text: str, exercise: Any) -> tuple[str | None, str | None]:
     body = block[start:end].strip()
     if not body:
         return None, f"`{exercise.decl_name}` has no body in the reply"
-    return exercise.complete(body), None
+    return exercise.complete(body, helper_declarations(theirs, exercise) if helpers else ""), None
 
 
 def no_attempt(exercise: Any, reason: str) -> str:
@@ -215,14 +235,14 @@ def split_item(item: str) -> tuple[str, str]:
     return fqn, formulation
 
 
-def attempt_from(answer: Any, exercise: Any) -> tuple[str, str | None]:
+def attempt_from(answer: Any, exercise: Any, *, helpers: bool = True) -> tuple[str, str | None]:
     """``(attempt, None)`` for a usable answer, else ``(the official file still with sorry, reason)``.
 
     ``answer`` is a runner :class:`Completion` or a request log's answer (``text``, ``abstention``): the
     sampler and the scorer's request-log check turn an answer into the submitted attempt through this one
     function.
     """
-    attempt, reason = (extract_proof(answer.text or "", exercise) if answer.abstention is None
+    attempt, reason = (extract_proof(answer.text or "", exercise, helpers=helpers) if answer.abstention is None
                        else (None, answer.abstention))
     if attempt is None:
         return no_attempt(exercise, reason or ""), reason

@@ -386,6 +386,29 @@ def score_submission(
     )
 
 
+def pass_at_k_curves(items: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, list[float]]]:
+    """Per formulation, pass@k for every k ≤ n from a result's stored items (``n``, ``c``, ``pending``): the curve
+    the board's one headline k is read from, with pending attempts as not passed (``value``) and as passed
+    (``upper_if_pending_pass``). Computed when shown, so a stored result (and its id) is unchanged.
+
+    >>> items = [{"formulation": "tao", "n": 2, "c": 1, "pending": 0}, {"formulation": "tao", "n": 2, "c": 0,
+    ...          "pending": 1}]
+    >>> pass_at_k_curves(items)
+    {'tao': {'value': [0.25, 0.5], 'upper_if_pending_pass': [0.5, 1.0]}}
+    """
+    from lemmata.metrics.correctness import pass_at_k_curve
+
+    by_form: dict[str, list[Mapping[str, Any]]] = {}
+    for it in items:
+        by_form.setdefault(str(it["formulation"]), []).append(it)
+    out: dict[str, dict[str, list[float]]] = {}
+    for form, its in by_form.items():
+        n = int(its[0]["n"])
+        out[form] = {"value": pass_at_k_curve(n, [int(it["c"]) for it in its]),
+                     "upper_if_pending_pass": pass_at_k_curve(n, [int(it["c"]) + int(it["pending"]) for it in its])}
+    return out
+
+
 def paired_fqns(release: TaoRelease) -> set[str]:
     """Exercises scoreable in every formulation: the one exercise set both pass@k and the gap are computed on.
 

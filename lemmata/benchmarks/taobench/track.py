@@ -126,4 +126,24 @@ class TaoBenchProofsHandler(TrackHandler):
         if not item["attempts"]:
             sections.append(("Attempts", "No record for this exercise: its n attempts count as failed."))
         sections.append(("Item record", "```json\n" + json.dumps(item, indent=2, ensure_ascii=False) + "\n```"))
+        sections.append(("This entry: pass@k for every k ≤ n", curve_table(result)))
         return AuditView(item_id=item_id, sections=sections)
+
+
+def curve_table(result: Result) -> str:
+    """The entry's pass@k curves (every k ≤ n, each formulation) as a markdown table; with pending attempts, the
+    value counting them as failed and, after "≤", as passed."""
+    from lemmata.benchmarks.taobench.scoring import pass_at_k_curves
+
+    curves = pass_at_k_curves(result.items)
+    forms = list(curves)
+    rows = ["| k | " + " | ".join(forms) + " |", "|---|" + "---|" * len(forms)]
+    for i in range(max((len(c["value"]) for c in curves.values()), default=0)):
+        cells = []
+        for f in forms:
+            low, high = curves[f]["value"][i], curves[f]["upper_if_pending_pass"][i]
+            cells.append(f"{low:.4f}" if high == low else f"{low:.4f} ≤ {high:.4f}")
+        rows.append(f"| {i + 1} | " + " | ".join(cells) + " |")
+    return ("Mean unbiased pass@k over the entry's exercises (attempts not submitted count as failed"
+            + ("; pending attempts as failed, after ≤ as passed" if result.pending else "") + ").\n\n"
+            + "\n".join(rows))

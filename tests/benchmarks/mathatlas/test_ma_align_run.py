@@ -18,7 +18,7 @@ def served_release():
     from lemmata.benchmarks.mathatlas.builder import MaAlignBuilder
     from lemmata.core.paths import releases_dir
 
-    if not (releases_dir() / "ma-align-1.0.0").is_dir():
+    if not (releases_dir() / "ma-align-2.0.0").is_dir():
         MaAlignBuilder(source_dir=FIXTURES).build(releases_dir(), quiet=True)
 
 
@@ -44,4 +44,5 @@ def test_run_ma_align_writes_predictions_and_abstentions_that_score(tmp_path, mo
     assert all('"faithful"' not in t.split("### Reply")[0] for t in seen)  # the gold label is never shown
     result = json.loads(sub.with_suffix(".result.json").read_text("utf-8"))
     assert result["main"]["metric"] == "accuracy" and result["main"]["total"] == len(records)
+    assert set(result["metrics"]["label_sets"]) == {"published", "relabel"}  # scored against both, each named
     assert json.loads(sub.with_suffix(".run.json").read_text("utf-8"))["abstentions"] == {"refused": 1}

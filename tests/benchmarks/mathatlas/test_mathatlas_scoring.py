@@ -14,6 +14,20 @@ from lemmata.scoring import validate_upload
 from lemmata.tracks.base import OracleConfig
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "hub" / "MathAtlas"
+#: the fixture's uuids by name (tests/fixtures/hub/MathAtlas/make_fixture.py)
+U = {
+    "sigma": "a1f0c3d2-0001-4e6a-9b1c-000000000001", "thm-1.8": "a1f0c3d2-0003-4e6a-9b1c-000000000003",
+    "ex-1.3": "a1f0c3d2-0004-4e6a-9b1c-000000000004", "prf-1.8": "a1f0c3d2-0005-4e6a-9b1c-000000000005",
+    "prop-1.10": "a1f0c3d2-0007-4e6a-9b1c-000000000007", "homotopy": "b2e1d4c3-0001-4f7b-8c2d-000000000001",
+    "ex-0.2": "b2e1d4c3-0002-4f7b-8c2d-000000000002", "prop-0.16": "b2e1d4c3-0003-4f7b-8c2d-000000000003",
+    "cw-pair": "b2e1d4c3-0004-4f7b-8c2d-000000000004",
+}
+#: MA-Align fixture pairs (real uuids of the authors' relabel file): (published, relabel), True = aligned
+PAIRS = {
+    "84c6c40f-b850-404d-aa85-99942990a33e": (False, True), "2a3cbea2-47ed-4ab5-968c-3e6996822ba6": (True, True),
+    "847276aa-df7a-47ea-a535-29221fbe6119": (True, False), "9e9dd946-1612-4775-a4f5-fe2cfe17ca9a": (True, True),
+    "77851350-4fc4-44d0-80ec-86b412bde38b": (False, False), "ab6637f9-47ef-49b1-bb68-82a6a2ffb121": (False, True),
+}
 RECEIVED = "2026-11-23T12:00:00+00:00"
 LEAN = "theorem x : True := trivial"
 
@@ -23,7 +37,7 @@ def served_releases():
     from lemmata.benchmarks.mathatlas.builder import MaAlignBuilder, MathAtlasBuilder
     from lemmata.core.paths import releases_dir
 
-    for cls, rid in ((MathAtlasBuilder, "mathatlas-1.0.0"), (MaAlignBuilder, "ma-align-1.0.0")):
+    for cls, rid in ((MathAtlasBuilder, "mathatlas-2.0.0"), (MaAlignBuilder, "ma-align-2.0.0")):
         if not (releases_dir() / rid).is_dir():
             cls(source_dir=FIXTURES).build(releases_dir(), quiet=True)
 
@@ -33,7 +47,7 @@ def _file(header: dict, records: list[dict], extra: str = "") -> bytes:
 
 
 def _atlas(track="statements", **kw) -> dict:
-    return {"format": "lemmata-submission/1", "benchmark": "mathatlas", "release": "mathatlas-1.0.0", "track": track,
+    return {"format": "lemmata-submission/1", "benchmark": "mathatlas", "release": "mathatlas-2.0.0", "track": track,
             "model": {"name": "fixture-formalizer"}, "lean_version": "v4.24.0", "judge": "CriticLean-32B", **kw}
 
 
@@ -46,21 +60,43 @@ def _score(data: bytes):
     return v, handler_for(v.benchmark).score(v, received_at=RECEIVED, oracles=OracleConfig())
 
 
-def test_statements_track_correctness_compile_rate_and_faithful_given_compiles():
-    _, result = _score(_file(_atlas(), [_rec("folland-thm-1.8", "yes", "yes"), _rec("hatcher-prop-0.16", "yes", "no")]))
+def test_statements_are_theorems_examples_and_exercises_with_breakdowns():
+    _, result = _score(_file(_atlas(), [_rec(U["thm-1.8"], "yes", "yes"), _rec(U["prop-0.16"], "yes", "no"),
+                                        _rec(U["ex-0.2"], "yes", "yes")]))
     assert result.kind == "scored" and result.status == "complete" and result.pending == 0
-    assert (result.main.metric, result.main.count, result.main.total) == ("correct", 1, 2)
-    assert result.main.value == 0.5 and result.main.interval == pytest.approx(wilson_interval(1, 2))
-    assert result.metrics["compile_rate"]["count"] == 2
-    assert (result.metrics["faithful_given_compiles"]["count"], result.metrics["faithful_given_compiles"]["total"]) == (1, 2)
-    assert set(result.breakdowns["by_depth"]) == {"depth 1", "depth 2"}
+    # the population: four theorems, one example, one exercise (the proof and the definitions are not in it)
+    assert (result.main.metric, result.main.count, result.main.total) == ("correct", 2, 6)
+    assert result.main.value == pytest.approx(2 / 6) and result.main.interval == pytest.approx(wilson_interval(2, 6))
+    assert result.metrics["compile_rate"]["count"] == 3
+    assert (result.metrics["faithful_given_compiles"]["count"], result.metrics["faithful_given_compiles"]["total"]) == (2, 3)
+    by_type = {t: (row["count"], row["total"]) for t, row in result.breakdowns["by_type"].items()}
+    assert by_type == {"theorem": (1, 4), "example": (1, 1), "exercise": (0, 1)}
+    assert {g: (row["count"], row["total"]) for g, row in result.breakdowns["by_depth"].items()} == {
+        "depth 1": (1, 3), "depth 2–3": (1, 3)}
     assert result.frozen.scoring_artifact == "submitted-verdicts lean=v4.24.0 judge=CriticLean-32B"
-    assert result.flags == {"verdicts": "submitted"} and result.frozen.split == "entities/test"
+    assert result.flags == {"verdicts": "submitted"} and result.frozen.split == "entities/test+hard"
+    assert any("not the paper's depth" in n for n in result.notes)
+
+
+def test_ma_hard_is_its_own_track_and_board_group():
+    v, result = _score(_file(_atlas(track="ma-hard"), [
+        _rec(U["cw-pair"], "yes", "yes", statement="structure CWPair (X : Type*) where\n  sub : Set X"),
+        _rec(U["thm-1.8"], "yes", "no")]))
+    assert v.summary == "2 of 3 MA-Hard entities formalized (2 records)"
+    assert (result.main.count, result.main.total) == (1, 3) and result.frozen.split == "entities/hard"
+    assert {t: row["total"] for t, row in result.breakdowns["by_type"].items()} == {"definition": 1, "theorem": 2}
+    with pytest.raises(InputError) as err:
+        validate_upload(_file(_atlas(track="ma-hard"), [
+            _rec(U["ex-0.2"], "yes", "yes"),                                    # open split only
+            _rec(U["thm-1.8"], "yes", "yes", statement="def f : ℕ := 1")]), "sub.jsonl")  # a theorem's rules
+    where = {(p.line, p.field): p.reason for p in err.value.problems}
+    assert "is not in MA-Hard (upstream split 'hard')" in where[2, "entity_id"]
+    assert "exactly one theorem, lemma or example; found 0" in where[3, "formal_statement"]
 
 
 def test_pending_faithfulness_is_never_correct():
-    v, result = _score(_file(_atlas(), [_rec("folland-thm-1.8", "yes", "pending"),
-                                        _rec("hatcher-prop-0.16", "no", "not_evaluable")]))
+    v, result = _score(_file(_atlas(), [_rec(U["thm-1.8"], "yes", "pending"),
+                                        _rec(U["prop-0.16"], "no", "not_evaluable")]))
     assert v.needs_oracle
     assert result.status == "pending_oracle" and result.pending == 1
     assert result.main.count == 0 and result.main.value == 0.0
@@ -68,29 +104,33 @@ def test_pending_faithfulness_is_never_correct():
 
 
 def test_missing_entities_count_as_abstained():
-    _, result = _score(_file(_atlas(track="definitions"), [_rec("folland-def-1.1", "yes", "yes")]))
-    assert (result.main.count, result.main.total) == (1, 3)
-    assert result.metrics["submitted"] == 1 and result.metrics["entities"] == 3
+    _, result = _score(_file(_atlas(track="definitions"), [_rec(U["sigma"], "yes", "yes")]))
+    assert (result.main.count, result.main.total) == (1, 4)
+    assert result.metrics["submitted"] == 1 and result.metrics["entities"] == 4
     items = {i["item_id"]: i for i in result.items}
-    assert items["hatcher-def-0.1"]["submitted"] is False and items["hatcher-def-0.1"]["compiles"] == "abstain"
+    assert items[U["homotopy"]]["submitted"] is False and items[U["homotopy"]]["compiles"] == "abstain"
+    assert items[U["cw-pair"]]["type"] == "definition" and items[U["cw-pair"]]["scc_depth"] == 0
 
 
 def test_verdict_submissions_are_checked_line_by_line():
     records = [
-        _rec("folland-def-1.1", "yes", "yes"),                 # a definition in the statements track
+        _rec(U["sigma"], "yes", "yes"),                        # a definition in the statements track
         _rec("no-such-entity", "yes", "yes"),
-        _rec("folland-thm-1.8", "maybe", "yes"),               # not a verdict
-        _rec("hatcher-prop-0.16", "yes", "no", statement=None),  # nothing to compile
-        _rec("hatcher-prop-0.16", "no", "abstain"),            # repeated
+        _rec(U["thm-1.8"], "maybe", "yes"),                    # not a verdict
+        _rec(U["prop-0.16"], "yes", "no", statement=None),     # nothing to compile
+        _rec(U["prop-0.16"], "no", "abstain"),                 # repeated
+        _rec(U["prf-1.8"], "yes", "yes"),                      # a proof is in no track
     ]
     with pytest.raises(InputError) as err:
         validate_upload(_file(_atlas(), records), "sub.jsonl")
     where = {(p.line, p.field): p.reason for p in err.value.problems}
-    assert "is a definition; the statements track formalizes theorem entities" in where[2, "entity_id"]
+    noun = "the statements track formalizes theorem, example and exercise entities"
+    assert f"is a definition; {noun}" in where[2, "entity_id"]
     assert where[3, "entity_id"] == "unknown entity_id 'no-such-entity'"
     assert (4, "compiles") in where
     assert "compiles must be 'abstain'" in where[5, "compiles"]
     assert "first on line 5" in where[6, "entity_id"]
+    assert f"is a proof; {noun}" in where[7, "entity_id"]
 
 
 # a formal statement may hold a formalization and nothing else; each refusal names the record's line, the field
@@ -117,17 +157,17 @@ REFUSED_STATEMENTS = [
 @pytest.mark.parametrize(("statement", "reason"), REFUSED_STATEMENTS)
 def test_formal_statements_hold_only_a_formalization(statement, reason):
     with pytest.raises(InputError) as err:
-        validate_upload(_file(_atlas(), [_rec("folland-thm-1.8", "yes", "yes", statement=statement)]), "sub.jsonl")
+        validate_upload(_file(_atlas(), [_rec(U["thm-1.8"], "yes", "yes", statement=statement)]), "sub.jsonl")
     found = [(p.line, p.field, p.reason) for p in err.value.problems]
     assert any(line == 2 and field == "formal_statement" and reason in why for line, field, why in found), found
 
 
 @pytest.mark.parametrize(("track", "entity", "statement"), [
-    ("statements", "folland-thm-1.8", "import Mathlib\nopen Real\n\nnamespace Folland\nvariable {X : Type*} "
+    ("statements", U["thm-1.8"], "import Mathlib\nopen Real\n\nnamespace Folland\nvariable {X : Type*} "
      "[MetricSpace X]\n\n/-- Theorem 1.8 -/\ntheorem thm_1_8 (x : X) : dist x x = 0 := by sorry\n\nend Folland"),
-    ("statements", "folland-thm-1.8",
+    ("statements", U["ex-1.3"],
      "noncomputable def f (x : ℝ) : ℝ := x ^ 2\nlemma t : ∀ x, f x ≥ 0 := sorry"),
-    ("definitions", "folland-def-1.1", "structure Sigma' (X : Type*) where\n  sets : Set (Set X)\n"
+    ("definitions", U["sigma"], "structure Sigma' (X : Type*) where\n  sets : Set (Set X)\n"
      "class Finite' (X : Type*) : Prop where\n  fin : ∃ n : ℕ, Nonempty (X ≃ Fin n)\n"
      "instance : Finite' Unit := ⟨⟨1, ⟨Equiv.equivOfUnique Unit (Fin 1)⟩⟩⟩"),
 ])
@@ -140,44 +180,58 @@ def test_header_names_checker_and_judge():
     header = _atlas()
     del header["judge"]
     with pytest.raises(InputError) as err:
-        validate_upload(_file(header, [_rec("folland-thm-1.8", "yes", "yes")]), "sub.jsonl")
+        validate_upload(_file(header, [_rec(U["thm-1.8"], "yes", "yes")]), "sub.jsonl")
     assert (err.value.problems[0].line, err.value.problems[0].field) == (1, "header.judge")
 
 
 # -- MA-Align -----------------------------------------------------------------------------------------------
 
 def _align(**kw) -> dict:
-    return {"format": "lemmata-submission/1", "benchmark": "ma-align", "release": "ma-align-1.0.0", "track": "judge",
+    return {"format": "lemmata-submission/1", "benchmark": "ma-align", "release": "ma-align-2.0.0", "track": "judge",
             "model": {"name": "fixture-judge"}, **kw}
 
 
-def test_judge_accuracy_precision_recall_f1():
-    # gold: 001 T, 002 F, 003 T, 004 T, 005 F, 006 T
-    preds = {"align-001": True, "align-002": True, "align-003": True, "align-004": False, "align-005": False}
+def test_judge_is_scored_against_both_label_sets_each_named():
+    ids = list(PAIRS)
+    # predictions for the first five pairs (the sixth abstains by omission)
+    preds = dict(zip(ids, [True, True, True, False, False]))
     _, result = _score(_file(_align(), [{"pair_id": k, "faithful": v} for k, v in preds.items()]))
-    assert result.metrics["confusion"] == {"tp": 2, "fp": 1, "fn": 2, "tn": 1, "abstained": 1}
+    # published: F T T T F F  -> right on 2, 3, 5
+    assert result.metrics["confusion"] == {"tp": 2, "fp": 1, "fn": 1, "tn": 1, "abstained": 1}
     assert (result.main.count, result.main.total) == (3, 6)
     assert result.main.interval == pytest.approx(wilson_interval(3, 6))
     assert result.metrics["precision"]["value"] == pytest.approx(2 / 3)
-    assert result.metrics["recall"]["value"] == pytest.approx(2 / 4)
-    assert result.metrics["f1"]["value"] == pytest.approx(4 / 7)
+    assert result.metrics["recall"]["value"] == pytest.approx(2 / 3)
     lo, hi = result.metrics["f1"]["interval"]
-    assert 0.0 <= lo <= 4 / 7 <= hi <= 1.0
+    assert 0.0 <= lo <= result.metrics["f1"]["value"] <= hi <= 1.0
+    # relabel: T T F T F T -> right on 1, 2, 5
+    sets = result.metrics["label_sets"]
+    assert set(sets) == {"published", "relabel"} and "ma-align-relabel.tsv" in sets["relabel"]["source"]
+    assert (sets["relabel"]["accuracy"]["count"], sets["relabel"]["accuracy"]["total"]) == (3, 6)
+    assert sets["relabel"]["confusion"] == {"tp": 2, "fp": 1, "fn": 2, "tn": 1, "abstained": 1}
+    assert sets["published"]["accuracy"] == result.metrics["accuracy"]
+    assert result.breakdowns["by_kind"] == {
+        "definition": {"published": {"count": 2, "total": 3}, "relabel": {"count": 2, "total": 3}},
+        "statement": {"published": {"count": 1, "total": 3}, "relabel": {"count": 1, "total": 3}}}
+    assert any("relabel set" in n and "0.5000 (3/6)" in n for n in result.notes)
     assert result.metrics["missing"] == 1
-    assert {i["item_id"]: i["right"] for i in result.items}["align-006"] is False
+    items = {i["item_id"]: i for i in result.items}
+    assert items[ids[0]]["right"] is False and items[ids[0]]["right_relabel"] is True
+    assert items[ids[5]]["right"] is False and items[ids[5]]["kind"] == "statement"
 
 
 def test_judge_intervals_are_reproducible():
-    recs = [{"pair_id": f"align-00{i}", "faithful": i % 2 == 1} for i in range(1, 7)]
+    recs = [{"pair_id": p, "faithful": n % 2 == 1} for n, p in enumerate(PAIRS)]
     _, a = _score(_file(_align(), recs))
     _, b = _score(_file(_align(), recs))
     assert a.metrics == b.metrics and a.result_id == b.result_id
 
 
 def test_judge_records_are_checked():
+    first, second = list(PAIRS)[:2]
     with pytest.raises(InputError) as err:
-        validate_upload(_file(_align(), [{"pair_id": "align-001", "faithful": "yes"},
+        validate_upload(_file(_align(), [{"pair_id": first, "faithful": "aligned"},
                                          {"pair_id": "align-999", "faithful": True},
-                                         {"pair_id": "align-002", "faithful": True, "why": "x"}]), "j.jsonl")
+                                         {"pair_id": second, "faithful": True, "why": "x"}]), "j.jsonl")
     where = {(p.line, p.field) for p in err.value.problems}
     assert {(2, "faithful"), (3, "pair_id"), (4, "why")} <= where

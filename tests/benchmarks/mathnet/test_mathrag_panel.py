@@ -27,7 +27,7 @@ def solve_result(solver: str, condition: str, correct: list[bool], *, kind: str 
                   {"retriever": RETRIEVER.model_dump(mode="json"), "k": 3}} if condition == "retriever-rag" else {}
     return make_result(
         kind=kind, benchmark="mathnet-solve", track=condition,
-        frozen=FrozenTuple(dataset_release="mathnet-solve-1.0.0", split="lemmata_strat_70", retrieval_artifact=artifact,
+        frozen=FrozenTuple(dataset_release="mathnet-solve-1.1.0", split="lemmata_strat_70", retrieval_artifact=artifact,
                            scoring_artifact="grader-a", date="2026-11-25"),
         submission_sha256=sha256_bytes(f"{solver}/{condition}/{kind}/{pending}".encode()), model=ModelInfo(name=solver),
         main=Score(metric="proofgrade", value=None if pending else confirmed / total, count=confirmed, total=total),

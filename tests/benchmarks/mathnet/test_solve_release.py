@@ -97,7 +97,7 @@ def test_bad_upstream_rows_name_file_row_and_field(tmp_path):
     assert "disagree" in where[f, 2, "images"]
     assert (f, 3, "problem_markdown") in where
     assert "also in data/Spain/train-00000-of-00001.parquet, row 1 with a different statement" in where[f, 2, "unique_id"]
-    assert not (tmp_path / "out" / "mathnet-solve-1.0.0").exists()
+    assert not (tmp_path / "out" / "mathnet-solve-1.1.0").exists()
 
 
 def test_schema_change_upstream_is_one_problem_per_column(tmp_path):

@@ -262,7 +262,7 @@ def _static_retrieve_results(tmp_path):
 
 
 def test_bad_submissions_name_line_and_field(solve_release):
-    header = {"format": "lemmata-submission/1", "benchmark": "mathnet-solve", "release": "mathnet-solve-1.0.0",
+    header = {"format": "lemmata-submission/1", "benchmark": "mathnet-solve", "release": "mathnet-solve-1.1.0",
               "track": "zero-shot", "subset": SUBSET, "model": {"name": "m"}}
     recs = [{"problem_id": "usa_2012_c3d4e5", "solution": "x", "context_ids": ["usa_2013_f6a7b8"]},
             {"problem_id": "nope", "solution": "x"},

@@ -75,6 +75,7 @@ def test_mirb_perfect_run_scores_one_and_averages_twelve_datasets():
     assert set(result.metrics["per_dataset"]) == {t.dataset for t in TASKS} and len(result.metrics["per_dataset"]) == 12
     assert result.breakdowns["per_task"]["msedup"]["ndcg@10"]["mean"] == pytest.approx(1.0)
     assert len(result.items) == 3 * len(TASK_NAMES)
+    assert "upstream_query_set" not in result.metrics  # every judged query has a positive grade: one figure
 
 
 def test_mirb_naturalproofs_is_the_mean_of_its_four_subsets():

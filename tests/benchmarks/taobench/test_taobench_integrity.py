@@ -162,3 +162,59 @@ def test_real_attempts_are_caught(official_exercises):
 
 
 # --- command structure ----------------------------------------------------------------------------------------------
+
+
+# -- helper declarations a model writes before the theorem: kept by the extractor, checked like the rest -----------
+
+_HELPER = """/-- A helper of the model's own. -/
+theorem PNat.ofNat_succ_aux (k : ℕ) : PNat.ofNat (k + 1) = (PNat.ofNat k)⁺ := rfl
+"""
+_THEOREM = """theorem PNat.ofNat_succ (k : ℕ) : PNat.ofNat (Nat.succ k) = (PNat.ofNat k)⁺ := by
+  exact PNat.ofNat_succ_aux k
+"""
+
+
+def _reply(block: str) -> str:
+    return f"First a helper, then the proof.\n```lean\n{block}```\n"
+
+
+def test_helper_lemmas_before_the_theorem_survive_extraction_and_pass(demo):
+    from lemmata.benchmarks.taobench.sampler import extract_proof
+
+    attempt, reason = extract_proof(_reply(_HELPER + "\n" + _THEOREM), demo)
+    assert reason is None
+    assert attempt == demo.complete(":= by\n  exact PNat.ofNat_succ_aux k", _HELPER + "\n")
+    # after the official context, before the exercise's own doc comment, which stays with the exercise
+    assert attempt.index(_HELPER) < attempt.index("/-- Exercise:") < attempt.index("exact PNat.ofNat_succ_aux")
+    assert attempt.index("end PNat") < attempt.index(_HELPER)
+    assert check_attempt(demo, attempt).violations == ()
+    # the extraction of runs made before helpers were kept drops it (and that attempt cannot use it)
+    legacy, _ = extract_proof(_reply(_HELPER + "\n" + _THEOREM), demo, helpers=False)
+    assert legacy == demo.complete(":= by\n  exact PNat.ofNat_succ_aux k") and _HELPER not in legacy
+
+
+def test_a_block_repeating_the_official_context_keeps_only_its_own_helpers(demo):
+    """A model that copies the file (without its imports) around its helper: the official commands are not
+    carried twice, the helper is, and the file passes."""
+    from lemmata.benchmarks.taobench.sampler import extract_proof
+
+    source = demo.file.source
+    context = source[source.index("namespace Demo"):source.index("/-- Exercise:")]
+    block = context + _HELPER + "\n" + _THEOREM + "\nend Demo\n"
+    attempt, _ = extract_proof(_reply(block), demo)
+    assert attempt.count("theorem PNat.ofNat_succ_aux") == 1 and attempt.count("inductive PNat") == 1
+    assert attempt.count("theorem zero_add") == 1 and check_attempt(demo, attempt).violations == ()
+
+
+@pytest.mark.parametrize("helper, kind", [
+    ("theorem PNat.ofNat_succ_aux (k : ℕ) : PNat.ofNat (k + 1) = (PNat.ofNat k)⁺ := by sorry\n", "sorry"),
+    ("axiom PNat.cheat : False\n", "new_axiom"),
+    ("theorem PNat.zero_add (m : PNat) : m = m := rfl\n", "redefinition"),
+])
+def test_a_helper_is_checked_like_the_rest_of_the_file(demo, helper, kind):
+    from lemmata.benchmarks.taobench.sampler import extract_proof
+
+    attempt, _ = extract_proof(_reply(helper + "\n" + _THEOREM), demo)
+    assert helper.strip() in attempt
+    line = attempt[:attempt.index(helper.strip())].count("\n") + 1
+    assert (kind, line) in {(v.kind, v.line) for v in check_attempt(demo, attempt).violations}

@@ -266,3 +266,44 @@ def test_a_hostile_log_costs_what_was_read_not_its_size(runs):
     assert "were not checked" in exc.value.skipped[0].reason
     with pytest.raises(InputError, match="the limit is 100"):
         read_log(log, "log.jsonl", max_bytes=100)
+
+
+def helper_prover(body: dict) -> str:
+    """A proof that states a helper lemma of its own first, then uses it."""
+    name = re.search(r"Complete the proof of `([^`]+)`", body["messages"][-1]["content"]).group(1)
+    return (f"A helper first.\n```lean\n/-- my own -/\ntheorem my_aux_fact : True := trivial\n\n"
+            f"theorem {name.split('.')[-1]} : True := by\n  exact my_aux_fact\n```\n")
+
+
+def test_helpers_are_submitted_and_logs_of_runs_that_dropped_them_still_check(releases_root, tmp_path, monkeypatch):
+    from lemmata.benchmarks.taobench.sampler import attempt_from, split_item
+    from lemmata.formats.runner_log import LogEntry
+
+    open_taobench(RELEASE, releases_root)
+    for var in ("LEMMATA_LEAN_URL", "LEMMATA_JUDGE_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    with ChatDouble(helper_prover, model_id="prover-h") as server:
+        monkeypatch.setenv("LEMMATA_LLM_BASE_URL", server.base_url)
+        assert main(["run", "taobench", "--model", "prover-h", "--n", "1", "--limit", "1", "--formulation", "tao",
+                     "--out", str(tmp_path), "--cache", str(tmp_path / "cache.jsonl"), "--releases",
+                     str(releases_root), "--quiet", "--no-score"]) == 0
+    sub_path, log_path = next(tmp_path.glob("*.n1.jsonl")), next(tmp_path.glob("*.runner-log.jsonl"))
+    sub, log = lines_of(sub_path.read_bytes()), log_path.read_bytes()
+    [attempt] = sub[1]["attempts"]
+    assert "/-- my own -/\ntheorem my_aux_fact : True := trivial\n\n" in attempt
+    validate_upload(sub_path.read_bytes(), "sub.jsonl", runner_log=log, runner_log_name="run.runner-log.jsonl")
+    # the attempt a run made before helpers were carried over (the same answer, extracted without them) checks too
+    release = open_taobench(RELEASE, releases_root, build=False)
+    entry = LogEntry.model_validate(lines_of(log)[1])
+    legacy, _ = attempt_from(entry.answer, release.exercise(*split_item(entry.item)), helpers=False)
+    assert "my_aux_fact : True" not in legacy
+    from lemmata.families import handler_for
+    from lemmata.tracks.base import OracleConfig
+
+    validated = validate_upload(dumps([sub[0], dict(sub[1], attempts=[legacy])]), "sub.jsonl", runner_log=log,
+                                runner_log_name="run.runner-log.jsonl")
+    handler_for("taobench").score(validated, received_at="2026-11-25", oracles=OracleConfig())
+    # ... while a helper the answer never held is refused
+    forged = attempt.replace("my_aux_fact : True := trivial", "my_aux_fact : True := by trivial")
+    problems = not_scored(dumps([sub[0], dict(sub[1], attempts=[forged])]), log)
+    assert [(p.line, p.field) for p in problems] == [(2, "attempts.0")]

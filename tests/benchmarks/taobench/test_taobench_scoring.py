@@ -240,6 +240,13 @@ def test_scoring_with_a_protocol_server(handler, release, tmp_path):
     assert any("protocol double" in note for note in result.notes)
     view = handler.audit(result, f"{f[1]}@tao", validated)
     assert any("rejected" in body and "sorry" in body for _, body in view.sections)
+    # the audit shows the entry's pass@k curve for every k ≤ n, each formulation, equal to the scored metrics
+    curve = dict(view.sections)["This entry: pass@k for every k ≤ n"]
+    for k in (1, 2):
+        row = f"| {k} | {result.metrics['tao'][f'pass@{k}']['value']:.4f} | " \
+              f"{result.metrics['mathlib'][f'pass@{k}']['value']:.4f} |"
+        assert row in curve
+    assert "| 3 |" not in curve
 
 
 def test_given_lemmas_with_sorry_do_not_fail_an_honest_attempt(handler, release, tmp_path):

@@ -74,14 +74,26 @@ class Exercise:
         end = self.statement_tokens[-1].end
         return end, end
 
-    def complete(self, proof: str) -> str:
-        """The official file with the target's body replaced by ``proof`` (``:= by ...`` text).
+    def complete(self, proof: str, helpers: str = "") -> str:
+        """The official file with the target's body replaced by ``proof`` (``:= by ...`` text), and ``helpers``
+        (declarations of the attempt's own, ending in a blank line) placed just before the exercise.
 
         This is what an honest attempt looks like: every official line kept,
-        the exercise's own body swapped for the proof.
+        the exercise's own body swapped for the proof, helpers where the
+        integrity rules allow them (after the official context, before the exercise).
         """
         start, end = self.body_span()
-        return self.file.source[:start] + proof + self.file.source[end:]
+        at = with_doc_start(self.file, self.command)
+        source = self.file.source
+        return source[:at] + helpers + source[at:start] + proof + source[end:]
+
+
+def with_doc_start(lean: LeanFile, cmd: Command) -> int:
+    """Where ``cmd`` starts with its doc comment (``/-- … -/`` followed only by whitespace), or its first token."""
+    docs = [c for c in lean.comments if c.kind == "doc" and c.end <= cmd.start]
+    if docs and not lean.source[docs[-1].end:cmd.start].strip():
+        return docs[-1].start
+    return cmd.start
 
 
 def _common_suffix(a: list[str], b: list[str]) -> int:
