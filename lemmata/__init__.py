@@ -27,7 +27,7 @@ _PUBLIC: dict[str, str] = {
     "BenchmarkMeta": "lemmata.core.meta", "get_benchmark": "lemmata.families", "list_benchmarks": "lemmata.families",
     "handler_for": "lemmata.families", "validate_upload": "lemmata.scoring",
     # releases
-    "open_release": "lemmata.release.load", "release_path": "lemmata.catalog", "load_release": "lemmata.catalog",
+    "open_release": "lemmata.catalog", "release_path": "lemmata.catalog", "load_release": "lemmata.catalog",
     # results and scoring
     "Result": "lemmata.formats.results", "FrozenTuple": "lemmata.formats.results", "score_file": "lemmata.scoring",
     "Store": "lemmata.store", "OracleConfig": "lemmata.tracks.base", "TrackHandler": "lemmata.tracks.base",

@@ -15,7 +15,8 @@ from lemmata.formats.beir import Collection, Doc
 from lemmata.core.errors import InputError, LemmataError
 from lemmata.core.meta import BenchmarkMeta
 from lemmata.core.paths import releases_dir
-from lemmata.release.load import Release, open_release
+from lemmata.release.load import Release
+from lemmata.release.load import open_release as open_verified
 
 
 def release_root(meta: BenchmarkMeta, release_id: str | None = None, root: str | Path | None = None) -> Path:
@@ -40,7 +41,7 @@ def release_path(meta: BenchmarkMeta, release_id: str | None = None, *, root: st
         raise LemmataError(f"release {release_id} is not built in {path.parent}; run `lemmata build {meta.family}`"
                            + (f" --out {path.parent}" if root is not None else ""))
     for cls in builder_classes(meta.family):
-        if cls.meta.name == meta.name:
+        if cls.meta.release_id == meta.release_id:
             return cls().build(path.parent, quiet=quiet)
     raise LemmataError(f"no builder makes {meta.release_id}")
 
@@ -69,8 +70,16 @@ def open_release_folder(path: str | Path) -> Release:
     """
     root = Path(path)
     if not root.is_dir():
-        return open_release(root)  # its error names the folder and how to build it
+        return open_verified(root)  # its error names the folder and how to build it
     return _open(str(root), registered_meta(root))
+
+
+def open_release(path: str | Path) -> Release:
+    """The release folder at ``path``, verified exactly as scoring verifies it (:func:`open_release_folder`):
+    every file against MANIFEST.json and every MANIFEST.json field against the registry. This is the public
+    ``lemmata.open_release``; an edited ``release_id``, ``name``, ``builder_version`` or source sha256 is an
+    :class:`~lemmata.core.errors.InputError` naming the file and field."""
+    return open_release_folder(path)
 
 
 def registered_meta(root: Path) -> BenchmarkMeta:
@@ -90,17 +99,17 @@ def registered_meta(root: Path) -> BenchmarkMeta:
 
 
 def _open(root: str, meta: BenchmarkMeta | None = None) -> Release:
-    """Verified release (``open_release`` caches verification by folder fingerprint, so a reopen is cheap)."""
+    """Verified release (``open_verified`` caches verification by folder fingerprint, so a reopen is cheap)."""
     if meta is None:
-        return open_release(root)
+        return open_verified(root)
     from lemmata.families import builder_classes
     from lemmata.release.load import expectation
 
     expect = expectation(meta)
     for cls in builder_classes(meta.family):
-        if cls.meta.name == meta.name:
+        if cls.meta.release_id == meta.release_id:
             expect = expect.model_copy(update={"builder": cls().name, "builder_version": cls.builder_version})
-    return open_release(root, expect=expect)
+    return open_verified(root, expect=expect)
 
 
 def table_path(release: Release, config: str, split: str) -> Path:

@@ -8,10 +8,17 @@ leaves any existing file untouched. Releases, retrieval artifacts and query
 caches are written into a temporary folder beside their target and put in
 place by :func:`atomic_dir`, so a failed build leaves nothing behind and an
 existing folder is replaced only by a complete one.
+
+A write that runs out of room (a full disk, a quota, a file-size limit) is
+:class:`DiskFull`: one sentence naming the file or folder and saying that
+nothing was written, raised after the temporary file or folder is removed.
+It is still the :class:`OSError` with its ``errno``, so whoever handles
+storage faults (the store puts work back in its queue) recognises it.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import shutil
@@ -22,10 +29,40 @@ from functools import partial
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["atomic_dir", "atomic_write_bytes", "atomic_write_text", "atomic_writer", "replace_dir"]
+from lemmata.core.errors import LemmataError
+
+__all__ = ["DiskFull", "atomic_dir", "atomic_write_bytes", "atomic_write_text", "atomic_writer", "replace_dir"]
 
 #: the start of every temporary file's name (hidden: mirrors and folder scans pass over it)
 TEMP_PREFIX = ".tmp-"
+
+
+#: the errors that mean "no room left": a full disk, a full quota, a file past the size limit
+NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+class DiskFull(OSError, LemmataError):
+    """A write ran out of room; the message names what was being written and says nothing of it was left.
+
+    >>> exc = DiskFull(errno.ENOSPC, "cannot write a.json: the disk is full")
+    >>> str(exc), exc.errno == errno.ENOSPC, isinstance(exc, OSError)
+    ('cannot write a.json: the disk is full', True, True)
+    """
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+def _no_room(exc: BaseException, what: str, *, within: bool = False) -> DiskFull | None:
+    """The :class:`DiskFull` to raise instead of ``exc`` when it is a write that ran out of room, else None;
+    ``within``: a :class:`DiskFull` already raised for a file inside ``what`` is said of ``what`` (a folder
+    being built, whose temporary files no longer exist)."""
+    if not isinstance(exc, OSError) or exc.errno not in NO_ROOM or (isinstance(exc, DiskFull) and not within):
+        return None
+    cause = "the file is larger than the system allows" if exc.errno == errno.EFBIG else \
+        "the disk quota is used up" if exc.errno == errno.EDQUOT else "the disk is full"
+    return DiskFull(exc.errno, f"cannot write {what}: {cause} ({os.strerror(exc.errno)}); nothing was written and "
+                               "what was there before is unchanged: free some space and run it again")
 
 
 def _create_temp(folder: Path, mode: int) -> BinaryIO:
@@ -60,19 +97,30 @@ def atomic_writer(path: str | Path, *, mode: int = 0o666) -> Iterator[BinaryIO]:
     disk full
     >>> sorted(p.name for p in root.iterdir()), (root / "a.bin").read_bytes()
     (['a.bin'], b'new')
+
+    A write that runs out of room raises :class:`DiskFull` instead (the same ``errno``), the file left as it was.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fh = _create_temp(path.parent, mode)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fh = _create_temp(path.parent, mode)
+    except OSError as exc:
+        full = _no_room(exc, str(path))
+        if full is None:
+            raise
+        raise full from exc
     try:
         with fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(fh.name, path)
-    except BaseException:
+    except BaseException as exc:
         with suppress(FileNotFoundError):
             os.unlink(fh.name)
+        full = _no_room(exc, str(path))
+        if full is not None:
+            raise full from exc
         raise
 
 
@@ -129,12 +177,21 @@ def atomic_dir(target: Path) -> Iterator[Path]:
     (['out'], 'x')
     """
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    except OSError as exc:
+        full = _no_room(exc, f"the folder {target}")
+        if full is None:
+            raise
+        raise full from exc
     try:
         yield tmp
         os.chmod(tmp, 0o755)
         replace_dir(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(tmp, ignore_errors=True)
+        full = _no_room(exc, f"the folder {target}", within=True)
+        if full is not None:
+            raise full from exc
         raise

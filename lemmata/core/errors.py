@@ -41,6 +41,9 @@ class Problem:
 
 #: the field of a Problem that says a check was not run and why: a note next to the problems, not one of them
 CHECKS = "checks"
+#: problems the text of an :class:`InputError` lists at most; the rest are counted. Readers of hostile input cap
+#: their own lists far lower (uploads: 200); this bound holds for every reader, so no input makes a report unbounded
+SHOWN_PROBLEMS = 1_000
 
 
 @dataclass
@@ -70,9 +73,19 @@ class InputError(Error, ValueError):
         return "invalid input" if not n else (f"{n} problem(s) found" if n > 1 else "1 problem found")
 
     def __str__(self) -> str:
+        """The count, then every problem up to :data:`SHOWN_PROBLEMS` and how many more there are.
+
+        >>> text = str(InputError([Problem("f", "bad", i) for i in range(1, SHOWN_PROBLEMS + 3)]))
+        >>> text.splitlines()[0], text.splitlines()[-1], len(text.splitlines())
+        ('1002 problem(s) found:', '  - … and 2 more problems, not listed', 1002)
+        """
         if not self.problems:
             return "invalid input"
-        return self._head() + ":\n" + "\n".join(f"  - {p}" for p in self.problems)
+        lines = [f"  - {p}" for p in self.problems[:SHOWN_PROBLEMS]]
+        more = len(self.problems) - SHOWN_PROBLEMS
+        if more > 0:
+            lines.append(f"  - … and {more:,} more problem{'s' if more != 1 else ''}, not listed")
+        return self._head() + ":\n" + "\n".join(lines)
 
     @classmethod
     def one(cls, file: str, reason: str, line: int | None = None, field: str | None = None) -> "InputError":

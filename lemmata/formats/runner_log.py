@@ -41,7 +41,8 @@ RUNNER_LOG_SUFFIX = ".runner-log.jsonl"
 RUNNER_NAME = "lemmata"
 #: the largest log read (twice the default submission limit: a completion carries prose around the proof)
 MAX_LOG_BYTES = 64 * 1024 * 1024
-#: one line (one answer) at most; a chat completion body is read up to 16 MiB by the runner
+#: one line (one answer) at most; the runner keeps at most 1 MiB of completion text per answer
+#: (:data:`lemmata.oracles.chat_runner.MAX_REPLY_TEXT_BYTES`), so every line it writes fits
 MAX_LOG_LINE_BYTES = 16 * 1024 * 1024
 #: entries at most (256 samples × 150 exercises × 2 formulations fits)
 MAX_LOG_LINES = 100_000

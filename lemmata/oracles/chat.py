@@ -49,8 +49,8 @@ from lemmata.oracles.http import (
 from lemmata.oracles.judge import Judge, JudgeAnswer, OracleUnavailable, Rubric, parse_verdict, unparsable
 
 __all__ = ["ChatClient", "ChatCompletion", "ChatConfig", "ChatEndpoint", "ChatJudge", "ChatRejected", "Completion",
-           "OracleAuthError", "OracleRequestError", "OracleUnavailable", "judge_from_env", "parse_completion",
-           "request_body"]
+           "OracleAuthError", "OracleRequestError", "OracleUnavailable", "ReplyTooLarge", "judge_from_env",
+           "parse_completion", "request_body"]
 
 ENV_BASE_URL = "LEMMATA_JUDGE_BASE_URL"
 ENV_MODEL = "LEMMATA_JUDGE_MODEL"
@@ -232,6 +232,11 @@ def request_body(model: str, messages: Sequence[Mapping[str, str]], fields: Mapp
 # --- the client ---------------------------------------------------------------------------------------------------
 
 
+class ReplyTooLarge(Retryable):
+    """The reply body ran past the byte cap of its reader, which stopped reading there. Retried like any malformed
+    reply by default; the runner, whose cap is what one submission line can hold, records it as an abstention."""
+
+
 class ChatRejected(Error):
     """The endpoint refused this one request (a 4xx other than credentials or rate limits); ``raw`` is its body."""
 
@@ -278,8 +283,10 @@ class ChatClient:
                                           transport=self._transport, trust_env=False)
             return self._http
 
-    def post(self, body: bytes) -> bytes:
-        """One request; the 200 body, else Retryable (transient), OracleAuthError or :class:`ChatRejected`."""
+    def post(self, body: bytes, *, max_bytes: int = MAX_RESPONSE_BYTES) -> bytes:
+        """One request; the 200 body, else Retryable (transient), OracleAuthError or :class:`ChatRejected`.
+
+        At most ``max_bytes`` of the reply are read: a longer one raises :class:`ReplyTooLarge` (a Retryable)."""
         import httpx
 
         http = self._open()
@@ -290,8 +297,8 @@ class ChatClient:
                 chunks, size = [], 0
                 for chunk in resp.iter_bytes():
                     size += len(chunk)
-                    if size > MAX_RESPONSE_BYTES:
-                        raise Retryable(f"reply larger than {MAX_RESPONSE_BYTES} bytes")
+                    if size > max_bytes:
+                        raise ReplyTooLarge(f"the reply is larger than {max_bytes:,} bytes (read no further)")
                     chunks.append(chunk)
                 raw, status, headers = b"".join(chunks), resp.status_code, resp.headers
         except httpx.TimeoutException:
@@ -302,7 +309,7 @@ class ChatClient:
             raise OracleAuthError(f"{self.who} refused the credentials (HTTP {status}); check {self.config.key_hint}")
         if status in RETRY_STATUS or status >= 500:
             detail = raw[:300].decode("utf-8", "replace").strip()
-            raise Retryable(f"HTTP {status} {detail[:120]}".strip(), retry_after(headers))
+            raise Retryable(f"HTTP {status} {detail[:120]}".strip(), retry_after(headers), status=status)
         if status != 200:
             raise ChatRejected(status, raw)
         return raw

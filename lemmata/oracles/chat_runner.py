@@ -20,7 +20,23 @@ what comes back is one :class:`Completion` per job — the text, or an
   ``content_filter``), a truncated completion (``finish_reason`` = ``length``),
   an empty or missing message and a reply without choices are answers
   (:func:`~lemmata.oracles.chat.parse_completion`): they are recorded, with
-  their reason, and cached like any answer;
+  their reason, and cached like any answer. So is an *oversize* reply: the
+  runner reads at most :data:`MAX_REPLY_BYTES` of a reply body and keeps at
+  most :data:`MAX_REPLY_TEXT_BYTES` of completion text, bounds derived from
+  the upload's line limit, so a run never writes a record its own scorer
+  refuses (the text of an oversize reply is dropped, its size recorded);
+- **circuit breaker** — after ``breaker`` failed attempts in a row across the
+  run (5xx, timeouts, dropped connections: no answer at all; a rate limit does
+  not count, and any answer resets the count, a malformed one included: a
+  model whose replies to some prompts never parse is not a dead endpoint,
+  and those jobs end as ``unavailable``) the endpoint is taken for down:
+  the run stops at once with :class:`EndpointDown`, every answer received so
+  far cached, and the same command resumes it. A dead endpoint therefore ends
+  a run after about ``ceil(breaker / concurrency)`` rounds of attempts, each
+  at most ``timeout_s`` plus its backoff: seconds for an endpoint that answers
+  every request with a 500, one ``timeout_s`` (600 s by default) for a silent
+  one at the default concurrency of 8, instead of every job's full retry
+  schedule;
 - **request cache** — every answer is appended (one JSON line, written before
   the job counts as done) to a cache file keyed by the request: model, the
   sha256 of the messages, every sampling parameter, the seed and the sample
@@ -55,22 +71,45 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_json
 from lemmata.core.settings import environment, read as setting
+from lemmata.formats.envelope import MAX_LINE_BYTES
 from lemmata.formats.runner_log import LogEntry, LoggedAnswer, LoggedSampling
-from lemmata.oracles.chat import ChatClient, ChatEndpoint, ChatRejected, Completion, parse_completion, request_body
-from lemmata.oracles.http import env_numbers
+from lemmata.oracles.chat import (
+    ChatClient,
+    ChatEndpoint,
+    ChatRejected,
+    Completion,
+    ReplyTooLarge,
+    parse_completion,
+    request_body,
+)
+from lemmata.oracles.http import Retryable, env_numbers
 from lemmata.oracles.judge import OracleUnavailable
 from lemmata.oracles.pool import Pool
 
-__all__ = ["ChatJob", "ChatRunner", "Completion", "Endpoint", "RequestCache", "RunInterrupted", "RunStats",
-           "Sampling", "parse_completion", "request_key"]
+__all__ = ["MAX_REPLY_BYTES", "MAX_REPLY_TEXT_BYTES", "ChatJob", "ChatRunner", "Completion", "Endpoint",
+           "EndpointDown", "RequestCache", "RunInterrupted", "RunStats", "Sampling", "bounded", "parse_completion",
+           "request_key"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: retryable failures after which a job becomes an "unavailable" abstention for this run
 UNAVAILABLE = "unavailable"
+#: a reply over a size bound: an abstention with its size, its text dropped
+OVERSIZE = "oversize"
+#: the most of one reply body the runner reads: one upload line's limit (a longer body is not read on)
+MAX_REPLY_BYTES = MAX_LINE_BYTES
+#: the most completion text (UTF-8 bytes) a run keeps: written as JSON (at most 6 bytes for each byte escaped)
+#: with the rest of its record, it still fits one upload line (:data:`~lemmata.formats.envelope.MAX_LINE_BYTES`)
+#: and one runner-log line
+MAX_REPLY_TEXT_BYTES = MAX_LINE_BYTES // 8
 
 
 class RunInterrupted(LemmataError):
     """The run was stopped (Ctrl-C); every answer received so far is in the cache and a rerun resumes."""
+
+
+class EndpointDown(LemmataError):
+    """The circuit breaker stopped the run: the endpoint failed too many attempts in a row. Every answer received
+    so far is cached, so the same command resumes once the endpoint answers again."""
 
 
 class Sampling(BaseModel):
@@ -147,6 +186,7 @@ class Endpoint(ChatEndpoint):
     timeout_s: float = Field(default=600.0, gt=0)
     max_retries: int = Field(default=6, ge=0)
     concurrency: int = Field(default=8, ge=1, le=1024)
+    breaker: int = Field(default=8, ge=1, description="failed attempts in a row (no reply between) that stop a run")
 
     @classmethod
     def from_env(cls, model: str, environ: Mapping[str, str] | None = None, **override: Any) -> "Endpoint":
@@ -158,7 +198,8 @@ class Endpoint(ChatEndpoint):
             **env_numbers(env, (("LEMMATA_LLM_TIMEOUT_S", "timeout_s", float),
                                 ("LEMMATA_LLM_MAX_RETRIES", "max_retries", int),
                                 ("LEMMATA_LLM_BACKOFF_S", "backoff_s", float),
-                                ("LEMMATA_LLM_CONCURRENCY", "concurrency", int))),
+                                ("LEMMATA_LLM_CONCURRENCY", "concurrency", int),
+                                ("LEMMATA_LLM_BREAKER", "breaker", int))),
         }
         fields.update({k: v for k, v in override.items() if v is not None})
         try:
@@ -178,6 +219,23 @@ class Endpoint(ChatEndpoint):
 
         parts = urlsplit(self.base_url)
         return urlunsplit((parts.scheme, parts.hostname + (f":{parts.port}" if parts.port else ""), parts.path, "", ""))
+
+
+def bounded(completion: Completion) -> Completion:
+    """``completion``, or an ``oversize`` abstention without its text when the text is longer than a run keeps.
+
+    >>> bounded(Completion(text="short")).text
+    'short'
+    >>> big = bounded(Completion(text="x" * (MAX_REPLY_TEXT_BYTES + 1), finish_reason="stop"))
+    >>> big.text is None, big.abstention.startswith("oversize: the completion is 1,048,577 bytes"), big.finish_reason
+    (True, True, 'stop')
+    """
+    size = len(completion.text.encode("utf-8", "surrogatepass")) if completion.text else 0
+    if size <= MAX_REPLY_TEXT_BYTES:
+        return completion
+    return completion.model_copy(update={
+        "text": None, "abstention": f"{OVERSIZE}: the completion is {size:,} bytes of text; a run keeps at most "
+                                    f"{MAX_REPLY_TEXT_BYTES:,} (what one submission line can hold)"})
 
 
 # --- the cache ----------------------------------------------------------------------------------------------------
@@ -294,13 +352,18 @@ class ChatRunner:
     """One endpoint, one cache; :meth:`run` answers a batch of jobs concurrently."""
 
     def __init__(self, endpoint: Endpoint, cache: RequestCache | None = None, *,
-                 sleep: Callable[[float], None] = time.sleep, transport: Any = None) -> None:
+                 sleep: Callable[[float], None] | None = None, transport: Any = None) -> None:
         self.endpoint = endpoint
         self.cache = cache if cache is not None else RequestCache(None)
         self.stats = RunStats()
-        self.client = ChatClient(endpoint, sleep=sleep, transport=transport, connections=endpoint.concurrency)
         self._stop = threading.Event()
         self._lock = threading.Lock()
+        #: failed attempts in a row (no reply between), and why the breaker stopped the run (None: it did not)
+        self._failures = 0
+        self._tripped: str | None = None
+        # a backoff wait ends early when the run stops (the breaker, Ctrl-C): nothing sleeps past a stopped run
+        self.client = ChatClient(endpoint, sleep=sleep or self._stop.wait, transport=transport,
+                                 connections=endpoint.concurrency)
 
     def close(self) -> None:
         self.client.close()
@@ -319,20 +382,49 @@ class ChatRunner:
 
         def once() -> tuple[Completion, bool]:
             if self._stop.is_set():
-                raise RunInterrupted("stopped")
+                raise EndpointDown(self._tripped) if self._tripped else RunInterrupted("stopped")
             self._count("sent")
             try:
-                return parse_completion(self.client.post(body)), True
+                raw = self.client.post(body, max_bytes=MAX_REPLY_BYTES)
+            except ReplyTooLarge as exc:  # an answer, and a model's own: recorded and cached like a truncated one
+                self._breaker(None)
+                return Completion(abstention=f"{OVERSIZE}: {exc}"), True
+            except Retryable as exc:  # no answer: an error status, a timeout, a dropped connection
+                if self._breaker(exc):
+                    raise EndpointDown(self._tripped) from None
+                raise
             except ChatRejected as exc:
                 # the endpoint rejected this one request (context too long, bad parameter): an answer, not cached
+                self._breaker(None)
                 detail = exc.raw[:300].decode("utf-8", "replace").strip()
                 return Completion(abstention=f"rejected: HTTP {exc.status} {detail[:200]}".strip()), False
+            self._breaker(None)  # the endpoint answered; a body that is no chat completion is retried all the same
+            return bounded(parse_completion(raw)), True
 
         try:
             return self.client.retrying(once, unavailable=lambda n, why: f"no answer after {n} attempt(s): {why}",
                                         on_retry=lambda: self._count("retries"))
         except OracleUnavailable as exc:
             return Completion(abstention=f"{UNAVAILABLE}: {exc}"), False
+
+    def _breaker(self, failure: Retryable | None) -> bool:
+        """Count a failed attempt (``failure``) or reset the count on a reply; at ``endpoint.breaker`` failures in
+        a row, stop the run (every thread's next attempt, and every backoff wait, ends there) and return True.
+        A rate limit (429) is the endpoint answering "slower", not failing: it neither counts nor resets."""
+        with self._lock:
+            if failure is None:
+                self._failures = 0
+                return False
+            if failure.status == 429:
+                return self._tripped is not None
+            self._failures += 1
+            if self._failures < self.endpoint.breaker and self._tripped is None:
+                return False
+            if self._tripped is None:
+                self._tripped = (f"the chat endpoint {self.endpoint.shown_url} failed {self._failures} attempts in a "
+                                 f"row with no answer between them (the last: {str(failure)[:200]}); the run stopped")
+        self._stop.set()
+        return True
 
     def _count(self, name: str) -> None:
         with self._lock:
@@ -363,6 +455,7 @@ class ChatRunner:
         order: list[str] = []
         ready: deque[tuple[ChatJob, Completion]] = deque()
         self._stop.clear()
+        self._failures, self._tripped = 0, None
         pool: Pool[tuple[ChatJob, str], Completion] = Pool(lambda item: self._ask_and_cache(*item),
                                                            workers=self.endpoint.concurrency, name="lemmata-chat")
         bar = _bar(len(jobs), 0, desc, quiet)
@@ -379,7 +472,7 @@ class ChatRunner:
                 hit = self.cache.get(key)
                 if hit is not None:
                     self.stats.from_cache += 1
-                    answered(job, hit)
+                    answered(job, bounded(hit))  # a cache written before the bound holds no more than a reply may
                 else:
                     pool.add((job, key))
 
@@ -407,11 +500,21 @@ class ChatRunner:
                 for (job, _), completion in batch:
                     answered(job, completion)
                 follow_up()
+            if self._tripped is not None:  # the last jobs ran out of retries as the breaker tripped
+                raise EndpointDown(self._tripped)
         except KeyboardInterrupt:
             self._stop.set()
             pool.close()
             raise RunInterrupted(f"interrupted after {len(out)} answers; every answer received is cached: run the "
                                  "same command again to resume") from None
+        except (EndpointDown, RunInterrupted):
+            if self._tripped is None:
+                raise
+            pool.close()
+            raise EndpointDown(f"{self._tripped} after {len(out)} of {len(order)} answers; every answer received "
+                               "is cached: run the same command again to resume once the endpoint answers "
+                               f"(LEMMATA_LLM_BREAKER={self.endpoint.breaker} sets how many failures in a row "
+                               "stop a run)") from None
         finally:
             self._stop.set()
             pool.close()

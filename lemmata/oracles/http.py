@@ -46,11 +46,13 @@ class ResponseTooLarge(LemmataError):
 
 
 class Retryable(Error):
-    """A transient failure; ``retry_after`` is the server's requested wait in seconds, if it gave one."""
+    """A transient failure; ``retry_after`` is the server's requested wait in seconds, if it gave one, and
+    ``status`` the HTTP status that said so (None: a timeout, a dropped connection, a malformed body)."""
 
-    def __init__(self, why: str, retry_after: float | None = None) -> None:
+    def __init__(self, why: str, retry_after: float | None = None, *, status: int | None = None) -> None:
         super().__init__(why)
         self.retry_after = retry_after
+        self.status = status
 
 
 def retry_after(headers: Any) -> float | None:

@@ -12,9 +12,17 @@ same way.
 Listing the board must not parse every file on every page view, so
 :class:`VerifiedFiles` remembers each file's verdict next to its ``stat``
 fingerprint (inode, size, modification and change time in nanoseconds) and
-re-verifies whenever any of them differs. The change time (``ctime``) is set
+the digest of the index row it was checked with (:func:`row_digest`), and
+re-verifies whenever either differs. The change time (``ctime``) is set
 by the kernel on every write and cannot be set back by a user, so an edit
-that restores the modification time is still seen.
+that restores the modification time is still seen; an edit to the index row
+alone (its summary, say) leaves the file's fingerprint as it was, and is seen
+by the row's digest.
+
+A store opened without a :class:`~lemmata.store.index.RowSummary` cannot
+recompute a row's summary, so it cannot check one: it hands none out
+(:meth:`Integrity.checked_summary`), and whoever shows the row summarises the
+verified file instead.
 """
 
 from __future__ import annotations
@@ -35,13 +43,16 @@ from lemmata.store.index import Index, RowSummary
 from lemmata.store.ledger import LEDGER_FILE, LedgerError, SealLedger
 
 __all__ = ["Fingerprint", "Integrity", "ResultIntegrityError", "VerifiedFiles", "check_result_bytes", "fingerprint",
-           "parse_checked"]
+           "parse_checked", "row_digest"]
 
 log = logging.getLogger("lemmata.store")
 
 Fingerprint = tuple[int, int, int, int, int]
 #: the fields :meth:`Result.content_id` leaves out of the hash
 _UNHASHED = ("result_id", "scored_at", "sealed_sha256")
+#: the columns of a ``results`` index row, all of which are checked against (or derived from) its file
+_ROW_COLUMNS = ("result_id", "submission_sha256", "version", "supersedes", "kind", "benchmark", "track", "group_key",
+                "model_name", "main_value", "status", "pending", "scored_at", "path", "summary_json")
 
 
 class ResultIntegrityError(LemmataError):
@@ -103,6 +114,19 @@ def parse_checked(doc: dict[str, Any], *, result_id: str, path: str) -> Result:
         raise ResultIntegrityError(result_id, path, f"the file is not a valid result ({first})") from None
 
 
+def row_digest(row: dict[str, Any]) -> str:
+    """The sha256 of what an index row says of its result (every ``results`` column; columns joined in for
+    listing, such as ``hidden``, left out): a verdict is kept for one file *and* one row content.
+
+    >>> row = {"result_id": "r", "main_value": 0.5, "summary_json": '{"main": {"interval": [0.4, 0.6]}}'}
+    >>> row_digest(row) == row_digest({**row, "hidden": 1, "integrity": None})
+    True
+    >>> row_digest(row) == row_digest({**row, "summary_json": '{"main": {"interval": [0.9, 0.99]}}'})
+    False
+    """
+    return sha256_json([row.get(column) for column in _ROW_COLUMNS])
+
+
 def fingerprint(path: Path) -> Fingerprint | None:
     """``(device, inode, size, mtime_ns, ctime_ns)`` of a file, or None when it cannot be stat'ed."""
     try:
@@ -113,13 +137,14 @@ def fingerprint(path: Path) -> Fingerprint | None:
 
 
 class VerifiedFiles:
-    """Per-process memo: each file's verdict (None = sound, else the reason) for one fingerprint."""
+    """Per-process memo: each file's verdict (None = sound, else the reason) for one fingerprint (a file's
+    :func:`fingerprint`, or that and the :func:`row_digest` of the index row it was checked with)."""
 
     def __init__(self) -> None:
-        self._seen: dict[str, tuple[Fingerprint | None, str | None]] = {}
+        self._seen: dict[str, tuple[Any, str | None]] = {}
         self._lock = threading.Lock()
 
-    def get(self, key: str, fp: Fingerprint | None) -> tuple[bool, str | None]:
+    def get(self, key: str, fp: Any) -> tuple[bool, str | None]:
         """``(known, reason)``: known is False when the file is new here or changed since it was checked."""
         with self._lock:
             seen = self._seen.get(key)
@@ -127,7 +152,7 @@ class VerifiedFiles:
             return False, None
         return True, seen[1]
 
-    def put(self, key: str, fp: Fingerprint | None, reason: str | None) -> str | None:
+    def put(self, key: str, fp: Any, reason: str | None) -> str | None:
         """Record a verdict; returns the previous verdict's reason (``"new"`` when there was none)."""
         with self._lock:
             previous = self._seen.get(key)
@@ -158,14 +183,14 @@ class Integrity:
         try:
             return parse_checked(doc, result_id=row["result_id"], path=row["path"])
         except ResultIntegrityError as exc:
-            self._remember(row, fingerprint(self.root / row["path"]), exc.reason)
+            self._remember(row, self._state(row), exc.reason)
             raise
 
     def verified_document(self, row: dict[str, Any]) -> dict[str, Any]:
         """The JSON document of an index row's file once its hash and the row check out (else
         :class:`ResultIntegrityError`); not validated as a :class:`~lemmata.formats.results.Result`."""
         path = self.root / row["path"]
-        fp = fingerprint(path)
+        fp = self._state(row)
         try:
             try:
                 data = path.read_bytes()
@@ -242,9 +267,21 @@ class Integrity:
         if reason is not None and previous != reason:
             log.error("stored result %s fails its integrity check: %s", row["path"], reason)
 
+    def _state(self, row: dict[str, Any]) -> tuple[Fingerprint, str] | None:
+        """What a verdict on ``row`` holds for: its file's fingerprint and the row's digest (None: no file)."""
+        fp = fingerprint(self.root / row["path"])
+        return None if fp is None else (fp, row_digest(row))
+
+    def checked_summary(self, row: dict[str, Any]) -> str | None:
+        """The row's ``summary_json`` when this store can check it against the file (it was opened with the
+        :class:`~lemmata.store.index.RowSummary` that made it), else None: a summary nobody here can recompute
+        is never handed out as verified."""
+        return row.get("summary_json") if self.row_summary is not None else None
+
     def verdict(self, row: dict[str, Any]) -> str | None:
-        """None when the row's file is sound, else why not; re-verified whenever the file's fingerprint changed."""
-        known, reason = self.verified.get(row["path"], fingerprint(self.root / row["path"]))
+        """None when the row's file is sound and the row says what the file says, else why not; re-verified
+        whenever the file's fingerprint or the row's content changed."""
+        known, reason = self.verified.get(row["path"], self._state(row))
         if known:
             return reason
         try:

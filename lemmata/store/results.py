@@ -144,6 +144,7 @@ class ResultFiles:
             rows = [dict(r) for r in conn.execute(sql, args)]
         for row in rows:  # the index holds what the file held when written; the file must still hold it
             row["integrity"] = self.integrity.verdict(row)
+            row["summary_json"] = self.integrity.checked_summary(row)
             if row["summary_json"] is None and row["integrity"] is None and self.row_summary is not None:
                 row["summary_json"] = self._fill_summary(row)
         return rows

@@ -203,3 +203,100 @@ def test_pool_keeps_at_most_its_workers_busy_and_takes_calls_added_while_reading
                 if x < 5:
                     pool.add(x + 100)
     assert sorted(seen) == [*range(10), *range(100, 105)] and peak[0] <= 3
+
+
+def test_oversize_replies_are_recorded_abstentions_that_fit_a_submission_line(tmp_path):
+    """A reply body past MAX_REPLY_BYTES is read no further; completion text past MAX_REPLY_TEXT_BYTES is dropped.
+    Both are recorded (and cached) as ``oversize`` abstentions, asked once, never retried."""
+    from lemmata.formats.envelope import MAX_LINE_BYTES
+    from lemmata.oracles.chat_runner import MAX_REPLY_BYTES, MAX_REPLY_TEXT_BYTES
+
+    # the bound holds for the worst text a run keeps: every byte escaped by JSON (\u0001) still fits one line
+    assert len(json.dumps({"text": "\x01" * MAX_REPLY_TEXT_BYTES})) < MAX_LINE_BYTES - 64 * 1024
+    huge_body = b'{"choices": [{"message": {"content": "' + b"x" * (MAX_REPLY_BYTES + 1) + b'"}}]}'
+    script = [Reply(content="y" * (MAX_REPLY_TEXT_BYTES + 1)), Reply(raw=huge_body), Reply(content="fine")]
+    cache = RequestCache(tmp_path / "c.jsonl")
+    with ChatDouble(echo, script=script) as server:
+        with ChatRunner(_endpoint(server, concurrency=1), cache) as runner:
+            out = runner.run(_jobs(3), quiet=True)
+    assert len(server.requests) == 3 and runner.stats.retries == 0
+    assert out["j0"].text is None and out["j0"].abstention.startswith(
+        f"oversize: the completion is {MAX_REPLY_TEXT_BYTES + 1:,} bytes of text")
+    assert out["j1"].text is None and out["j1"].abstention == \
+        f"oversize: the reply is larger than {MAX_REPLY_BYTES:,} bytes (read no further)"
+    assert out["j2"].text == "fine" and runner.stats.abstentions == {"oversize": 2}
+    assert (tmp_path / "c.jsonl").stat().st_size < 10_000  # recorded without the text
+    assert RequestCache(tmp_path / "c.jsonl").get(_jobs(2)[1].cache_key("m")).abstention.startswith("oversize")
+
+
+def _always(reply: Reply):
+    return lambda body: reply
+
+
+def test_the_breaker_stops_a_run_against_an_endpoint_that_always_fails_and_the_run_resumes(tmp_path):
+    """Three answers, then nothing but HTTP 500: after ``breaker`` failed attempts in a row the run stops with
+    EndpointDown (not each job's whole retry schedule); the answers received are cached and a rerun resumes."""
+    from lemmata.oracles.chat_runner import EndpointDown
+
+    down = {"on": False}
+
+    def flaky(body: dict):
+        return Reply(status=500) if down["on"] else echo(body)
+
+    def go_down_after_three(job, completion):
+        if job.id == "j2":
+            down["on"] = True
+
+    path = tmp_path / "cache.jsonl"
+    sleeps: list[float] = []
+    with ChatDouble(flaky) as server:
+        with ChatRunner(_endpoint(server, concurrency=1, max_retries=6, breaker=4), RequestCache(path),
+                        sleep=sleeps.append) as runner:
+            with pytest.raises(EndpointDown) as err:
+                runner.run(_jobs(20), quiet=True, on_answer=go_down_after_three)
+        message = str(err.value)
+        assert "failed 4 attempts in a row" in message and "HTTP 500" in message
+        assert "after 3 of 20 answers" in message and "run the same command again" in message
+        assert len(server.requests) == 3 + 4 and len(sleeps) == 3  # not 17 jobs × 7 attempts
+        down["on"] = False
+        with ChatRunner(_endpoint(server, concurrency=1), RequestCache(path)) as runner:
+            out = runner.run(_jobs(20), quiet=True)
+        assert runner.stats.from_cache == 3 and runner.stats.sent == 17 and all(c.ok for c in out.values())
+
+
+def test_the_breaker_ends_a_silent_endpoint_s_run_within_one_timeout_round():
+    """Every request times out: without the breaker each job would spend its retry schedule (0.2 + 0.4 + … + 3.2 s
+    of backoff); with it, the first round of timeouts stops the run and the waiting threads wake at once."""
+    import time
+
+    from lemmata.oracles.chat_runner import EndpointDown
+
+    with ChatDouble(_always(Reply(content="late", delay_s=0.5))) as server:
+        started = time.monotonic()
+        with ChatRunner(_endpoint(server, concurrency=4, timeout_s=0.05, max_retries=5, backoff_s=0.2,
+                                  breaker=4)) as runner:
+            with pytest.raises(EndpointDown, match="no answer within 0.05s"):
+                runner.run(_jobs(8), quiet=True)
+        assert time.monotonic() - started < 3.0
+
+
+def test_rate_limits_neither_trip_nor_reset_the_breaker():
+    sleeps: list[float] = []
+    script = [Reply(status=429)] * 6 + [Reply(status=502)] * 2
+    with ChatDouble(echo, script=script) as server:
+        with ChatRunner(_endpoint(server, concurrency=1, max_retries=10, breaker=3), sleep=sleeps.append) as runner:
+            out = runner.run(_jobs(1), quiet=True)
+    assert out["j0"].text == "answer to q0" and len(server.requests) == 9
+
+
+def test_malformed_answers_are_answers_to_the_breaker():
+    """A model whose replies to some prompts never parse is not a dead endpoint: those jobs run out of retries
+    into ``unavailable`` abstentions, and the run goes on."""
+    def some_never_parse(body: dict):
+        return Reply(raw=b'{"choices": [') if body["messages"][-1]["content"] in ("q0", "q1", "q2") else echo(body)
+
+    with ChatDouble(some_never_parse) as server:
+        with ChatRunner(_endpoint(server, concurrency=1, max_retries=3, breaker=2), sleep=lambda s: None) as runner:
+            out = runner.run(_jobs(5), quiet=True)
+    assert [c.abstention.split(":")[0] if c.abstention else c.text for c in out.values()] == \
+        ["unavailable", "unavailable", "unavailable", "answer to q3", "answer to q4"]

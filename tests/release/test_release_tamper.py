@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import lemmata
 from lemmata.benchmarks.taobench.release import open_taobench
 from lemmata.catalog import open_release_folder
 from lemmata.core.errors import InputError, LemmataError
@@ -56,6 +57,9 @@ def _set(doc, path, value):
 def _refused(folder: Path) -> str:
     with pytest.raises((InputError, LemmataError)) as err:
         open_release_folder(folder)
+    with pytest.raises((InputError, LemmataError)) as public:  # the public loader verifies exactly as the scoring path does
+        lemmata.open_release(folder)
+    assert str(public.value) == str(err.value)
     with pytest.raises((InputError, LemmataError)):
         open_taobench(RELEASE, folder.parent, build=False)
     return str(err.value) + " " + " ".join(str(p) for p in getattr(err.value, "problems", []))
@@ -77,7 +81,7 @@ def test_every_manifest_field_edit_is_refused(folder):
             assert name in message, (field_path, message)
     finally:
         path.write_bytes(original)
-    assert open_release_folder(folder).release_id == RELEASE
+    assert open_release_folder(folder).release_id == RELEASE == lemmata.open_release(folder).release_id
 
 
 def test_a_sample_of_bytes_of_every_file_is_bound(folder):

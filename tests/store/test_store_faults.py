@@ -190,7 +190,7 @@ def test_disk_full_while_scoring_requeues_and_the_next_run_scores(tmp_path):
                           "stuck": list(stuck.values()), "status_while_full": status_while_full, "worked": worked,
                           "status": rec.status, "events": [e["action"] for e in store.events()]}))
     """, store.root)
-    assert not out["result"] and out["cause"] == ["OSError", errno.EFBIG]
+    assert not out["result"] and out["cause"] == ["DiskFull", errno.EFBIG]  # an OSError naming the file
     assert out["stuck"] == [["fault", "storage fault while scoring: the disk is full"]]
     assert out["status_while_full"] == "scoring"
     assert out["worked"] and out["status"] == "scored"

@@ -5,24 +5,28 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
 from lemmata.formats.results import FrozenTuple, ModelInfo, Score, make_result
 from lemmata.space.audit import SubmissionCache, audited_result, render_audit
 from lemmata.space.board import BoardQuery, build_view, export_records, load_rows, to_csv, to_json
+from lemmata.space.rows import ROW_SUMMARY
 from lemmata.space.tables import render_group
 from lemmata.store import Store
 from lemmata.store.integrity import ResultIntegrityError
 
 
-def _result(sha: str, value: float, model: str):
+def _result(sha: str, value: float, model: str, interval: tuple[float, float] | None = None):
     return make_result(
         kind="scored", benchmark="b", track="t",
         frozen=FrozenTuple(dataset_release="b-1.0.0", split="c/test", retrieval_artifact=None,
                            scoring_artifact="scorer-1", date="2026-11-21"),
         submission_sha256=sha, model=ModelInfo(name=model),
-        main=Score(metric="acc", value=value, count=int(value * 20), total=20),
+        main=Score(metric="acc", value=value, count=int(value * 20), total=20, interval=interval,
+                   interval_kind="wilson95" if interval else None),
         metrics={"acc": value, "recall": 0.25}, items=[{"item_id": "i1", "verdict": "yes"}])
 
 
@@ -137,6 +141,47 @@ def test_an_edited_index_row_is_caught(store_with_two):
     fresh = Store(store.root)  # a new process: nothing remembered
     rows = {r["result_id"]: r for r in fresh.result_rows()}
     assert "main_value" in rows[bad.result_id]["integrity"] and rows[good.result_id]["integrity"] is None
+
+
+def _forge_summary_in_another_process(db_path, result_id: str) -> None:
+    """Edit one row's summary (its interval) and nothing else, from a separate process, as someone with write
+    access to the SQLite file could; the result file and its fingerprint are left as they are."""
+    script = ("import json, sqlite3, sys\n"
+              "conn = sqlite3.connect(sys.argv[1])\n"
+              "s = json.loads(conn.execute('SELECT summary_json FROM results WHERE result_id = ?', (sys.argv[2],))"
+              ".fetchone()[0])\n"
+              "s['main']['interval'] = [0.91, 0.99]\n"
+              "conn.execute('UPDATE results SET summary_json = ? WHERE result_id = ?', (json.dumps(s), sys.argv[2]))\n"
+              "conn.commit()\n")
+    subprocess.run([sys.executable, "-c", script, str(db_path), result_id], check=True, timeout=60)
+
+
+def test_an_index_only_summary_edit_is_never_shown(tmp_path):
+    """A summary edited in SQLite alone (the file and its fingerprint unchanged) is an integrity error for the
+    running board that already verified the row, for a freshly opened board, and in the exports; a store that
+    cannot recompute summaries (the CLI's) shows the verified file's values, never the forged ones."""
+    space = Store(tmp_path, row_summary=ROW_SUMMARY)
+    good, _ = space.add_result(_result("a" * 64, 0.5, "goodmodel", interval=(0.4, 0.6)))
+    bad, _ = space.add_result(_result("b" * 64, 0.25, "editedmodel", interval=(0.1, 0.4)))
+    assert {r.result_id: r.interval for r in _view(space).rows}[bad.result_id] == (0.1, 0.4)  # verified, remembered
+    assert space.verify_files() == []
+    g0 = space.generation()
+    _forge_summary_in_another_process(space.db_path, bad.result_id)
+
+    # the running board: the verdict remembered for the unchanged file does not cover the changed row
+    assert [p.file for p in space.verify_files()] == [f"results/b/{bad.result_id}.json"]
+    assert space.generation() > g0  # caches keyed by the generation (board rows, API answers) are dropped
+    for store in (space, Store(tmp_path, row_summary=ROW_SUMMARY)):  # and a board opened afresh
+        by_id = {r.result_id: r for r in _view(store).rows}
+        assert by_id[bad.result_id].status == "integrity_error" and by_id[bad.result_id].interval is None
+        assert "summary" in by_id[bad.result_id].integrity and by_id[good.result_id].interval == (0.4, 0.6)
+        doc = json.loads(to_json(_view(store)))
+        assert "0.91" not in json.dumps(doc) and doc["left_out"][0]["result_id"] == bad.result_id
+
+    # a store opened without the row summary cannot check one: the row shows what the verified file says
+    cli = Store(tmp_path)
+    assert all(r["summary_json"] is None for r in cli.result_rows())
+    assert {r.result_id: r.interval for r in _view(cli).rows}[bad.result_id] == (0.1, 0.4)
 
 
 def test_a_missing_or_unparsable_file_is_an_integrity_error(store_with_two):

@@ -3,7 +3,11 @@
 A line is ``{"query": str, "cutoff": int | null, "n": int}`` (``n`` optional,
 default 20). Every bad line is reported at once, naming its line and field,
 before any query runs, so a long batch never fails half-way through (malformed
-JSON lines included: reading goes on past them).
+JSON lines included: reading goes on past them). The report is bounded like an
+upload's: reading stops after :data:`~lemmata.formats.envelope.STOP_AFTER`
+problems, and the list shows the first ones and how many more there were
+(:func:`~lemmata.formats.envelope.cap_problems`), so a file of a hundred
+thousand bad lines costs a short message, not megabytes.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from pydantic import Field, ValidationError
 
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.models import Exact
+from lemmata.formats.envelope import STOP_AFTER, cap_problems, stopped
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N
 
 #: longest accepted query (characters): a rendered Re2Math proof state is well under this
@@ -42,6 +47,9 @@ def read_batch(path: str | Path) -> list[BatchQuery]:
         for line, raw in enumerate(fh, start=1):
             if not raw.strip():
                 continue
+            if len(problems) >= STOP_AFTER:
+                problems.append(stopped(name, line, len(problems)))
+                break
             try:
                 obj = json.loads(raw.decode("utf-8"))
             except UnicodeDecodeError as exc:
@@ -60,5 +68,5 @@ def read_batch(path: str | Path) -> list[BatchQuery]:
                     field = ".".join(str(p) for p in err["loc"]) or None
                     problems.append(Problem(name, err["msg"], line, field))
     if problems:
-        raise InputError(problems)
+        raise InputError(cap_problems(problems, name))
     return out
