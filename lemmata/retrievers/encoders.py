@@ -37,6 +37,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 
 from lemmata.core.errors import LemmataError
+from lemmata.retrievers.endpoint import EndpointConfig
 from lemmata.formats.results import ModelInfo
 
 Role = Literal["query", "document"]
@@ -336,30 +337,6 @@ class Model2VecEncoder:
 
 
 # -- OpenAI-compatible /v1/embeddings ---------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class EndpointConfig:
-    """Where an embeddings endpoint is and which model it serves (read from the environment at the edge)."""
-
-    base_url: str
-    model: str
-    api_key: str | None = None
-    timeout_s: float = 120.0
-    max_retries: int = 5
-
-    @classmethod
-    def from_env(cls, model: str | None = None, environ: Mapping[str, str] | None = None) -> "EndpointConfig":
-        from lemmata.core.settings import read
-
-        base = read("LEMMATA_EMBEDDINGS_BASE_URL", environ)
-        name = model or read("LEMMATA_EMBEDDINGS_MODEL", environ)
-        if not base or not name:
-            raise LemmataError("an OpenAI-compatible embeddings model needs LEMMATA_EMBEDDINGS_BASE_URL and a model "
-                               "(openai:MODEL or LEMMATA_EMBEDDINGS_MODEL)")
-        timeout = read("LEMMATA_EMBEDDINGS_TIMEOUT_S", environ)
-        return cls(base_url=base, model=name, api_key=read("LEMMATA_EMBEDDINGS_API_KEY", environ),
-                   timeout_s=float(timeout) if timeout else 120.0)
-
 
 @dataclass
 class OpenAIEmbeddingsEncoder:

@@ -20,13 +20,14 @@ identity, so a reranked run is another system than its first stage.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from lemmata.core.errors import LemmataError
 from lemmata.core.registry import UnknownNameError, suggest
+from lemmata.retrievers.endpoint import EndpointConfig
 
 KINDS: dict[str, str] = {"ce": "cross-encoder", "cross-encoder": "cross-encoder", "rerank-api": "endpoint"}
 
@@ -75,7 +76,7 @@ def load_reranker(spec: str | RerankSpec, *, max_length: int | None = None, batc
     s = parse_rerank_spec(spec) if isinstance(spec, str) else spec
     if s.kind == "cross-encoder":
         return CrossEncoderReranker(s.target, max_length=max_length, batch_size=batch_size, device=device)
-    return EndpointReranker(RerankEndpoint.from_env(s.target))
+    return EndpointReranker(EndpointConfig.from_env("LEMMATA_RERANK_", "a rerank endpoint", s.target))
 
 
 def rescored(docs: Sequence[str], scores: Sequence[float]) -> list[tuple[str, float]]:
@@ -129,32 +130,11 @@ class CrossEncoderReranker:
 
 # -- a rerank endpoint (Cohere / Jina form) ---------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class RerankEndpoint:
-    """Where a rerank endpoint is and which model it serves (read from the environment at the edge)."""
-
-    base_url: str
-    model: str
-    api_key: str | None = None
-    timeout_s: float = 120.0
-
-    @classmethod
-    def from_env(cls, model: str, environ: Mapping[str, str] | None = None) -> "RerankEndpoint":
-        from lemmata.core.settings import read
-
-        base = read("LEMMATA_RERANK_BASE_URL", environ)
-        if not base:
-            raise LemmataError("a rerank endpoint needs LEMMATA_RERANK_BASE_URL (e.g. http://localhost:8000/v1)")
-        timeout = read("LEMMATA_RERANK_TIMEOUT_S", environ)
-        return cls(base_url=base.rstrip("/"), model=model, api_key=read("LEMMATA_RERANK_API_KEY", environ),
-                   timeout_s=float(timeout) if timeout else 120.0)
-
-
 @dataclass
 class EndpointReranker:
     """Scores from ``POST {base}/rerank``, one request per query (the ``index`` of each result maps it back)."""
 
-    config: RerankEndpoint
+    config: EndpointConfig
     identity: dict[str, Any] = field(init=False)
 
     def __post_init__(self) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from lemmata.core.registry import UnknownNameError, suggest
+from lemmata.retrievers.endpoint import EndpointConfig
 
 BASELINES: tuple[str, ...] = ("bm25", "static", "hybrid")
 KINDS: dict[str, str] = {"st": "sentence-transformers", "sentence-transformers": "sentence-transformers",
@@ -88,4 +89,5 @@ def load_model(spec: str | ModelSpec, *, prompts: Mapping[str, str] | None = Non
                                                    max_length=max_length)
     if s.kind == "model2vec":
         return encoders.Model2VecEncoder(s.target, prompts=p)
-    return encoders.OpenAIEmbeddingsEncoder(encoders.EndpointConfig.from_env(s.target or None), prompts=p)
+    config = EndpointConfig.from_env("LEMMATA_EMBEDDINGS_", "an OpenAI-compatible embeddings model", s.target or None)
+    return encoders.OpenAIEmbeddingsEncoder(config, prompts=p)
