@@ -369,3 +369,18 @@ def test_non_finite_or_misshapen_vectors_are_refused_naming_the_model_and_items(
         evaluate(_Poisoned(query_dim=8), [task], out=tmp_path / "runs", store=store, name="narrow-queries",
                  cache=cache, quiet=True)
     assert store.result_rows() == [] and not list((tmp_path / "runs").glob("*.jsonl"))
+
+
+def test_a_baseline_says_what_it_is_doing_before_the_first_query(capsys):
+    """Indexing a large corpus takes seconds before any query is ranked: `lemmata evaluate --model bm25` says so on
+    stderr (plain lines, kept by logs), and says nothing when quiet."""
+    from lemmata.tracks.model_runs import BaselineRanker, Part
+
+    part = Part(doc_ids=["a", "b"], doc_texts=["banach space", "hilbert space"], queries={"q": "banach"},
+                label="toy/test")
+    run = BaselineRanker("bm25", depth=1, quiet=False).rank(part)
+    err = capsys.readouterr().err
+    assert "bm25: indexing 2 documents (toy/test)" in err and "ranking 1 queries" in err
+    assert [d for d, _ in run.rankings["q"]] == ["a"]
+    BaselineRanker("bm25", depth=1).rank(part)
+    assert capsys.readouterr().err == ""

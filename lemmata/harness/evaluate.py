@@ -134,7 +134,7 @@ def _ranker(model: Any, *, depth: int, index: str, batch_size: int, prompts: Map
     if isinstance(model, ModelSpec):
         if instructions:
             raise InputError.one("instructions", f"the built-in {model.target} baseline takes no instructions")
-        return BaselineRanker(model.target, depth=depth)
+        return BaselineRanker(model.target, depth=depth, quiet=quiet)
     encoder = as_encoder(model, name=name, prompts=prompts)
     return DenseRanker(encoder, cache=cache, depth=depth, batch_size=batch_size, index=index, quiet=quiet,
                        instruction_template=instruction_template(encoder, instructions))

@@ -188,14 +188,14 @@ class DenseRanker:
 class BaselineRanker:
     """The built-in baselines (``bm25``, ``static``, ``hybrid``) of :mod:`lemmata.retrievers.baseline`."""
 
-    def __init__(self, name: str, *, depth: int = DEFAULT_DEPTH) -> None:
+    def __init__(self, name: str, *, depth: int = DEFAULT_DEPTH, quiet: bool = True) -> None:
         from lemmata.retrievers.baseline import MODEL_NAMES, RETRIEVERS
 
         if name not in RETRIEVERS:
             from lemmata.core.registry import suggest
 
             raise ValueError(suggest("baseline", name, RETRIEVERS))
-        self.name, self.depth = name, depth
+        self.name, self.depth, self.quiet = name, depth, quiet
         from lemmata import __version__
 
         self.info = ModelInfo(name=MODEL_NAMES[name], revision=f"lemmata {__version__}")
@@ -207,14 +207,25 @@ class BaselineRanker:
         from lemmata.retrievers.baseline import build_retriever
 
         start = time.perf_counter()
+        where = f" ({part.label})" if part.label else ""
+        self._say(f"{self.name}: indexing {len(part.doc_ids):,} documents{where}")
         index = build_retriever(self.name, part.doc_ids, part.texts())
         qids = list(part.queries)
         texts = [part.queries[q] for q in qids]
+        self._say(f"{self.name}: index built in {time.perf_counter() - start:.1f} s; ranking {len(qids):,} queries")
         if part.query_limits is None and not part.excluded:
             ranked = index.search_many(texts, self.depth)
         else:
             ranked = self._filtered(index, part, qids, texts)
         return PartRun(dict(zip(qids, ranked)), index.config, time.perf_counter() - start)
+
+    def _say(self, line: str) -> None:
+        """A progress line on stderr: a large corpus takes the index build's seconds before any query is ranked,
+        and a terminal that shows nothing meanwhile looks hung (plain lines, so logs keep them too)."""
+        if not self.quiet:
+            import sys
+
+            print(line, file=sys.stderr, flush=True)
 
     def _filtered(self, index: Any, part: Part, qids: list[str], texts: list[str]) -> list[Ranking]:
         """Top ``depth`` of the eligible documents: ask for more until enough survive the filter."""
