@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RunProtocol", "Written", "add_sampling_args", "endpoint_args", "register_protocol", "run_protocol",
-           "sampling_of", "score_written"]
+__all__ = ["RunProtocol", "Written", "add_sampling_args", "endpoint_args", "register_protocol", "run_model_info",
+           "run_protocol", "sampling_of", "score_written"]
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,16 @@ def sampling_of(args: Namespace, **override: Any) -> Any:
 
     values = {"temperature": args.temperature, "max_tokens": args.max_tokens, "seed": args.seed, **override}
     return Sampling(**values)
+
+
+def run_model_info(runner: Any, sampling: Any, prompt_version: str, **fields: Any) -> Any:
+    """The header's ``model`` of a run: the requested name, the id the endpoint reported most, the sampling and
+    the prompt version (:class:`~lemmata.formats.results.ModelInfo`)."""
+    from lemmata.formats.results import ModelInfo
+
+    reported = runner.stats.endpoint_models.most_common(1)
+    return ModelInfo(name=runner.endpoint.model, kind="llm", endpoint_model=reported[0][0] if reported else None,
+                     sampling=sampling.model_dump(mode="json"), prompt_version=prompt_version, **fields)
 
 
 def register_protocol(rsub: Any, protocol: RunProtocol) -> None:

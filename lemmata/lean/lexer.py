@@ -77,12 +77,12 @@ def _subscript(c: str) -> bool:
 
 
 def is_id_first(c: str) -> bool:
-    """Lean's ``isIdFirst``: ASCII letters, ``_`` and letter-like symbols.
+    """Lean's ``isIdFirst``: ASCII letters, ``_`` and letter-like symbols (the end of input, ``""``, is none).
 
-    >>> [is_id_first(c) for c in "aℝ_1λ"]
-    [True, True, True, False, False]
+    >>> [is_id_first(c) for c in "aℝ_1λ"], is_id_first("")
+    ([True, True, True, False, False], False)
     """
-    return ("a" <= c <= "z") or ("A" <= c <= "Z") or c == "_" or _letter_like(c)
+    return ("a" <= c <= "z") or ("A" <= c <= "Z") or c == "_" or (len(c) == 1 and _letter_like(c))
 
 
 # Multi-character symbols, longest first within each leading character (Lean's token table, ASCII part).

@@ -8,24 +8,23 @@ examples' ids are the *fixture's* ids; pass ``--atlas-release`` and
 
 The baseline, stated in full (it demonstrates the file format; it is not a good system):
 
-- **Judge (MA-Align, and MathAtlas faithfulness).** Lexical coverage: the
+- **Judge (MA-Align).** Lexical coverage: the
   content words of the informal statement (the BM25 baseline's tokenizer:
   lower-case, split on non-alphanumerics, English stopwords and one-character
   tokens dropped) against the words of the Lean statement, whose identifiers
   are first split at camel-case humps (``IsCyclic`` → ``Is Cyclic``). The
   formalization is judged faithful when at least ``COVERAGE`` of the informal
   words occur in it; an informal statement without content words abstains
-  (MA-Align ``null``, MathAtlas ``uncertain``).
+  (``null``).
 - **Formalizer (MathAtlas).** Nearest-neighbour reuse: BM25 over the informal
   statements of the MA-Align pairs of the entity's kind (definition pairs for a
   definition, statement pairs for a theorem, example or exercise), queried with
   the entity's statement; the best pair's Lean statement is reused with its
   declaration renamed after the entity.
-  An entity sharing no word with any pair abstains (``formal_statement`` null,
-  verdicts ``abstain``).
-- **Checker (MathAtlas).** None here: without a Lean toolchain nothing is
-  compiled, so ``compiles`` is ``pending`` and the header's ``lean_version`` is
-  ``unchecked``. A real submission runs its checker and writes ``yes``/``no``.
+  An entity sharing no word with any pair abstains (``formal_statement`` null).
+  A MathAtlas file states no verdict: the leaderboard's Lean server and judge
+  give every verdict (a stated ``compiles``/``faithful`` would be informational
+  and never counted).
 
     python submissions/mathatlas/make_example.py --out-dir submissions/mathatlas
 """
@@ -124,14 +123,8 @@ def atlas_records(entities: list[dict], pairs: list[dict], track: str) -> list[d
             continue
         index = indexes["definition" if e["entity_type"] == "definition" else "statement"]
         best = [(pid, s) for pid, s in index.search(e["statement"], 1) if s > 0]
-        if not best:
-            out.append({"entity_id": e["entity_id"], "formal_statement": None, "compiles": "abstain",
-                        "faithful": "abstain"})
-            continue
-        statement = rename(formal[best[0][0]], lean_name(e["entity_id"]))
-        verdict = coverage_judge(e["statement"], statement)
-        out.append({"entity_id": e["entity_id"], "formal_statement": statement, "compiles": "pending",
-                    "faithful": {True: "yes", False: "no", None: "uncertain"}[verdict]})
+        statement = rename(formal[best[0][0]], lean_name(e["entity_id"])) if best else None
+        out.append({"entity_id": e["entity_id"], "formal_statement": statement})
     return out
 
 
@@ -161,14 +154,13 @@ def main(argv: list[str] | None = None) -> int:
         atlas = open_release(atlas_dir)
         entities = list({e["entity_id"]: e for s in ATLAS_SPLITS for e in atlas.rows("entities", s)}.values())
         pairs = open_release(align_dir).rows("pairs", "test")
-    model = {"name": "example: nearest MA-Align formalization (BM25) + lexical-coverage judge",
-             "revision": "lemmata example 1"}
+    model = {"name": "example: nearest MA-Align formalization (BM25)", "revision": "lemmata example 2"}
     for track in ("statements", "definitions"):
         _write(out / f"example-mathatlas-{track}.jsonl", {
             "format": SUBMISSION_FORMAT, "benchmark": MATHATLAS.name, "release": MATHATLAS.release_id,
-            "track": track, "model": model, "lean_version": "unchecked", "judge": JUDGE,
-            "notes": f"Produced by submissions/mathatlas/make_example.py from {source}. No Lean toolchain was run: "
-                     "compiles is pending.",
+            "track": track, "model": model,
+            "notes": f"Produced by submissions/mathatlas/make_example.py from {source}. Verdicts come from the "
+                     "leaderboard's Lean server and judge.",
         }, atlas_records(entities, pairs, track))
     _write(out / "example-ma-align.jsonl", {
         "format": SUBMISSION_FORMAT, "benchmark": MA_ALIGN.name, "release": MA_ALIGN.release_id, "track": "judge",

@@ -143,17 +143,15 @@ def test_mirb_example_covers_every_task_and_never_ranks_an_excluded_document():
         assert not excluded & {d["doc_id"] for d in r["ranking"]}
 
 
-def test_mathatlas_examples_show_abstentions_pending_compiles_and_judge_labels():
+def test_mathatlas_examples_state_no_verdict_and_ma_align_gives_labels():
     statements = _lines("mathatlas/example-mathatlas-statements.jsonl")
     definitions = _lines("mathatlas/example-mathatlas-definitions.jsonl")
     align = _lines("mathatlas/example-ma-align.jsonl")
-    assert statements[0]["lean_version"] == "unchecked"  # no Lean was run: nothing may claim to compile
-    for rec in statements[1:] + definitions[1:]:
-        if rec["formal_statement"] is None:
-            assert (rec["compiles"], rec["faithful"]) == ("abstain", "abstain")
-        else:
-            assert rec["compiles"] == "pending" and rec["faithful"] in ("yes", "no", "uncertain")
-    assert any(r["formal_statement"] for r in definitions[1:])
+    # verdicts come from the leaderboard's oracles: an example states none (a stated one would be informational)
+    assert "lean_version" not in statements[0] and "judge" not in statements[0]
+    assert all(set(rec) == {"entity_id", "formal_statement"} for rec in statements[1:] + definitions[1:])
+    assert any(r["formal_statement"] for r in definitions[1:]) and any(r["formal_statement"] is None
+                                                                      for r in statements[1:])
     assert {type(r["faithful"]) for r in align[1:]} <= {bool, type(None)}
 
 
@@ -326,19 +324,17 @@ def atlas_records(lines: list[dict]) -> bytes:
     statement = next(x["formal_statement"] for x in r if x["formal_statement"])
     theorem, unknown = "a1f0c3d2-0003-4e6a-9b1c-000000000003", "a1f0c3d2-0099-4e6a-9b1c-000000000099"
     r[0].update(formal_statement="   ")                                  # line 2: blank statement
-    r[1].update(compiles="true")                                         # line 3: not a verdict
-    r[2].update(compiles="no")                                           # line 4: null statement cannot fail
-    r.append({"entity_id": theorem, "formal_statement": statement, "compiles": "pending",
-              "faithful": "no"})                                         # line 6: a theorem, not a definition
+    r[1].update(compiles="true")                                         # line 3: a stated verdict, not one
+    r[2].update(compiles="no")                                           # line 4: a stated verdict (informational)
+    r.append({"entity_id": theorem, "formal_statement": statement})      # line 6: a theorem, not a definition
     r.append({**lines[1]})                                               # line 7: line 2's entity again
     r.append({**lines[2], "entity_id": unknown})                         # line 8: no such entity
-    r.append({"entity_id": lines[1]["entity_id"], "statement": statement, "compiles": "pending",
-              "faithful": "no"})                                         # line 9: 'statement' for 'formal_statement'
+    r.append({"entity_id": lines[1]["entity_id"], "statement": statement})  # line 9: 'statement' for 'formal_statement'
     return _dump([h, *r])
 
 
 def atlas_header(lines: list[dict]) -> bytes:
-    h = {k: v for k, v in lines[0].items() if k != "lean_version"} | {"judge": "", "track": "theorems"}
+    h = lines[0] | {"judge": "", "track": "theorems", "context": "few-shot"}
     return _dump([h, *lines[1:]])
 
 

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from lemmata.formats.envelope import SUBMISSION_FORMAT
-from lemmata.formats.results import ModelInfo
 from lemmata.oracles.chat_runner import ChatJob, ChatRunner, Sampling
 from lemmata.oracles.judge import Rubric, parse_rubric
 
@@ -78,15 +77,14 @@ def run_ma_align(runner: ChatRunner, out_dir: str | Path, *, sampling: Sampling 
     from lemmata.benchmarks.mathatlas.meta import MA_ALIGN
     from lemmata.catalog import load_release, read_columns
     from lemmata.core.jsonl import write_jsonl
+    from lemmata.harness.runs import run_model_info
     from lemmata.oracles.judge import slug
 
     release = load_release(MA_ALIGN)
     cols = read_columns(release, "pairs", "test", ["pair_id", "informal_statement", "formal_statement"])
     pairs = [dict(zip(cols, values)) for values in zip(*cols.values())]
     records, meta = judge_pairs(runner, pairs, sampling=sampling, quiet=quiet)
-    reported = runner.stats.endpoint_models.most_common(1)
-    model = ModelInfo(name=runner.endpoint.model, kind="llm", endpoint_model=reported[0][0] if reported else None,
-                      sampling=sampling.model_dump(mode="json"), prompt_version=PROMPT_ID)
+    model = run_model_info(runner, sampling, PROMPT_ID)
     header = {"format": SUBMISSION_FORMAT, "benchmark": "ma-align", "release": MA_ALIGN.release_id, "track": "judge",
               "model": model.model_dump(mode="json"),
               "notes": f"lemmata run ma-align: prompt {PROMPT_ID}; unusable replies abstain (null)."}
