@@ -1,7 +1,7 @@
 """Time the offline retrieval artifacts: build, load, and queries per second with the year filter.
 
-    python perf/artifact_speed.py [--runs 3] [--release DIR] [--distractors DIR] [--only 1.0.0|2.0.0|2.1.0]
-                                  [--world DIR]
+    python perf/artifact_speed.py [--runs 3] [--release DIR] [--distractors DIR] [--distractors-11 DIR]
+                                  [--only 1.0.0|2.0.0|2.1.0|2.2.0] [--world DIR]
 
 **1.0.0** (``re2math-scholar-offline-1.0.0``):
 Queries are the release's own: the 860 rendered proof states (Raw track, m = 5,
@@ -23,6 +23,11 @@ math-arxiv-meta release is built into the temporary folder first.
 plus the math_bib distractors, one display, opaque ids): the same targets and
 workloads; the build also reads the math_bib table from the mirror. With
 ``--world DIR`` an already built world is timed (open and search only).
+
+**2.2.0** (``re2math-scholar-offline-2.2.0``: 2.1's pipeline on
+``math-arxiv-meta-1.1.0``, one work one record): the same targets and
+workloads; without --distractors-11 that release is built into the temporary
+folder first.
 """
 
 from __future__ import annotations
@@ -48,8 +53,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--release", metavar="DIR", help="a built Re2Math release folder")
-    parser.add_argument("--distractors", metavar="DIR", help="a built math-arxiv-meta release folder (2.0.0)")
-    parser.add_argument("--only", choices=("1.0.0", "2.0.0", "2.1.0"), help="time one artifact version only")
+    parser.add_argument("--distractors", metavar="DIR", help="a built math-arxiv-meta-1.0.0 folder (2.0.0, 2.1.0)")
+    parser.add_argument("--distractors-11", metavar="DIR", help="a built math-arxiv-meta-1.1.0 folder (2.2.0)")
+    parser.add_argument("--only", choices=("1.0.0", "2.0.0", "2.1.0", "2.2.0"), help="time one artifact version only")
     parser.add_argument("--world", metavar="DIR", help="time this built 2.x world (open and search; no build)")
     args = parser.parse_args()
 
@@ -61,7 +67,7 @@ def main() -> None:
             release = Re2MathBuilder().build(Path(tmp) / "releases", quiet=True)
         if args.only in (None, "1.0.0") and not args.world:
             measure_v1(args, release, Path(tmp))
-        for version in ("2.0.0", "2.1.0"):
+        for version in ("2.0.0", "2.1.0", "2.2.0"):
             if args.only in (None, version):
                 measure_world(args, release, Path(tmp), version)
 
@@ -112,13 +118,15 @@ def measure_world(args, release: Path, tmp: Path, version: str = "2.0.0") -> Non
     if args.world:
         return time_world(args, release, Path(args.world), None, None)
 
-    distractors = Path(args.distractors) if args.distractors else None
+    given = args.distractors_11 if version == "2.2.0" else args.distractors
+    distractors = Path(given) if given else None
     if distractors is None:
-        from lemmata.benchmarks.math_arxiv_meta.builder import MathArxivMetaBuilder
+        from lemmata.benchmarks.math_arxiv_meta.builder import MathArxivMetaBuilder, MathArxivMetaBuilder11
 
         t = time.perf_counter()
-        distractors = MathArxivMetaBuilder().build(Path(tmp) / "releases", quiet=True)
-        print(f"math-arxiv-meta release built in {time.perf_counter() - t:.1f} s")
+        builder = MathArxivMetaBuilder11 if version == "2.2.0" else MathArxivMetaBuilder
+        distractors = builder().build(Path(tmp) / "releases", quiet=True)
+        print(f"{builder.meta.release_id} built in {time.perf_counter() - t:.1f} s")
     out = Path(tmp) / "artifacts"
     code = ("import sys; from lemmata.benchmarks.re2math.scholar.worlds import build_world_version; "
             "build_world_version(sys.argv[4], sys.argv[1], sys.argv[2], sys.argv[3])")

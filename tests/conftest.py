@@ -24,6 +24,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+# judges are asked no canary questions unless a test turns them on (tests/oracles/test_canaries.py): the tests that
+# count a judge's requests count the real questions
+os.environ.setdefault("LEMMATA_JUDGE_CANARIES", "0")
 _HOME = tempfile.mkdtemp(prefix="lemmata-test-home-")
 os.environ["LEMMATA_HOME"] = _HOME
 os.environ.setdefault("HF_HOME", os.path.join(_HOME, "hf"))
@@ -45,6 +48,7 @@ FIRST = (
     "benchmarks/re2math/scholar/test_scholar_v2.py",
     "test_evaluation.py",
     "benchmarks/re2math/test_scholar_v21.py",
+    "benchmarks/re2math/test_scholar_v22.py",
     "benchmarks/re2math/agent/test_llm_agent.py",
     "benchmarks/re2math/agent/test_baseline_agent.py",
     "benchmarks/mathnet/test_answer_bombs.py",
@@ -120,6 +124,15 @@ def distractor_release(tmp_path_factory, releases_root) -> Path:
 
 
 @pytest.fixture(scope="session")
+def distractor_release_11(tmp_path_factory, releases_root) -> Path:
+    """math-arxiv-meta-1.1.0 (ids repaired, twins merged: world 2.2's haystack), built once per run."""
+    from lemmata.benchmarks.math_arxiv_meta.builder import MathArxivMetaBuilder11
+
+    return built_once(tmp_path_factory, "distractor-release-11",
+                      lambda d: MathArxivMetaBuilder11().build(d, quiet=True), releases_root)
+
+
+@pytest.fixture(scope="session")
 def scholar_artifacts(tmp_path_factory, re2math_release, distractor_release) -> Path:
     """Both offline Re2Math artifacts, built once per run: the 2.0.0 world (what submissions use) and 1.0.0
     (superseded, still audits). Read-only: a test that tampers copies the folder first."""
@@ -177,6 +190,16 @@ def scholar_world_21(tmp_path_factory, re2math_release, distractor_release) -> P
     return built_once(tmp_path_factory, "scholar-world-21",
                       lambda d: build_world_21(re2math_release, distractor_release, d))
 
+
+
+@pytest.fixture(scope="session")
+def scholar_world_22(tmp_path_factory, re2math_release, distractor_release_11) -> Path:
+    """re2math-scholar-offline-2.2.0 (one work, one record, on math-arxiv-meta-1.1.0), built once per run from the
+    session's releases. Read-only: a test that tampers copies it first."""
+    from lemmata.benchmarks.re2math.scholar.world.v2_2 import build_world as build_world_22
+
+    return built_once(tmp_path_factory, "scholar-world-22",
+                      lambda d: build_world_22(re2math_release, distractor_release_11, d))
 
 
 @pytest.fixture(scope="session")

@@ -104,7 +104,8 @@ def artifacts_md() -> str:
     for family in artifact_families():
         history = artifact_versions(family)
         lines = [f"- `{v.artifact_id}`" + (" (current)" if v.version == history.current else
-                                           f" — superseded by `{v.superseded_by}`: {md_escape(v.why or '')}")
+                                           " (declared, not yet current: used where named)" if not v.superseded_by
+                                           else f" — superseded by `{v.superseded_by}`: {md_escape(v.why or '')}")
                  for v in history.versions]
         parts.append(f"**Frozen {md_escape(history.kind)} versions ({md_escape(family)}).**\n\n" + "\n".join(lines))
     return "\n\n".join(parts)

@@ -13,13 +13,15 @@ from pathlib import Path
 
 from lemmata.benchmarks.math_arxiv_meta.meta import (
     FIRST_YEAR, GEIGER_COMMIT, GEIGER_DOI, GEIGER_REPO, HARTMANN_COMMIT, HARTMANN_REPO, LAST_YEAR,
-    MATH_ARXIV_META, MIRROR_FOLDER, PARQUET, ROWS,
+    MATH_ARXIV_META, MATH_ARXIV_META_1_1, MIRROR_FOLDER, PARQUET, ROWS, ROWS_1_1,
 )
 from lemmata.core.errors import InputError, Problem
 from lemmata.release.builder import ReleaseBuilder, SplitTable
 
 #: the arXiv id forms the corpus holds: new style YYMM.NNNN[N], old style archive[.SUB]/YYMMNNN, no version
 ARXIV_ID_PATTERN = r"^(?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})$"
+#: a new-style id whose digits after the dot do not fit its year-month (five before 1501, four from 1501)
+WRONG_LENGTH_PATTERN = r"^(?:(?:0\d|1[0-4])\d\d\.\d{5}|(?:1[5-9]|[2-9]\d)\d\d\.\d{4})$"
 
 
 def record_features():
@@ -53,8 +55,11 @@ def _first_bad(mask, ids) -> tuple[int, str] | None:
     return i + 1, ids[i].as_py()
 
 
-def check_table(table, label: str) -> list[Problem]:
-    """Every column the release and the artifact rely on, checked vectorised; one problem per failed rule."""
+def check_table(table, label: str, *, full_length_ids: bool = False) -> list[Problem]:
+    """Every column the release and the artifact rely on, checked vectorised; one problem per failed rule.
+
+    ``full_length_ids``: also refuse a new-style id whose digits after the dot do not fit its year-month (four
+    up to 1412, five from 1501) — what 1.1.0 guarantees and 1.0.0's pinned rows do not."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -74,6 +79,8 @@ def check_table(table, label: str) -> list[Problem]:
             problems.append(Problem(label, f"{reason} ({n} row(s); first: {bad[1]!r})", line=bad[0], field=field))
 
     rule(pc.invert(pc.match_substring_regex(ids, ARXIV_ID_PATTERN)), "arxiv_id", "not a version-free arXiv id")
+    if full_length_ids:
+        rule(pc.match_substring_regex(ids, WRONG_LENGTH_PATTERN), "arxiv_id", "digits do not fit the id's year-month")
     for col in ("title", "abstract"):
         rule(pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(table[col])), 0), col, "empty")
     rule(pc.equal(pc.list_value_length(table["authors"]), 0), "authors", "no author")
@@ -94,6 +101,8 @@ class MathArxivMetaBuilder(ReleaseBuilder):
     meta = MATH_ARXIV_META
     builder_version = "1.0"
     source_names = (PARQUET,)
+    #: the first offline world built on this release (the card names it)
+    world = "re2math-scholar-offline-2.0.0"
 
     def fetch_sources(self) -> dict[str, Path]:
         """The pinned Parquet from ``source_dir`` or the mirror's ``arxiv_math/`` folder (no upstream URL exists)."""
@@ -113,18 +122,30 @@ class MathArxivMetaBuilder(ReleaseBuilder):
         return {"default": record_features()}
 
     def make_tables(self, sources: dict[str, Path]) -> list[SplitTable]:
+        table = self.read_table(sources[PARQUET])
+        self.stats = _stats(table)
+        return [SplitTable("default", "train", table)]
+
+    def read_table(self, path: Path):
+        """The pinned table, every column checked and cast to the pinned features."""
         import pyarrow.parquet as pq
 
-        path = sources[PARQUET]
         table = pq.read_table(path)
         problems = check_table(table, PARQUET)
         if table.num_rows != ROWS:
             problems.append(Problem(PARQUET, f"{table.num_rows} rows; the pinned file has {ROWS}"))
         if problems:
             raise InputError(problems)
-        table = table.select(record_features().arrow_schema.names).cast(record_features().arrow_schema)
-        self.stats = _stats(table)
-        return [SplitTable("default", "train", table)]
+        return table.select(record_features().arrow_schema.names).cast(record_features().arrow_schema)
+
+    def id_note(self) -> str:
+        """The card's bullet on the ids the mirror mangled (1.1.0 says what it repaired beyond them)."""
+        return ("~142k identifiers were mangled upstream by a float conversion (`704.056` for `0704.0560`) and were "
+                "repaired\n  exactly; names and titles are as the feed gives them (LaTeX markup included).")
+
+    def repairs_section(self) -> str:
+        """The card's section on this version's repairs, before the provenance (none in 1.0.0)."""
+        return ""
 
     def card_body(self, tables: list[SplitTable]) -> str:
         s = self.stats
@@ -137,7 +158,7 @@ class MathArxivMetaBuilder(ReleaseBuilder):
         return f"""
 ## What it is for
 
-The haystack of the Re2Math offline scholarly world: `re2math-scholar-offline-2.0.0` indexes every record of this
+The haystack of the Re2Math offline scholarly world: `{self.world}` indexes every record of this
 release together with Re2Math's cited sources and citing papers, so that a search has something to miss. A cited
 source that is one of these records (same arXiv id, DOI, or a conservative title + author match) *is* that record.
 This release has no score of its own.
@@ -171,11 +192,10 @@ Records per year of the arXiv id: {years}.
   later years under-represent them.
 - arXiv only: no journal-only (non-arXiv) papers and no books. A cited source that was never on arXiv cannot be
   one of these records.
-- ~142k identifiers were mangled upstream by a float conversion (`704.056` for `0704.0560`) and were repaired
-  exactly; names and titles are as the feed gives them (LaTeX markup included).
+- {self.id_note()}
 - Measured against Re2Math: of its cited sources, 38 of the 86 with an arXiv id are present (6 of 72 by DOI);
   136 of its 631 citing papers are present.
-
+{self.repairs_section()}
 ## Provenance
 
 A derived file, not a byte copy: it merges two public git mirrors of arXiv's OAI metadata feed and keeps every
@@ -195,6 +215,60 @@ the scripts that made the file (from the two repositories checked out) travel wi
 
 arXiv for the metadata (CC0 1.0 for descriptive metadata); R. Stuart Geiger, "ArXiV Archive" (2020, Zenodo,
 doi:{GEIGER_DOI}); the `{HARTMANN_REPO}` mirror of the OAI feed.
+"""
+
+
+class MathArxivMetaBuilder11(MathArxivMetaBuilder):
+    """``math-arxiv-meta-1.1.0``: the same pinned file, with the ids one digit short repaired, the twin records
+    they left merged and the DOI fields cleaned (:mod:`~lemmata.benchmarks.math_arxiv_meta.repair`), each repair
+    counted in the card."""
+
+    meta = MATH_ARXIV_META_1_1
+    builder_version = "1.1"
+    world = "re2math-scholar-offline-2.2.0"
+
+    def make_tables(self, sources: dict[str, Path]) -> list[SplitTable]:
+        from lemmata.benchmarks.math_arxiv_meta.repair import repair_table
+
+        table, self.repairs = repair_table(self.read_table(sources[PARQUET]))
+        problems = check_table(table, PARQUET, full_length_ids=True)
+        if table.num_rows != ROWS_1_1:
+            problems.append(Problem(PARQUET, f"{table.num_rows} rows after the repairs; 1.1.0 has {ROWS_1_1}"))
+        if problems:
+            raise InputError(problems)
+        self.stats = _stats(table)
+        return [SplitTable("default", "train", table)]
+
+    def id_note(self) -> str:
+        return ("~142k identifiers were mangled upstream by a float conversion (`704.056` for `0704.0560`); 1.0.0\n"
+                "  repaired those that lost two or more digits, 1.1.0 also those that lost one (see *Repairs in "
+                "1.1.0*); names\n  and titles are as the feed gives them (LaTeX markup included).")
+
+    def repairs_section(self) -> str:
+        r = self.repairs
+        filled = ", ".join(f"`{c}` {n:,}" for c, n in r["filled_from_twin"].items())
+        return f"""
+## Repairs in 1.1.0
+
+Version 1.0.0 (`{MATH_ARXIV_META.release_id}`, unchanged and still buildable) kept every row of the pinned file
+as it was. The float conversion of one mirror also dropped a single trailing zero (`1501.00120` became
+`1501.0012`), which the 1.0.0 script took for a valid id. 1.1.0 reads the same pinned file and repairs, counted
+on it by this build (`lemmata build math-arxiv-meta`):
+
+| repair | rows |
+|---|---:|
+| new-style ids from 2015-01 on with four digits after the dot (one short for their year-month) | {r['short_ids']:,} |
+| … whose padded id is another row: merged into that row (the same arXiv id, so one work) | {r['short_ids_with_twin']:,} |
+| … of these, with the same first-version date / the same normalised title | {r['twins_same_created']:,} / {r['twins_same_title']:,} |
+| … whose padded id is no other row: id padded | {r['short_ids_padded']:,} |
+| fields of a merged row taken from its twin where its own was empty | {filled} |
+| `doi` fields holding several DOIs: the first kept | {r['doi_first_of_several']:,} |
+| `doi` fields holding no DOI: emptied | {r['doi_dropped']:,} |
+
+A merged row keeps the fields of the row under the correct id, takes a missing field from its twin and lists
+the sources of both. {r['rows_in']:,} rows in, {r['rows_out']:,} out; every id now has the length of its
+year-month (a check of the build). Different arXiv ids of one work (a paper submitted twice) stay separate
+rows: each id is a record arXiv publishes; the offline world folds them.
 """
 
 

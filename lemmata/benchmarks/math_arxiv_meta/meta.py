@@ -25,6 +25,8 @@ MIRROR_FOLDER = "arxiv_math"
 PARQUET = "math_arxiv_meta_1991_2019.parquet"
 PARQUET_SHA256 = "ed09e0e8b6bb184209c873989e1cc816b8b430de15a7c641e7310b4805cb8f85"
 ROWS = 345_376
+#: 1.1.0's rows: the pinned file's, less the 5,954 twins of ids one digit short merged into their full-length row
+VERSION_1_1, ROWS_1_1 = "1.1.0", 339_422
 FIRST_YEAR, LAST_YEAR = 1991, 2019
 
 HARTMANN_REPO, HARTMANN_COMMIT = "HeinrichHartmann/arxiv_meta", "1d3cff6"
@@ -92,4 +94,22 @@ MATH_ARXIV_META = BenchmarkMeta(
     manifest_sha256="8b2fbe502d7d5467822d003f7d61e8ec1e9cbe5cefcbec819e283613f6a6481b",
 )
 
-RELEASES = (MATH_ARXIV_META,)
+MATH_ARXIV_META_1_1 = BenchmarkMeta.model_validate({
+    **MATH_ARXIV_META.model_dump(),
+    "version": VERSION_1_1,
+    "released": "2026-11-27",
+    "description": (
+        "339,422 arXiv records with a mathematics category (math.*, math-ph and the pre-1998 archives alg-geom, "
+        "dg-ga, funct-an, q-alg), one row per arXiv id: 1.0.0's pinned file with the ids a float conversion "
+        "shortened by one digit repaired, the 5,954 second records they left merged into their work's row and "
+        "DOI fields that hold no DOI cleaned (each repair counted in the card). The distractor corpus of the "
+        "Re2Math offline world re2math-scholar-offline-2.2.0; not a benchmark with its own score."
+    ),
+    "main_score": {"metric": "CiteRecall@20",
+                   "description": "no score of its own: it is scored through the Re2Math offline world it feeds"},
+    # the byte-reproducible build from the same pinned file (`lemmata build math-arxiv-meta`, twice: the same bytes)
+    "manifest_sha256": "74428399b4e0cb42533e65da83593f5e089106d5e6e456b32fe6b7046e1fb52a",
+})
+
+#: 1.0.0 keeps the registry name (the worlds 2.0.0 and 2.1.0 are built on it); 1.1.0 registers by its release id
+RELEASES = (MATH_ARXIV_META, MATH_ARXIV_META_1_1)

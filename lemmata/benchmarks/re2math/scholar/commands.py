@@ -27,7 +27,10 @@ def register(sub) -> None:
 
     versions = [v.version for v in WORLDS.versions]
     worlds = [v.version for v in WORLDS.of_kind("world")]
-    older = " and ".join(reversed([v for v in versions if v != WORLDS.current]))
+    older = " and ".join(reversed([v.version for v in WORLDS.versions if v.superseded_by]))
+    #: declared versions newer than the current one (built and opened when named; not yet what new work uses)
+    newer = [v.version for v in WORLDS.versions if v.version != WORLDS.current and not v.superseded_by]
+    candidates = f"; {' and '.join(newer)} not yet current (built and opened when named)" if newer else ""
     p = sub.add_parser(
         "artifact",
         help="the frozen offline retrieval artifact of Re2Math (build, verify, search, open)",
@@ -44,16 +47,17 @@ def register(sub) -> None:
 
     b = sp.add_parser("build", help="build the artifact from a Re2Math release folder",
                       description="Build a retrieval artifact from a built Re2Math release (and, for a 2.x world, "
-                      "the math-arxiv-meta distractor release; 2.1.0 also reads the math_bib table from the mirror) "
+                      "the math-arxiv-meta distractor release; 2.1.0 and 2.2.0 also read the math_bib table from the mirror) "
                       "into a temporary folder, verify it and rename it into place; releases are built first when "
                       "missing. Prints the artifact folder.")
     b.add_argument("--version", choices=versions, default=WORLDS.current,
                    help=f"artifact version: {WORLDS.current}, the current world (default); {older} are superseded "
-                        "and built only so that their results audit")
+                        f"and built only so that their results audit{candidates}")
     b.add_argument("--release", metavar="DIR", help="built Re2Math release folder (default: build/use the "
                                                     "release under $LEMMATA_HOME/releases)")
     b.add_argument("--distractors", metavar="DIR", help="2.x only: built math-arxiv-meta release folder "
-                                                        "(default: build/use the one under $LEMMATA_HOME/releases)")
+                                                        "(default: build/use the one the version is built on, 1.0.0 "
+                                                        "or for 2.2.0 1.1.0, under $LEMMATA_HOME/releases)")
     b.add_argument("--out", metavar="DIR", help="parent folder of the artifact (default: $LEMMATA_HOME/artifacts)")
     b.add_argument("--quiet", action="store_true", help="no progress output")
     b.set_defaults(handler=run_build)
@@ -164,11 +168,9 @@ def run_build(args) -> int:
 
     release = args.release or default_release_path(build=True, quiet=args.quiet)
     if WORLDS.get(args.version).kind == "world":
-        from lemmata.benchmarks.re2math.scholar.world import default_distractor_path
         from lemmata.benchmarks.re2math.scholar.worlds import build_world_version
 
-        distractors = args.distractors or default_distractor_path(build=True, quiet=args.quiet)
-        print(build_world_version(args.version, release, distractors, args.out, quiet=args.quiet))
+        print(build_world_version(args.version, release, args.distractors, args.out, quiet=args.quiet))
         return 0
     if args.distractors:
         from lemmata.core.errors import InputError

@@ -23,7 +23,7 @@ from lemmata.core.latex_text import words
 MAX_TITLE_WORD_POSTINGS = 60
 
 
-def _components(n: int, edges: Sequence[tuple[int, int]]) -> list[int]:
+def component_labels(n: int, edges: Sequence[tuple[int, int]]) -> list[int]:
     """Component label of each of ``n`` nodes of the undirected graph ``edges``."""
     import numpy as np
     from scipy.sparse import coo_matrix
@@ -61,14 +61,14 @@ def cluster_citations(parsed: Sequence[ParsedCitation]) -> list[list[int]]:
         for a in range(len(members)):
             for b in range(a + 1, len(members)):
                 shared[(members[a], members[b])] += 1
-    same_identifier = _components(len(parsed), edges)  # pairs one identifier joins already need no matching
+    same_identifier = component_labels(len(parsed), edges)  # pairs one identifier joins already need no matching
     for (i, j), count in sorted(shared.items()):
         if count < min(3, len(title_words[i]), len(title_words[j])):
             continue
         if same_identifier[i] != same_identifier[j] and match_sources(refs[i], refs[j]).matched:
             edges.append((i, j))
     groups: dict[int, list[int]] = defaultdict(list)
-    for i, label in enumerate(_components(len(parsed), edges)):
+    for i, label in enumerate(component_labels(len(parsed), edges)):
         groups[label].append(i)
     return sorted(groups.values())
 

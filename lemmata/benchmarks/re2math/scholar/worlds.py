@@ -41,6 +41,9 @@ WORLDS = ArtifactVersions(kind="offline scholarly artifact", current="2.1.0", ve
     _version("2.0.0", "world", "world.v2_0", "open_world", "build_world", "is_world", successor="2.1.0",
              why="shows hits whose form (year, fields, id order) singles out gold records"),
     _version("2.1.0", "world", "world.v2_1", "open_world", "build_world", "is_world"),
+    # declared and buildable, not yet current: 2.1.0 is not marked superseded, because a superseded world's results
+    # carry the successor in their flags, which would change the bytes of every 2.1.0 result
+    _version("2.2.0", "world", "world.v2_2", "open_world", "build_world", "is_world"),
 ))
 #: the version every command and function uses when none is named
 CURRENT = WORLDS.current
@@ -108,9 +111,15 @@ def open_any_world(path: str | Path, *, verify: bool = True):
     return version.function("open")(path, verify=verify)
 
 
-def build_world_version(version: str, release: str | Path, distractors: str | Path,
+def build_world_version(version: str, release: str | Path, distractors: str | Path | None,
                         out_root: str | Path | None = None, *, quiet: bool = True) -> Path:
-    """Build a 2.x world of ``version`` (2.1.0 reads the math_bib table from the mirror)."""
+    """Build a 2.x world of ``version`` (2.1.0 and later read the math_bib table from the mirror); ``distractors``
+    None: the math-arxiv-meta release the version is built on, resolved through the registry (built when missing)."""
+    if distractors is None:
+        from lemmata.benchmarks.re2math.scholar.world import default_distractor_path
+        from lemmata.benchmarks.re2math.scholar.world.info import distractor_release
+
+        distractors = default_distractor_path(quiet=quiet, release_id=distractor_release(version))
     return world_version(version).function("build")(release, distractors, out_root, quiet=quiet)
 
 
@@ -135,7 +144,6 @@ DEFAULT_LOCK = threading.Lock()
 def current_world(*, build: bool = True, quiet: bool = True, version: str = CURRENT):
     """The current world (or the named ``version``), building the two releases and the world first when missing."""
     from lemmata.core.errors import LemmataError
-    from lemmata.benchmarks.re2math.scholar.world import default_distractor_path
 
     with DEFAULT_LOCK:
         path = world_path(version)
@@ -143,6 +151,6 @@ def current_world(*, build: bool = True, quiet: bool = True, version: str = CURR
             if not build:
                 raise LemmataError(f"retrieval artifact {world_id(version)} is not built; run "
                                    f"`lemmata artifact build --version {version}`")
-            build_world_version(version, default_release_path(build=True, quiet=quiet),
-                                default_distractor_path(quiet=quiet), path.parent, quiet=quiet)
+            build_world_version(version, default_release_path(build=True, quiet=quiet), None, path.parent,
+                                quiet=quiet)
         return open_any_world(path)

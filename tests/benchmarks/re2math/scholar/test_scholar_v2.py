@@ -61,7 +61,7 @@ def test_distractor_release_is_registered_pinned_and_complete(distractor_release
     meta = get_benchmark("math-arxiv-meta")
     assert meta.release_id == "math-arxiv-meta-1.0.0" and meta.source(
         "math_arxiv_meta_1991_2019.parquet").sha256 == PARQUET_SHA256
-    assert [c.meta for c in builder_classes("math-arxiv-meta")] == [meta]
+    assert [c.meta for c in builder_classes("math-arxiv-meta")] == [meta, get_benchmark("math-arxiv-meta-1.1.0")]
     rel = open_release(distractor_release)  # manifest verified
     assert rel.manifest.sources[0].sha256 == PARQUET_SHA256
     schema = pq.read_schema(distractor_release / PARQUET)

@@ -1,7 +1,7 @@
 """The offline scholarly worlds (2.x): what every version shares, and one sub-package per version.
 
 A world is a haystack with the needles hidden in it: every record of the
-distractor corpus (``math-arxiv-meta-1.0.0``), every cited source and every
+distractor corpus (``math-arxiv-meta-1.0.0``; 2.2: ``1.1.0``), every cited source and every
 citing paper of the Re²Math release, one work one record, searched with the
 one BM25 engine over a year-ordered prefix and opened without serving
 answers. Which versions exist, which is current and what superseded each is
@@ -9,7 +9,9 @@ declared once, in :mod:`lemmata.benchmarks.re2math.scholar.worlds`; each
 version's own code is its sub-package:
 
 - :mod:`~lemmata.benchmarks.re2math.scholar.world.v2_0` — ``re2math-scholar-offline-2.0.0`` (superseded);
-- :mod:`~lemmata.benchmarks.re2math.scholar.world.v2_1` — ``re2math-scholar-offline-2.1.0`` (current).
+- :mod:`~lemmata.benchmarks.re2math.scholar.world.v2_1` — ``re2math-scholar-offline-2.1.0`` (current);
+- :mod:`~lemmata.benchmarks.re2math.scholar.world.v2_2` — ``re2math-scholar-offline-2.2.0`` (declared, not yet
+  current: one work, one record, on ``math-arxiv-meta-1.1.0``).
 
 Each holds its ``info`` (version, builder identity, schema, pinned manifest),
 ``build``, and ``search`` (``open_world``, ``is_world``); 2.1 also its

@@ -105,16 +105,16 @@ def _match_cluster(refs: Sequence[SourceRef], tokens: Sequence[str], table, by_a
     return (best[2], "title_author") if best else (None, "none")
 
 
-def open_inputs(release: str | Path, distractors: str | Path):
-    """The opened Re²Math release and distractor release (each checked to be what a world is built from), the
-    release's rows and the distractor table's shard."""
+def open_inputs(release: str | Path, distractors: str | Path, *, distractor_release: str = DISTRACTOR_RELEASE):
+    """The opened Re²Math release and distractor release (each checked to be what a world is built from: the
+    distractors ``distractor_release``), the release's rows and the distractor table's shard."""
     from lemmata.catalog import open_release_folder as open_release
 
     rel, dis = open_release(release), open_release(distractors)
     if not rel.release_id.startswith("re2math-"):
         raise InputError.one(str(release), f"not a Re2Math release ({rel.release_id})", field="release_id")
-    if dis.release_id != DISTRACTOR_RELEASE:
-        raise InputError.one(str(distractors), f"expected the distractor release {DISTRACTOR_RELEASE}, found "
+    if dis.release_id != distractor_release:
+        raise InputError.one(str(distractors), f"expected the distractor release {distractor_release}, found "
                                                f"{dis.release_id}", field="release_id")
     (shard,) = dis._data_files("default").values()
     return rel, dis, rel.rows(RELEASE_CONFIG, RELEASE_SPLIT), shard

@@ -298,12 +298,13 @@ def read_world(path: str | Path, model: type[WorldInfo], *, version: str, builde
     return root, info
 
 
-def default_distractor_path(*, build: bool = True, quiet: bool = True) -> Path:
-    """The distractor release (``math-arxiv-meta``), resolved through the registry and built when missing."""
+def default_distractor_path(*, build: bool = True, quiet: bool = True, release_id: str = DISTRACTOR_RELEASE) -> Path:
+    """The distractor release (``math-arxiv-meta``, by default the one 2.0.0 and 2.1.0 are built on), resolved
+    through the registry and built when missing."""
     from lemmata.catalog import release_path
     from lemmata.families import get_benchmark
 
-    return release_path(get_benchmark(DISTRACTOR_RELEASE), build=build, quiet=quiet)
+    return release_path(get_benchmark(release_id), build=build, quiet=quiet)
 
 
 class WorldBackend:

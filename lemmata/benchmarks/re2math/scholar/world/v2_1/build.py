@@ -6,14 +6,17 @@ sources to arXiv records, indexing with the one BM25 engine) are
 here: years and venues from bibliographic sources only, the twin rule, the
 de-duplicated math_bib records, the uniform display of every record, ids from
 :mod:`~lemmata.benchmarks.re2math.scholar.record_ids` and storage in (unknown
-year first, year, id) order. The build is byte-reproducible.
+year first, year, id) order. The build is byte-reproducible. A later world built
+by the same pipeline (2.2.0) declares what it changes as a :class:`Variant`;
+the defaults build 2.1.0 byte for byte.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +34,7 @@ from lemmata.benchmarks.re2math.scholar.math_bib import (
 )
 from lemmata.benchmarks.re2math.scholar.record_ids import opaque_ids
 from lemmata.benchmarks.re2math.scholar.works import most_common_value
+from lemmata.benchmarks.re2math.scholar.world.info import DISTRACTOR_RELEASE
 from lemmata.benchmarks.re2math.scholar.world.build import (
     citing_paper_counts, distractor_lookups, input_fields, match_works, open_inputs, records_table, scorer_view,
     write_world,
@@ -45,6 +49,39 @@ from lemmata.benchmarks.re2math.scholar.world.v2_1.view import BibliographicReco
 TWIN_MIN_WORDS = 5
 #: ... and a year at most this far apart (a preprint precedes its journal version)
 TWIN_MAX_YEARS = 3
+
+
+def _as_shown(title: str) -> str:
+    return title
+
+
+def _no_fold(entries, works):
+    return entries, {}
+
+
+def _no_counts(entries, merged, identities) -> dict[str, int]:
+    return {}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """What a later world built by this pipeline changes (the defaults build 2.1.0, byte for byte): its identity
+    and records, the distractor release it reads, one rule applied to every shown ``title`` after the display,
+    and ``fold(entries, works)`` -> ``(entries, merged)``, which makes one record of each work's records
+    (``merged``: record key -> the key of the record it became; ``works`` updated to match)."""
+
+    world_id: str = WORLD_ID
+    version: str = VERSION
+    builder_id: str = BUILDER_ID
+    builder_version: str = BUILDER_VERSION
+    info: type = WorldInfo21
+    identity: type = Identity21
+    attribution: type = WorldAttribution21
+    distractor_release: str = DISTRACTOR_RELEASE
+    title: Callable[[str], str] = _as_shown
+    fold: Callable = _no_fold
+    presentation: Mapping[str, str] = field(default_factory=dict)
+    composition: Callable[[list, Mapping[str, str], list], dict[str, int]] = _no_counts
 
 
 # --------------------------------------------------------------------------- years and venues
@@ -131,6 +168,12 @@ def build_world(release: str | Path, distractors: str | Path, out_root: str | Pa
                 bib: str | Path | None = None, quiet: bool = True) -> Path:
     """Build ``<out_root>/re2math-scholar-offline-2.1.0/`` from a Re²Math release, the distractor release and the
     pinned math_bib table (``bib``: a folder holding it; None: the mirror's ``math_bib/``), verified by sha256."""
+    return build_uniform_world(release, distractors, out_root, bib=bib, quiet=quiet)
+
+
+def build_uniform_world(release: str | Path, distractors: str | Path, out_root: str | Path | None = None, *,
+                        bib: str | Path | None = None, quiet: bool = True, variant: Variant = Variant()) -> Path:
+    """:func:`build_world` for ``variant`` (the default: 2.1.0)."""
     import numpy as np
     import pyarrow.parquet as pq
 
@@ -140,7 +183,7 @@ def build_world(release: str | Path, distractors: str | Path, out_root: str | Pa
 
     steps = Steps(8, quiet=quiet)
     steps.step(f"reading releases {release} and {distractors} and the math_bib table")
-    rel, dis, rows, shard = open_inputs(release, distractors)
+    rel, dis, rows, shard = open_inputs(release, distractors, distractor_release=variant.distractor_release)
     bib_path = math_bib_path(bib)
     bib_rows = read_math_bib(bib_path)
     table = pq.read_table(dis.root / shard,
@@ -152,7 +195,7 @@ def build_world(release: str | Path, distractors: str | Path, out_root: str | Pa
     from lemmata.benchmarks.re2math.scholar.world.view import display_title as title_2_0
 
     match_titles = [title_2_0(t) for t in table["title"]]
-    titles = [display_plain_title(t) for t in match_titles]
+    titles = [variant.title(display_plain_title(t)) for t in match_titles]
     authors = [display_authors(surname(a) for a in al) for al in table["authors"]]
     years = [created_year(c) for c in table["created"]]
     title_tokens = [tokenize(t) for t in match_titles]
@@ -198,7 +241,7 @@ def build_world(release: str | Path, distractors: str | Path, out_root: str | Pa
                         "year": years[i], "venue": None, "arxiv_id": table["arxiv_id"][i],
                         "doi": normalize_doi(table["doi"][i]), "row": i, "work": None})
     for b in kept_bib:
-        entries.append({"key": f"bib:{b.id}", "title": display_title(b.title),
+        entries.append({"key": f"bib:{b.id}", "title": variant.title(display_title(b.title)),
                         "authors": display_name_surnames(b.authors), "year": b.year,
                         "venue": bibliographic_entry(b) or None, "arxiv_id": b.arxiv_id, "doi": b.doi, "row": None,
                         "work": None})
@@ -216,27 +259,30 @@ def build_world(release: str | Path, distractors: str | Path, out_root: str | Pa
             weight = Counter({i: len(by_citation[citations[i]]) for g in w.clusters for i in groups[g]})
             order = sorted(weight, key=lambda i: (-weight[i], citations[i]))
             raw_title = most_common_value(parsed[i].title for i in order)
-            title = display_title(raw_title or parsed[order[0]].text[:200])
+            title = variant.title(display_title(raw_title or parsed[order[0]].text[:200]))
             auth = display_authors(s for i in order for s in parsed[i].authors)
             arxiv = most_common_value(p.arxiv_id for p in members) or (w.citing[0] if w.citing else None)
             doi = most_common_value(p.doi for p in members if p.doi and not p.doi.startswith("10.48550/"))
             venue = next((v for i in order if (v := citation_venue(citations[i][0], parsed[i].title))), None)
         else:  # a citing paper outside the corpus: its release title and arXiv id (no author list is released)
             entry = papers[w.citing[0]]
-            title = display_title(min(entry["titles"], key=lambda t: (-entry["titles"][t], t)))
+            title = variant.title(display_title(min(entry["titles"], key=lambda t: (-entry["titles"][t], t))))
             auth, arxiv, doi = [], w.citing[0], None
         entries.append({"key": key, "title": title, "authors": auth, "year": min(known) if known else None,
                         "venue": venue, "arxiv_id": arxiv, "doi": doi, "row": w.distractor, "work": key})
-    aid = WORLD_ID
+    entries, merged = variant.fold(entries, works)
+    aid = variant.world_id
     ids = opaque_ids((e["key"] for e in entries), seed=aid)
     for e in entries:
         e["id"] = ids[e["key"]]
     # storage order: unknown years first, then year, then id (the cutoff scores a prefix; ids say nothing)
     entries.sort(key=lambda e: (e["year"] is not None, e["year"] or 0, e["id"]))
     record_id = {e["work"]: e["id"] for e in entries if e["work"] is not None}
+    record_id.update({gone: record_id[kept] for gone, kept in merged.items() if kept in record_id})
 
     identities, attributions = scorer_view(works, record_id, entries, rows, table, citations, groups,
-                                           work_of_citation, identity=Identity21, attribution=WorldAttribution21)
+                                           work_of_citation, identity=variant.identity,
+                                           attribution=variant.attribution)
 
     steps.step(f"indexing {len(entries)} records")
     records, abstract_col = records_table(entries, dis.root / shard, venue=True)
@@ -245,11 +291,11 @@ def build_world(release: str | Path, distractors: str | Path, out_root: str | Pa
     def describe(backend: dict[str, Any]) -> WorldInfo21:
         rules = Counter(i.rule for i in identities if i.citations)
         dropped = Counter(dropped_bib.values())
-        return WorldInfo21(
-            id=aid, name=ARTIFACT_NAME, version=VERSION, **input_fields(rel, dis, release, distractors),
+        return variant.info(
+            id=aid, name=ARTIFACT_NAME, version=variant.version, **input_fields(rel, dis, release, distractors),
             bibliography={"name": "math_bib", "file": bib_path.name, "sha256": BIB_SHA256, "rows": len(bib_rows),
                           "kept": len(kept_bib), "dropped": dict(sorted(dropped.items()))},
-            builder=BUILDER_ID, builder_version=BUILDER_VERSION, backend=backend,
+            builder=variant.builder_id, builder_version=variant.builder_version, backend=backend,
             tokenizer=TOKENIZER,
             presentation={
                 "hit_fields": list(UniformHit.model_fields), "opened_fields": list(BibliographicRecord.model_fields),
@@ -258,7 +304,8 @@ def build_world(release: str | Path, distractors: str | Path, out_root: str | Pa
                 "authors": f"surnames transliterated to ASCII, capitalised, at most {MAX_AUTHORS}",
                 "indexed_text": "shown title and authors",
                 "not_in_hits": "year, abstract, venue, DOI, arXiv id (their presence differs by origin)",
-                "ids": "r + 7 digits: rank in sha256(world id, record key) order (a fixed pseudo-random permutation)"},
+                "ids": "r + 7 digits: rank in sha256(world id, record key) order (a fixed pseudo-random permutation)",
+                **variant.presentation},
             year_policy="a record's year is the earliest bibliographic year known for it: an arXiv record's "
                         "first-version date, a math_bib record's year, the years written in a cited work's "
                         "bibliography strings, a citing paper's stated publication date; never an identifier's "
@@ -280,6 +327,7 @@ def build_world(release: str | Path, distractors: str | Path, out_root: str | Pa
                 "records_with_abstract": len(entries) - abstract_col.null_count,
                 "records_without_year": sum(1 for e in entries if e["year"] is None),
                 "instances_cited_after_cutoff": sum(a.cited_after_cutoff for a in attributions),
+                **variant.composition(entries, merged, identities),
             },
         )
 

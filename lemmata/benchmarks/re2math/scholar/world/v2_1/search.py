@@ -69,14 +69,18 @@ class UniformWorld(ScholarWorld):
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "bibliography": self.info.bibliography}  # type: ignore[attr-defined]
 
+    #: the scorer's record models of this version (a later version's rules extend them)
+    _identity_model: type = Identity21
+    _attribution_model: type = WorldAttribution21
+
     @cached_property
     def _identities(self) -> dict[str, Identity21]:  # type: ignore[override]
-        return {i.record_id: i for i in (Identity21.model_validate(o)
+        return {i.record_id: i for i in (self._identity_model.model_validate(o)
                                          for _, o in iter_jsonl(self.root / IDENTITY_FILE))}
 
     @cached_property
     def _attributions(self) -> dict[str, WorldAttribution21]:  # type: ignore[override]
-        return {a.instance_id: a for a in (WorldAttribution21.model_validate(o)
+        return {a.instance_id: a for a in (self._attribution_model.model_validate(o)
                                             for _, o in iter_jsonl(self.root / ATTRIBUTIONS_FILE))}
 
 

@@ -1,0 +1,28 @@
+"""What world 2.2.0 is: its id, version, builder identity and ``ARTIFACT.json`` (2.1's fields, schema 2.2).
+
+File names, the release rows read and the distractor releases are every world's
+(:mod:`~lemmata.benchmarks.re2math.scholar.world.info`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from lemmata.benchmarks.re2math.scholar.world.info import distractor_release
+from lemmata.benchmarks.re2math.scholar.world.v2_1.info import WorldInfo21
+from lemmata.benchmarks.re2math.scholar.worlds import world_id
+
+VERSION = "2.2.0"
+SCHEMA = "lemmata.scholarly-artifact/2.2"
+WORLD_ID = world_id(VERSION)
+#: the distractor release it reads: math-arxiv-meta-1.1.0 (ids repaired, float-shortened twins merged)
+DISTRACTORS = distractor_release(VERSION)
+#: the builder's identity (fixed once the world ships) and the sha256 of the world's MANIFEST.json, as 2.1 pins its own
+BUILDER_ID, BUILDER_VERSION = "lemmata.benchmarks.re2math.scholar.world.v2_2.build.build_world", "1"
+MANIFEST_SHA256 = "8c3b1d760cad2c05ec78538e804ef043b8404203ee6e1d6c3563838b02da531e"
+
+
+class WorldInfo22(WorldInfo21):
+    """``ARTIFACT.json`` of a 2.2 world: 2.1's fields (the math_bib input included) under schema 2.2."""
+
+    schema_version: Literal["lemmata.scholarly-artifact/2.2"] = SCHEMA  # type: ignore[assignment]
