@@ -19,7 +19,7 @@ from lemmata import __version__
 
 #: generic command modules, in --help order (the families' own verbs follow them)
 COMMANDS = ("list", "build", "publish", "cards", "schemas", "submission-kit", "serve", "evaluate", "baselines",
-            "score", "run", "judge", "env")
+            "score", "results", "run", "judge", "env")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -8,7 +8,9 @@ def register(sub) -> None:
         "publish",
         help="push a built release to a Hugging Face dataset repo (one commit, tagged with the version)",
         description="Upload every file of a verified release folder in one commit and tag it with the release "
-        "version, so load_dataset(repo, config, revision=VERSION) reproduces it. Uses HF_TOKEN or --token.",
+        "version, so load_dataset(repo, config, revision=VERSION) reproduces it. The same commit adds the "
+        "release's eval.yaml (the Hub's Benchmark registration: one task per track, with stable ids, and a link to "
+        "the Lemmata board). Uses HF_TOKEN or --token.",
     )
     p.add_argument("release", help="path of a built release folder")
     p.add_argument("--repo", required=True, metavar="OWNER/NAME", help="Hub dataset repository")
@@ -21,8 +23,25 @@ def register(sub) -> None:
 def run(args) -> int:
     from lemmata.release.publish import plan_publish, publish
 
+    extra = eval_yaml_file(args.release)
     if args.dry_run:
-        print(plan_publish(args.release, args.repo).describe())
+        print(plan_publish(args.release, args.repo, extra).describe())
         return 0
-    print(publish(args.release, args.repo, token=args.token, private=args.private))
+    print(publish(args.release, args.repo, token=args.token, private=args.private, extra=extra))
     return 0
+
+
+def eval_yaml_file(release: str) -> dict[str, bytes]:
+    """``{"eval.yaml": bytes}`` of a release folder whose release is registered (nothing for an unregistered one,
+    which has no declared tracks or main score to name)."""
+    from lemmata.core.registry import UnknownNameError
+    from lemmata.families import get_benchmark
+    from lemmata.release.citation import LEMMATA_URL
+    from lemmata.release.eval_yaml import EVAL_YAML, eval_yaml
+    from lemmata.release.load import open_release
+
+    try:
+        meta = get_benchmark(open_release(release).release_id)
+    except UnknownNameError:
+        return {}
+    return {EVAL_YAML: eval_yaml(meta, LEMMATA_URL).to_yaml().encode("utf-8")}

@@ -2,7 +2,10 @@
 
 ``load_dataset(repo, config, revision=<version>)`` then reproduces the release
 exactly: the commit adds every release file, deletes files of earlier releases
-that this one does not have, and the tag names the release version.
+that this one does not have, and the tag names the release version. Files the
+Hub reads at the repository's root but that are not part of the release's
+content (its ``eval.yaml``, :mod:`lemmata.release.eval_yaml`) travel in the same
+commit as ``extra`` files, outside the manifest.
 """
 
 from __future__ import annotations
@@ -29,20 +32,27 @@ class PublishPlan:
         return "\n".join(lines)
 
 
-def plan_publish(release_dir: str | Path, repo_id: str) -> PublishPlan:
+def plan_publish(release_dir: str | Path, repo_id: str, extra: dict[str, bytes] | None = None) -> PublishPlan:
     if repo_id.count("/") != 1 or not all(repo_id.split("/")):
         raise LemmataError(f"--repo must be OWNER/NAME, got {repo_id!r}")
     release = open_release(release_dir)
     files = [(f.path, f.bytes) for f in release.manifest.files] + [
         (MANIFEST, (release.root / MANIFEST).stat().st_size)
     ]
+    clash = sorted(set(extra or {}) & {path for path, _ in files})
+    if clash:
+        raise LemmataError(f"{release.release_id} already has {', '.join(clash)}: an extra file may not replace one")
+    files += [(path, len(data)) for path, data in (extra or {}).items()]
     return PublishPlan(repo_id=repo_id, release_id=release.release_id, tag=release.manifest.version,
                        files=sorted(files))
 
 
-def publish(release_dir: str | Path, repo_id: str, *, token: str | None = None, private: bool = False) -> str:
-    """Upload and tag; returns the commit URL. Network problems become one sentence."""
-    plan = plan_publish(release_dir, repo_id)
+def publish(release_dir: str | Path, repo_id: str, *, token: str | None = None, private: bool = False,
+            extra: dict[str, bytes] | None = None) -> str:
+    """Upload (the release's files and ``extra``) and tag; returns the commit URL. Network problems become one
+    sentence."""
+    extra = extra or {}
+    plan = plan_publish(release_dir, repo_id, extra)
     root = Path(release_dir)
     try:
         from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
@@ -51,7 +61,8 @@ def publish(release_dir: str | Path, repo_id: str, *, token: str | None = None, 
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         existing = set(api.list_repo_files(repo_id, repo_type="dataset"))
         keep = {path for path, _ in plan.files} | {".gitattributes"}
-        ops = [CommitOperationAdd(path_in_repo=path, path_or_fileobj=str(root / path)) for path, _ in plan.files]
+        ops = [CommitOperationAdd(path_in_repo=path, path_or_fileobj=extra[path] if path in extra else str(root / path))
+               for path, _ in plan.files]
         ops += [CommitOperationDelete(path_in_repo=p) for p in sorted(existing - keep)]
         info = api.create_commit(repo_id, operations=ops, repo_type="dataset",
                                  commit_message=f"Release {plan.release_id}")
@@ -61,7 +72,16 @@ def publish(release_dir: str | Path, repo_id: str, *, token: str | None = None, 
     except LemmataError:
         raise
     except Exception as exc:  # noqa: BLE001 - any hub/network failure is reported as one sentence
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise LemmataError(
-            f"could not publish {plan.release_id} to https://huggingface.co/datasets/{repo_id}: {reason}"
+            f"could not publish {plan.release_id} to https://huggingface.co/datasets/{repo_id}: {failure_reason(exc)}"
         ) from None
+
+
+def failure_reason(exc: BaseException) -> str:
+    """The first line of a Hub or network error (its type when it says nothing), for a one-sentence report.
+
+    >>> failure_reason(OSError("offline\\nmore")), failure_reason(TimeoutError())
+    ('offline', 'TimeoutError')
+    """
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

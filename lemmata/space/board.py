@@ -22,7 +22,9 @@ from pydantic import BaseModel, ConfigDict
 
 from lemmata.formats.names import near_duplicates
 from lemmata.metrics.bounds import PendingBounds
+from lemmata.metrics.ranks import tie_counts
 from lemmata.space.conditions import PrintedAggregate, printed_aggregate, view_group_key
+from lemmata.space.rank_ranges import SYNC_CACHE, RankRangeCache
 from lemmata.space.safety import csv_cell, csv_line
 from lemmata.space.rows import ROW_SUMMARY
 from lemmata.store import ResultIntegrityError, Store
@@ -38,9 +40,13 @@ _METRIC_KEY = re.compile(r"^[A-Za-z0-9_.@ ()\-]{1,80}$")
 
 @dataclass(frozen=True)
 class BoardRow:
+    """One line of a board group, read from a verified result (or a paper's reported row)."""
+
+    #: which result, of which submission file, and whether it was scored here or reported
     result_id: str
     submission_sha256: str
     kind: str
+    #: where it ranks: the group is the frozen tuple it shares with every row it is compared with
     benchmark: str
     track: str
     group_key: str
@@ -48,6 +54,7 @@ class BoardRow:
     model_name: str
     model_url: str | None
     model_revision: str | None
+    #: the main number with its interval, and how many items it covers (pending ones are not in it)
     metric: str
     value: float | None
     interval: tuple[float, float] | None
@@ -55,6 +62,7 @@ class BoardRow:
     count: int | None
     total: int | None
     pending: int
+    #: complete or pending, when, and which version of the result (corrections are new versions)
     status: str
     scored_at: str
     version: int
@@ -73,6 +81,13 @@ class BoardRow:
     bounds: PendingBounds | None = None
     #: the declared model record (``ModelInfo`` as stored: kind, parameters, open weights, licence, …)
     model: dict[str, Any] = field(default_factory=dict)
+    #: the main metric per item, sorted by item id, and a digest of those ids (None: the items do not give the
+    #: headline, e.g. a reported row); what the rank range resamples
+    item_scores: tuple[str, tuple[float, ...]] | None = None
+    #: the 95% rank range under a paired bootstrap over items (None: no per-item scores, or not computed yet)
+    rank_range: tuple[int, int] | None = None
+    #: how many other ranked entries of the group have an overlapping rank range
+    ties: int = 0
 
     @property
     def printed(self) -> PrintedAggregate | None:
@@ -109,6 +124,8 @@ class BoardGroup:
     higher_is_better: bool = True
     metric: str = ""
     conditions: str = ""
+    #: False while the group's rank ranges are still being computed (the board re-renders when they arrive)
+    ranges_ready: bool = True
 
     @property
     def pending_total(self) -> int:
@@ -193,7 +210,14 @@ def row_from_index(row: Mapping[str, Any]) -> BoardRow:
         flags=summary.get("flags") if isinstance(summary.get("flags"), dict) else {},
         bounds=_bounds(summary.get("bounds")),
         model=model if isinstance(model, dict) else {},
+        item_scores=_item_scores(summary.get("item_scores")),
     )
+
+
+def _item_scores(doc: Any) -> tuple[str, tuple[float, ...]] | None:
+    if not isinstance(doc, dict) or not isinstance(doc.get("items"), str) or not isinstance(doc.get("values"), list):
+        return None
+    return doc["items"], tuple(float(v) for v in doc["values"])
 
 
 def _bounds(doc: Any) -> PendingBounds | None:
@@ -241,8 +265,11 @@ def higher_is_better(benchmark: str) -> bool:
         return True
 
 
-def rank_rows(rows: Sequence[BoardRow], higher_is_better: bool = True) -> list[BoardRow]:
-    """Rows with ``rank`` set: 1 + the number of rows strictly better; no score, no rank.
+def rank_rows(rows: Sequence[BoardRow], higher_is_better: bool = True,
+              ranges: Mapping[str, tuple[int, int]] | None = None) -> list[BoardRow]:
+    """Rows with ``rank`` set: 1 + the number of rows strictly better; no score, no rank. ``ranges`` (by result id)
+    sets each row's ``rank_range`` and ``ties``, the number of other rows whose range overlaps it (one copy of
+    each row: a board of 10,000 rows copies them once).
 
     >>> from dataclasses import replace
     >>> base = row_from_index({"result_id": "a", "submission_sha256": "0" * 64, "kind": "scored",
@@ -256,15 +283,17 @@ def rank_rows(rows: Sequence[BoardRow], higher_is_better: bool = True) -> list[B
     from dataclasses import replace
 
     scored = sorted(v for r in rows if (v := r.rank_value) is not None and not math.isnan(v))
+    spans = [ranges.get(r.result_id) for r in rows] if ranges else [None] * len(rows)
+    ties = tie_counts(spans)
     out = []
-    for r in rows:
+    for r, span, tie in zip(rows, spans, ties):
         value = r.rank_value
         if value is None or math.isnan(value):
             out.append(replace(r, rank=None))
             continue
         better = (len(scored) - bisect.bisect_right(scored, value)) if higher_is_better \
             else bisect.bisect_left(scored, value)
-        out.append(replace(r, rank=1 + better))
+        out.append(replace(r, rank=1 + better, rank_range=span, ties=tie))
     return sorted(out, key=lambda r: (r.rank is None, r.rank or 0, r.model_name.casefold(), r.result_id))
 
 
@@ -413,8 +442,9 @@ def _tracks(rows: Sequence[BoardRow], catalog: Mapping[str, Sequence[str]], benc
 
 
 def build_view(rows: Sequence[BoardRow], query: BoardQuery,
-               catalog: Mapping[str, Sequence[str]] | None = None) -> BoardView:
-    """Filter, group, rank and sort rows for one benchmark and track."""
+               catalog: Mapping[str, Sequence[str]] | None = None, ranges: RankRangeCache | None = None) -> BoardView:
+    """Filter, group, rank and sort rows for one benchmark and track; each group's rank ranges come from
+    ``ranges`` (a space's own cache, computing large groups in the background), else are computed here."""
     query, notices = normalize_query(rows, query, catalog)
     selected = _flag_look_alikes([r for r in rows if r.benchmark == query.benchmark and r.track == query.track])
     by_group: dict[str, list[BoardRow]] = {}
@@ -428,7 +458,8 @@ def build_view(rows: Sequence[BoardRow], query: BoardQuery,
     for key in sorted(by_group, key=lambda k: (-max(_date_key(r) for r in by_group[k]), k)):
         if query.group and key != query.group:
             continue
-        ranked = rank_rows(by_group[key], higher)
+        spans = (ranges or SYNC_CACHE).get(by_group[key], higher)
+        ranked = rank_rows(by_group[key], higher, spans)
         shown = [r for r in ranked if (query.kind == "all" or r.kind == query.kind) and _matches(r, terms)
                  and model_matches(r.model, query.open_weights, query.max_params)]
         matched += len(shown)
@@ -436,7 +467,8 @@ def build_view(rows: Sequence[BoardRow], query: BoardQuery,
         groups.append(BoardGroup(key=key, frozen=frozen, rows=tuple(sort_rows(shown, query.sort)),
                                  total_rows=len(ranked), diagnostics=diagnostic_columns(ranked),
                                  higher_is_better=higher, metric=next((r.metric for r in ranked if r.metric), ""),
-                                 conditions=key[len(ranked[0].group_key) + 3:] if key != ranked[0].group_key else ""))
+                                 conditions=key[len(ranked[0].group_key) + 3:] if key != ranked[0].group_key else "",
+                                 ranges_ready=spans is not None))
     alike = sorted({r.model_name for r in selected if r.look_alike})
     if alike:
         notices.append(f"{len(alike)} model names look like another name on this board (same characters to a "
@@ -488,7 +520,10 @@ def export_records(view: BoardView) -> list[dict[str, Any]]:
                 "dataset_release": r.frozen.get("dataset_release"), "split": r.frozen.get("split"),
                 "retrieval_artifact": r.frozen.get("retrieval_artifact"),
                 "scoring_artifact": r.frozen.get("scoring_artifact"), "date": r.date,
-                "rank": r.rank, "model": r.model_name, "model_revision": r.model_revision, "model_url": r.model_url,
+                "rank": r.rank, "rank_best": r.rank_range[0] if r.rank_range else None,
+                "rank_worst": r.rank_range[1] if r.rank_range else None,
+                "tied_with": r.ties if r.rank_range else None, "model": r.model_name,
+                "model_revision": r.model_revision, "model_url": r.model_url,
                 "kind": r.kind, "metric": r.metric, "score": r.value, "ranked_by": r.rank_value,
                 "shown": score_text(r.rank_value, r.interval),
                 "printed_disagrees": r.printed.disagrees if r.printed else None,

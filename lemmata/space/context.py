@@ -15,6 +15,7 @@ from lemmata.space.audit import SubmissionCache
 from lemmata.space.board import BoardRow, load_rows
 from lemmata.space.bootstrap import Bootstrap, Skip, Step, baselines_step, release_step, reported_step
 from lemmata.space.config import SpaceConfig
+from lemmata.space.rank_ranges import RankRangeCache
 from lemmata.space.hub_sync import restore, start_scheduler, sync_plan
 from lemmata.space.rows import ROW_SUMMARY
 from lemmata.space.worker import ScoringWorker
@@ -68,6 +69,8 @@ class SpaceContext:
     oracles: OracleConfig = field(default_factory=OracleConfig)
     exports: dict = field(default_factory=dict, repr=False)
     remove_exports: Any = field(default=None, repr=False)
+    #: the board groups' rank ranges, computed once per set of result ids (large groups in the background)
+    rank_ranges: RankRangeCache = field(default_factory=RankRangeCache, repr=False)
     _catalog: dict[str, tuple[str, ...]] | None = field(default=None, repr=False)
     _rows: tuple[int, list[BoardRow]] | None = field(default=None, repr=False)
     _rows_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -101,7 +104,7 @@ class SpaceContext:
 
     def change_token(self) -> str:
         """Changes whenever anything the page shows may have changed (store or start-up progress)."""
-        return f"{self.store.generation()}:{self.bootstrap.revision}"
+        return f"{self.store.generation()}:{self.bootstrap.revision}:{self.rank_ranges.revision}"
 
     def catalog(self) -> dict[str, tuple[str, ...]]:
         """Every benchmark a submission can name, with its tracks, flagship first (computed once)."""

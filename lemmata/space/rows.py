@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from lemmata.core.hashing import sha256_json
 from lemmata.metrics.bounds import result_bounds
+from lemmata.metrics.ranks import item_scores
 from lemmata.store import RowSummary
 
 __all__ = ["ROW_SUMMARY", "summary_of"]
@@ -81,14 +83,18 @@ def summary_of(doc: dict[str, Any]) -> dict[str, Any]:
         "breakdowns": doc.get("breakdowns", {}),
         "main_detail": detail if isinstance(detail, dict) else {},
     }
+    scores = item_scores(doc.get("items") or [], str(main.get("metric") or ""), main.get("value"))
+    if scores is not None:  # what a rank range resamples (lemmata.metrics.ranks); rows pair by their item set
+        ids = sorted(scores)
+        summary["item_scores"] = {"items": sha256_json(ids)[:16], "values": [round(scores[i], 6) for i in ids]}
     bounds = result_bounds(doc)  # confirmed so far and the most that could still count (lemmata.metrics.bounds)
     if bounds is not None:
         summary["bounds"] = bounds.model_dump()
-    for optional in ("breakdowns", "flags", "main_detail"):
-        if len(json.dumps(summary[optional], default=str)) > _SUMMARY_LIMIT:
+    for optional in ("breakdowns", "flags", "main_detail", "item_scores"):
+        if optional in summary and len(json.dumps(summary[optional], default=str)) > _SUMMARY_LIMIT:
             summary[optional] = {}
     return summary
 
 
 #: what the space's store keeps of each result for its board rows
-ROW_SUMMARY = RowSummary(version=5, of=summary_of)  # 5: bounds a scorer declares (main.bounds)
+ROW_SUMMARY = RowSummary(version=6, of=summary_of)  # 6: per-item scores of the main metric (rank ranges)

@@ -239,6 +239,8 @@ def group_caption(group: BoardGroup) -> str:
     stats.append(f"{counts['scored']} scored here, {counts['reported']} reported")
     if group.pending_total:
         stats.append(f"{group.pending_total} item verdict(s) pending")
+    if not group.ranges_ready:
+        stats.append("rank ranges: computing…")
     return (f'<caption><span class="lm-tuple-title">Frozen tuple</span> {"".join(cells)}'
             f'<span class="lm-group-stats">{esc(" · ".join(stats))}</span></caption>')
 
@@ -269,6 +271,29 @@ def params_text(n: Any) -> str:
     return f"{n:g}"
 
 
+def rank_range_note(row: BoardRow) -> str:
+    """The 95% rank range under the rank, and ≈ when it overlaps another entry's (empty without a range).
+
+    >>> from dataclasses import replace
+    >>> from lemmata.space.board import row_from_index
+    >>> row = row_from_index({"result_id": "a", "submission_sha256": "0" * 64, "kind": "scored", "benchmark": "b",
+    ...     "track": "t", "group_key": "g", "model_name": "m", "main_value": 0.5, "pending": 0,
+    ...     "status": "complete", "scored_at": "", "version": 1})
+    >>> note = rank_range_note(replace(row, rank_range=(1, 3), ties=2))
+    >>> note.endswith(">1–3 ≈</span>"), "1–3 (paired bootstrap over items); overlaps 2 other entries: statistically" in note
+    (True, True)
+    >>> rank_range_note(replace(row, rank_range=(1, 1))), rank_range_note(row)
+    ('<span class="lm-rank-range" title="95% rank range 1–1 (paired bootstrap over items)">1–1</span>', '')
+    """
+    if row.rank_range is None:
+        return ""
+    lo, hi = row.rank_range
+    title = f"95% rank range {lo}–{hi} (paired bootstrap over items)"
+    if row.ties:
+        title += f"; overlaps {row.ties} other entr{'y' if row.ties == 1 else 'ies'}: statistically tied"
+    return f'<span class="lm-rank-range" title="{esc(title)}">{lo}–{hi}{" ≈" if row.ties else ""}</span>'
+
+
 def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
     active = parse_sort(sort)
     rows = group.rows if show_all else group.rows[:ROW_LIMIT]
@@ -281,7 +306,9 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
     main_label, main_tip = column_label(metric)
     recomputed = any(r.printed is not None for r in rows)
     head = [
-        _th("#", "rank", active, "official rank within this group (ties share a rank)", numeric=True),
+        _th("#", "rank", active, "official rank within this group (ties share a rank); below it, the 95% rank "
+            "range under a paired bootstrap over items — ≈ marks an entry whose range overlaps another's "
+            "(statistically tied)", numeric=True),
         _th("Model", "model", active, cls="t"),
         _th("Source", "kind", active, "reported: transcribed from the paper, not re-scored here; "
                                       "scored here: computed by this space from the uploaded predictions", cls="t"),
@@ -320,7 +347,7 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
             revision += (f'<span class="lm-alike" title="looks like {esc(alike)} on this board: a different name '
                          f'that reads the same">⚠ looks like another entry</span>')
         cells = [
-            f"<td>{r.rank if r.rank is not None else '–'}</td>",
+            f"<td>{r.rank if r.rank is not None else '–'}{rank_range_note(r)}</td>",
             f'<td class="lm-model">{link(r.model_name, r.model_url)}{condition_badges(r)}{revision}</td>',
             f'<td class="t">{kind_badge(r.kind)}{superseded_badge(r.flags)}{addressed_badge(r.flags)}</td>',
             f'<td><b>{value}</b>{printed_note(r, main_fmt)} {ci}{_interval_bar(r, lo_axis, hi_axis)}</td>',
@@ -411,6 +438,7 @@ BOARD_CSS = """
 .lm-rev { display: block; font-size: 0.8em; color: var(--body-text-color-subdued); font-weight: 400; }
 .lm-score { font-weight: 600; }
 .lm-ci { color: var(--body-text-color-subdued); font-size: 0.85em; }
+.lm-rank-range { display: block; color: var(--body-text-color-subdued); font-size: 0.78em; }
 .lm-bar, .lm-bar-ci, .lm-bar-pt { font-style: normal; }
 .lm-bar { display: block; position: relative; height: 4px; margin-top: 3px; min-width: 7rem;
   background: var(--border-color-primary); border-radius: 2px; }

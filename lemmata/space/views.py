@@ -128,7 +128,8 @@ class BoardControls:
 
     def view(self, ctx: SpaceContext) -> BoardView:
         """The board these controls show (an unknown benchmark, track or group replaced by an available one)."""
-        return build_view(ctx.rows(), self.query, ctx.catalog())
+        # a context without its own cache (a test's stand-in) gets the ranges computed on this thread
+        return build_view(ctx.rows(), self.query, ctx.catalog(), getattr(ctx, "rank_ranges", None))
 
 
 def compose_qs(query: BoardQuery, tab: str | None = None, entry: str | None = None, item: str | None = None) -> str:
