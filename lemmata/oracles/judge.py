@@ -20,6 +20,11 @@ its own headers, reply instruction or markers neutralised. Its preamble also nam
 the rule that settles one that addresses the grader (``<!-- rule: … settled as {"score": 0} -->``): such a
 question is settled by that rule without asking (:meth:`Rubric.settle`), its verdict carries ``addresses_grader``
 and it is never cached, so the same text is settled the same way on every rescore.
+
+With a live judge, :meth:`JudgeArtifact.obtain_all` also asks, once per artifact, the *canaries* of the rubrics it
+uses (:mod:`lemmata.oracles.canaries`): questions whose correct verdicts are known, injection-style ones included,
+mixed among the real ones and recorded in the same cache; a judge that fails them is marked on every result it
+scores.
 """
 
 from __future__ import annotations
@@ -436,9 +441,17 @@ class JudgeArtifact(VerdictArtifact[ArtifactManifest]):
         if judge is None:
             self.stats.add("pending")
             return None
+        verdict, outcomes = self._ask(rubric, fields, prepared, judge, parse_retries)
+        for outcome in outcomes:
+            self.stats.add(outcome)
+        return verdict
+
+    def _ask(self, rubric: str, fields: Mapping[str, Any], prepared: Prepared, judge: Judge,
+             parse_retries: int = 1) -> tuple[dict[str, Any] | None, tuple[str, ...]]:
+        """Ask ``judge`` and record its answer: (the verdict or None when unavailable, the outcomes to count)."""
         if judge.judge_id != self.judge_id:
             raise LemmataError(f"judge {judge.judge_id!r} cannot write into the artifact of {self.judge_id!r}")
-        messages = prepared.messages
+        tmpl, messages = self.rubrics[rubric], prepared.messages
         try:
             answer = judge.ask(tmpl, messages)
             for _ in range(parse_retries):
@@ -446,16 +459,22 @@ class JudgeArtifact(VerdictArtifact[ArtifactManifest]):
                     break
                 answer = judge.ask(tmpl, messages)
         except OracleUnavailable:
-            self.stats.add("pending")
-            return None
-        self.stats.add("asked")
-        if not answer.parsed:
-            self.stats.add("unparsable")
+            return None, ("pending",)
         verdict = {**answer.verdict.model_dump(), "parsed": answer.parsed}
         oracle = {**judge.describe(), "rubric_sha256": tmpl.sha256, "request_sha256": sha256_json(messages),
                   "reply_sha256": sha256_bytes(answer.raw.encode("utf-8"))}
         self._ensure_manifest(judge)
-        return self.cache.put(self.key_fields(rubric, fields), verdict, oracle=oracle)
+        return (self.cache.put(self.key_fields(rubric, fields), verdict, oracle=oracle),
+                ("asked",) if answer.parsed else ("asked", "unparsable"))
+
+    def probe(self, probe: Any, judge: Judge) -> dict[str, Any] | None:
+        """One canary (:mod:`lemmata.oracles.canaries`) asked as a real question is, recorded in the verdict cache:
+        never settled by the rubric's rule (whether the judge keeps it is what an injection canary tests) and never
+        counted in :attr:`stats`, so no result's figures include it."""
+        found = self.lookup(probe.rubric, probe.fields)
+        if found is not None:
+            return found
+        return self._ask(probe.rubric, probe.fields, self.rubrics[probe.rubric].prepare(probe.values), judge)[0]
 
     def obtain_all(self, questions: Sequence[tuple[str, Mapping[str, Any], Mapping[str, str]]], judge: Judge | None,
                    *, quiet: bool = True, desc: str = "judging") -> list[dict[str, Any] | None]:
@@ -478,13 +497,20 @@ class JudgeArtifact(VerdictArtifact[ArtifactManifest]):
             return verdicts
         if missing:
             from lemmata.core.settings import read as setting
+            from lemmata.oracles import canaries
             from lemmata.oracles.pool import parallel_map
 
+            # the canaries of the rubrics this batch asks, not yet answered, at places drawn from the batch itself
+            extra = canaries.due(self, {questions[i][0] for i in missing}) if canaries.enabled() else []
+            work = canaries.interleave(missing, extra, sha256_json(
+                [self.artifact_id, *(self.key_fields(*questions[i][:2]) for i in missing)])) if extra else missing
             workers = max(1, int(setting("LEMMATA_JUDGE_CONCURRENCY") or 4))
-            asked = parallel_map(lambda i: self.obtain(*questions[i], judge), missing, workers=workers,
+            asked = parallel_map(lambda job: self.obtain(*questions[job], judge) if isinstance(job, int)
+                                 else self.probe(job, judge), work, workers=workers,
                                  name="lemmata-judge", desc=desc, quiet=quiet)
-            for i, verdict in zip(missing, asked):
-                verdicts[i] = verdict
+            for job, verdict in zip(work, asked):
+                if isinstance(job, int):
+                    verdicts[job] = verdict
         return verdicts
 
 

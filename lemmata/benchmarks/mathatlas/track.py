@@ -50,6 +50,7 @@ from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_
 from lemmata.tracks.base import OracleConfig, TrackHandler, Validated
 from lemmata.formats.envelope import Envelope, no_records, validate_model
 from lemmata.formats.schema import SchemaFile, dumps, line_schema
+from lemmata.oracles.canaries import marks as canary_marks
 from lemmata.oracles.kimina_double import DOUBLE_LEAN_VERSION
 
 #: the frozen tuple's retrieval artifact of each context condition (what the formalizer was shown)
@@ -291,7 +292,9 @@ class MathAtlasHandler(_FamilyHandler):
                          f"{metrics['judge_pending']} the judge) and are not counted as correct: correct lies "
                          f"between {bounds[0]:.4f} and {bounds[1]:.4f}; run `lemmata judge` with the oracles "
                          "configured.")
-        flags: dict[str, Any] = {"verdicts": "oracle", "context": header.context}
+        canary = canary_marks(found.judge)
+        notes += canary.notes
+        flags: dict[str, Any] = {"verdicts": "oracle", "context": header.context, **canary.flags}
         if lean_id is not None and lean_id.lean_version == DOUBLE_LEAN_VERSION:
             flags["lean"] = "protocol-double"
             notes.append("Compile verdicts come from the Lean protocol double (lexical checks only): test data.")
@@ -312,7 +315,8 @@ class MathAtlasHandler(_FamilyHandler):
             provenance={"header_notes": header.notes, "filename": submission.filename,
                         "stated": {"lean_version": header.lean_version, "judge": header.judge},
                         "judge": found.judge.manifest.judge if found.judge is not None else None,
-                        "lean": lean_id.model_dump() if lean_id is not None else None},
+                        "lean": lean_id.model_dump() if lean_id is not None else None,
+                        **({"judge_canaries": canary.record} if canary.record else {})},
         )
 
 

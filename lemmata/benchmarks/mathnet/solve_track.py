@@ -35,6 +35,7 @@ from lemmata.core.models import Frozen
 from lemmata.formats.envelope import Envelope, validate_model
 from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result
 from lemmata.formats.schema import SchemaFile, dumps, line_schema
+from lemmata.oracles.canaries import marks as canary_marks
 from lemmata.oracles.fence import FLAG, addressed, marks
 from lemmata.oracles.grader import FULL_MARKS, grader_from, is_full_marks
 from lemmata.tracks.base import OracleConfig, TrackHandler, Validated
@@ -259,17 +260,20 @@ class MathNetSolveHandler(TrackHandler):
         if missing:
             notes.append(f"{missing:,} problem(s) had no solution and count as not solved.")
         notes += flagged.notes
+        canary = canary_marks(artifact)
+        notes += canary.notes
         return make_result(
             kind="scored", benchmark=BENCHMARK, track=header.track, frozen=frozen,
             submission_sha256=submission.sha256, model=header.model,
-            flags={"condition": header.track, "modality": header.model.modality, **flagged.flags},
+            flags={"condition": header.track, "modality": header.model.modality, **flagged.flags, **canary.flags},
             main=Score(metric=MAIN_METRIC, value=pg["micro"], interval=tuple(pg["micro_wilson95"]),
                        interval_kind="wilson95", count=pg["count"], total=pg["total"]),
             metrics=metrics, breakdowns=breakdowns(outcomes), items=items, pending=pending,
             status="pending_oracle" if pending else "complete", notes=notes,
             provenance={"filename": submission.filename, "header_notes": header.notes,
                         "retrieval": header.retrieval.model_dump(mode="json") if header.retrieval else None,
-                        "grader": artifact.manifest.judge if artifact is not None else None},
+                        "grader": artifact.manifest.judge if artifact is not None else None,
+                        **({"judge_canaries": canary.record} if canary.record else {})},
         )
 
 

@@ -104,3 +104,28 @@ def test_without_a_grader_the_rule_still_settles_and_the_rest_waits(solve_releas
     flagged = [i for i in result.items if i.get("flags")]
     assert len(flagged) == 8 and all(i["graded_by"] == "rule" and i["grade"] == 0 for i in flagged)
     assert result.pending == 9 and result.status == "pending_oracle" and result.flags["addresses_grader"] == 8
+
+
+@pytest.mark.parametrize("obeys", [False, True])
+def test_a_grader_that_fails_its_canaries_is_marked_on_the_result(solve_release, tmp_path, monkeypatch, obeys):
+    """Canaries (:mod:`lemmata.oracles.canaries`) asked with the real solutions: the same grades either way, but the
+    grader that obeys injected text fails the injection canaries and the result carries the mark (board badge)."""
+    from lemmata.families import handler_for
+    from lemmata.oracles.canaries import FLAG
+    from lemmata.oracles.chat_double import ChatDouble
+    from test_canaries import Double, _config
+
+    monkeypatch.setenv("LEMMATA_JUDGE_CANARIES", "1")
+    path = _submission(tmp_path, f"plain-{obeys}", lambda i, problem: BASE)
+    double = Double(obeys=obeys)
+    with ChatDouble(double) as server:
+        judge = ChatJudge(_config(server, f"grader-canaries-{obeys}"))
+        result = handler_for("mathnet-solve").score(validate_upload(path.read_bytes(), path.name),
+                                                    received_at="2026-11-25T10:00:00+00:00",
+                                                    oracles=OracleConfig(judge=judge))
+    assert result.status == "complete" and result.main.total == 17 and result.main.value == 0.0
+    assert len(double.prompts) == 17 + 18  # every solution, and the grade rubric's canaries once
+    record = result.provenance["judge_canaries"]
+    assert (record["total"], record["answered"], record["failed"]) == (18, 18, 6 if obeys else 0)
+    assert (FLAG in result.flags) is obeys and any("canary" in n for n in result.notes) is obeys
+    assert not any("canary" in str(item).lower() for item in result.items)  # no canary is an item

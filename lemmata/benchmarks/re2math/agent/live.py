@@ -455,6 +455,7 @@ def score_live(validated: Validated, *, received_at: str, artifacts_root: Path, 
     from lemmata import __version__
     from lemmata.benchmarks.re2math.aggregate import as_verdict, by_stratum, received_date
     from lemmata.benchmarks.re2math.judging import addressing_flags, conj, needs_suff, resolve, verdict
+    from lemmata.oracles.canaries import marks as canary_marks
     from lemmata.oracles.fence import marks
     from lemmata.benchmarks.re2math.submission import BENCHMARK
     from lemmata.metrics.rates import summarize_rate
@@ -526,6 +527,8 @@ def score_live(validated: Validated, *, received_at: str, artifacts_root: Path, 
     addressed = marks(out_items, "items", 'their statement was settled "no" by the rubric\'s rule')
     notes += addressed.notes
     metrics.update(addressed.metrics)
+    canary = canary_marks(judge_artifact)
+    notes += canary.notes
     notes.append(f"Live protocol ({PROTOCOL}): Ground judged on excerpts (at most {EXCERPT_BUDGET:,} characters) "
                  "of the opened source's fixed text; Suff without the anchor hint.")
     scoring_id = (judge_artifact.artifact_id if judge_artifact is not None
@@ -538,7 +541,7 @@ def score_live(validated: Validated, *, received_at: str, artifacts_root: Path, 
         submission_sha256=validated.sha256, model=header.model,
         flags={**header.flags.model_dump(), "window": header.window, "input_track": header.track,
                "oracle_run": False, "protocol": PROTOCOL, "materialisation_artifact": header.materialisation_artifact,
-               **addressed.flags},
+               **addressed.flags, **canary.flags},
         main=Score(metric="ToolAcc", value=tool.rate if complete else None,
                    interval=tool.wilson95 if complete else None, interval_kind="wilson95" if complete else None,
                    count=tool.count, total=tool.total),
@@ -558,6 +561,7 @@ def score_live(validated: Validated, *, received_at: str, artifacts_root: Path, 
                                   "rubrics": {n: {"id": r.id, "sha256": r.sha256} for n, r in live_rubrics().items()}}),
             "excerpt_budget": EXCERPT_BUDGET, "prose_window": PROSE_WINDOW, "candidates_per_query": CANDIDATES_N,
             "bootstrap": {"resamples": report.n_resamples, "seed": report.seed, "cluster": "paper_key"},
+            **({"judge_canaries": canary.record} if canary.record else {}),
         },
     )
 
