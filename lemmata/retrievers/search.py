@@ -1,14 +1,15 @@
 """Top-k search over document vectors: exact in bounded memory, or approximate with its recall loss measured.
 
-**Exact** (:func:`exact_search`): queries × documents by blocked matrix products
-(float32, contiguous, one single-threaded BLAS product per query block × document block; query blocks run in
+**Exact** (:class:`ExactIndex`, :func:`exact_search`): queries × documents by blocked matrix products
+(float32, contiguous, one single-threaded BLAS product per query block × document block, written into one reused
+buffer; query blocks, and document ranges within them when there are fewer query blocks than workers, run in
 parallel threads), so memory is bounded by one block of scores per worker whatever the corpus size — the
 document matrix may be a ``numpy.memmap`` read block by block. Each block yields the columns that reach its
-rows' running k-th best score (``np.partition`` where more than ``k`` pass) and the candidates are sorted once
-per query block; ranks sort
-by score descending, then document id ascending (the order the metrics use),
-including ties at the k-th place, so the result is exactly the top ``k`` of the
-full ranking.
+rows' floor (a lower bound on the final k-th best score, rising as blocks pass), kept as one sortable key per
+(score, tie-break) so that one ``np.partition`` or ``np.sort`` ranks by score descending, then document id
+ascending (the order the metrics use), including ties at the k-th place: the result is exactly the top ``k`` of
+the full ranking. Why this shape: FAISS ``IndexFlatIP`` does the same products with a heap per query;
+``perf/anchors_speed.py`` measures the two side by side.
 
 **Eligibility filter**: a document may carry an integer key (e.g. a year; a
 negative key means unknown and is always eligible) and a query an upper bound;
@@ -23,6 +24,7 @@ index only proposes candidates: they are re-scored exactly and ranked like the e
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -76,85 +78,273 @@ def _row_top(scores: np.ndarray, tiebreak: np.ndarray, k: int) -> np.ndarray:
     return chosen[np.lexsort((tiebreak[chosen], -scores[chosen].astype(np.float64)))]
 
 
-def _heavy_rows(sub: np.ndarray, tiebreak: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's exact top ``k`` columns of a score block by (score desc, tiebreak asc), as flat
-    ``(row, column)`` arrays; ``-inf`` (filtered) and NaN columns never rank."""
-    width = sub.shape[1]
-    np.copyto(sub, np.float32(-np.inf), where=np.isnan(sub))  # partition would sort NaN as largest
-    kth = np.partition(sub, width - k, axis=1)[:, width - k]
-    mask = (sub >= kth[:, None]) & (sub > -np.inf)
-    for j in np.flatnonzero(mask.sum(axis=1) > k):  # ties at the cut: the smallest tiebreaks
-        above = np.flatnonzero(sub[j] > kth[j])
-        equal = np.flatnonzero(sub[j] == kth[j])
-        need = k - above.size
-        equal = equal[np.argpartition(tiebreak[equal], need - 1)[:need]]
-        mask[j] = False
-        mask[j, above] = True
-        mask[j, equal] = True
-    return np.divmod(np.flatnonzero(mask), width)
+#: the largest finite float32: a search's floor never drops below it, so a ``-inf`` (filtered) score never enters
+_LOWEST = np.float32(-np.finfo(np.float32).max)
+#: the ranking key of an empty place (no real key reaches it: see :func:`rank_keys`)
+_EMPTY = np.uint64(2**64 - 1)
+#: documents per product when a query is searched alone (a matrix-vector product: several document blocks at
+#: once give each row the same bits as one block at a time, and cut the per-block overhead; 1 MiB of scores)
+SINGLE_BLOCK = 262144
 
 
-def _block_candidates(scores: np.ndarray, threshold: np.ndarray, tiebreak: np.ndarray,
-                      k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of one score block, the columns (padded rows × m; padding scores ``-inf``) that can still enter
-    the row's top ``k`` by (score desc, tiebreak asc).
+def rank_keys(scores: np.ndarray, tiebreak: np.ndarray) -> np.ndarray:
+    """One ``uint64`` per (float32 score, tie-break rank) whose ascending order is the ranking order: score
+    descending, then tie-break ascending — so one ``np.partition``/``np.sort`` of the keys replaces a two-key
+    ``lexsort``, and the key alone carries the score back (:func:`key_scores`).
 
-    ``threshold`` is a lower bound on each row's final k-th best score (the k-th best seen so far): a column
-    below it can never enter, and after the first block few columns reach it, so one comparison over the block
-    and one scan of the hits find them (the hits are counted per row from their positions, not by a second pass
-    over the block). A row without a threshold yet, or with more than ``k`` hits, is cut to its exact top ``k``
-    by ``np.partition``, a tie at the cut decided by the tie-break; so the union of the blocks' candidates holds
-    the exact top ``k`` of the whole row. NaN scores never rank; ``-inf`` marks a filtered or excluded column
-    and is dropped at the end.
+    The high 32 bits hold the score's bits mapped to an order-reversing integer; ``-0.0`` ranks as ``0.0`` (they
+    tie, as floats compare) and the lowest bit remembers its sign, under the tie-break rank (below 2³¹).
+    Scores are float32 without NaN.
 
-    >>> c, s = _block_candidates(np.array([[0.5, 0.9, 0.5, 0.5]], dtype=np.float32), np.array([-np.inf]),
-    ...                          np.array([3, 0, 1, 2]), 2)
-    >>> sorted(c[0].tolist())
-    [1, 2]
-    >>> c, s = _block_candidates(np.array([[0.5, 0.9, 0.2]], dtype=np.float32), np.array([0.5], np.float32),
-    ...                          np.array([0, 1, 2]), 2)
-    >>> sorted(c[0].tolist()), s.shape
-    ([0, 1], (1, 2))
+    >>> k = rank_keys(np.array([0.5, 2.0, 0.5, -np.inf, -0.0, 0.0], np.float32), np.array([3, 0, 1, 2, 5, 4]))
+    >>> np.argsort(k).tolist()
+    [1, 2, 0, 5, 4, 3]
+    >>> key_scores(k).tolist(), key_ranks(k).tolist()
+    ([0.5, 2.0, 0.5, -inf, -0.0, 0.0], [3, 0, 1, 2, 5, 4])
     """
-    rows, width = scores.shape
-    fresh = ~(threshold > -np.inf)
-    if width <= k:
-        heavy = np.zeros(rows, dtype=bool)
-        r_idx, c_idx = np.divmod(np.flatnonzero(scores == scores), width)  # every non-NaN column
-    else:
-        bound = np.where(fresh, np.float32(np.inf), threshold).astype(np.float32)
-        r_idx, c_idx = np.divmod(np.flatnonzero(scores >= bound[:, None]), width)
-        heavy = fresh | (np.bincount(r_idx, minlength=rows) > k)
-    if heavy.any():
-        light = ~heavy[r_idx]
-        hr, hc = _heavy_rows(scores[heavy], tiebreak, k)
-        r_idx = np.concatenate([r_idx[light], np.flatnonzero(heavy)[hr]])
-        c_idx = np.concatenate([c_idx[light], hc])
-        order = np.argsort(r_idx, kind="stable")
-        r_idx, c_idx = r_idx[order], c_idx[order]
-    counts = np.bincount(r_idx, minlength=rows)
-    m = int(counts.max()) if rows and r_idx.size else 0
-    starts = np.cumsum(counts) - counts
-    pos = np.arange(r_idx.size) - starts[r_idx]
-    cols = np.zeros((rows, m), dtype=np.int64)
-    picked = np.full((rows, m), -np.inf, dtype=np.float32)
-    cols[r_idx, pos] = c_idx
-    picked[r_idx, pos] = scores[r_idx, c_idx]
-    return cols, picked
+    bits = np.ascontiguousarray(scores, dtype=np.float32).view(np.int32).astype(np.int64)
+    negative_zero = bits == -(2**31)
+    bits[negative_zero] = 0
+    ordered = np.where(bits >= 0, bits, bits ^ 0x7FFFFFFF)  # increases with the float
+    high = (0x7FFFFFFF - ordered).astype(np.uint64)
+    return (high << np.uint64(32)) | (tiebreak.astype(np.uint64) << np.uint64(1)) | negative_zero.astype(np.uint64)
 
 
-def _merge(idx: np.ndarray, sc: np.ndarray, tiebreak: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's best ``k`` of its candidates, sorted by (score desc, tiebreak asc)."""
-    order = np.lexsort((tiebreak[idx], -sc.astype(np.float64)), axis=-1)[:, :k]
-    return np.take_along_axis(idx, order, axis=1), np.take_along_axis(sc, order, axis=1)
+def key_scores(keys: np.ndarray) -> np.ndarray:
+    """The float32 scores that :func:`rank_keys` encoded, bit for bit."""
+    ordered = 0x7FFFFFFF - (keys >> np.uint64(32)).astype(np.int64)
+    bits = np.where(ordered >= 0, ordered, ordered ^ 0x7FFFFFFF).astype(np.int32)
+    bits[(keys & np.uint64(1)).astype(bool)] = -(2**31)
+    return bits.view(np.float32)
+
+
+def key_ranks(keys: np.ndarray) -> np.ndarray:
+    """The tie-break ranks that :func:`rank_keys` encoded."""
+    return ((keys >> np.uint64(1)) & np.uint64(0x7FFFFFFF)).astype(np.int64)
 
 
 def one_blas_thread():
     """A context in which BLAS runs on one thread (``threadpoolctl``), so a product's bits depend on its shape and
-    the BLAS kernel alone, never on how many threads the library would otherwise split it over."""
-    from threadpoolctl import threadpool_limits
+    the BLAS kernel alone, never on how many threads the library would otherwise split it over.
 
-    return threadpool_limits(limits=1, user_api="blas")
+    The loaded libraries are looked up once per process (a lookup walks every shared object, milliseconds that a
+    one-query search would pay each time); a BLAS loaded later is looked up again."""
+    global _CONTROLLER
+    import sys
+
+    from threadpoolctl import ThreadpoolController
+
+    if _CONTROLLER is None or _CONTROLLER[0] != len(sys.modules):
+        _CONTROLLER = (len(sys.modules), ThreadpoolController())
+    return _CONTROLLER[1].limit(limits=1, user_api="blas")
+
+
+_CONTROLLER: tuple[int, Any] | None = None
+
+
+#: columns of a query block's first document block whose k-th best score is each row's first floor: for a block
+#: of several queries, and for a query searched alone (its partition is then small beside its product)
+SEED_COLUMNS, SEED_COLUMNS_SINGLE = 2048, 16384
+
+
+def _first_floor(scores: np.ndarray, rows: np.ndarray, k: int, columns: int) -> np.ndarray:
+    """A first floor for ``rows`` of a score block: the k-th best of their first ``columns`` columns (at least
+    ``4k``), NaN and filtered scores last — ``k`` scores reach it, so no final top-k score lies under it; ``-inf``
+    where there are not ``k`` columns to choose from. (A few columns: their partition costs less than the
+    extra hits a lower floor lets through.)
+
+    >>> _first_floor(np.array([[0.1, np.nan, 0.75, 0.25, 0.5]], np.float32), np.array([0]), 2, 2048).tolist()
+    [0.5]
+    """
+    c = min(scores.shape[1], max(columns, 4 * k))
+    if c <= k:
+        return np.full(rows.size, -np.inf, dtype=np.float32)
+    part = scores[rows, :c]
+    part.partition(c - k, axis=1)
+    nan = np.isnan(part[:, c - k:]).any(axis=1)  # NaN partitions last: a row with any has one among its top k
+    if nan.any():
+        again = part[nan]
+        np.copyto(again, np.float32(-np.inf), where=np.isnan(again))
+        again.partition(c - k, axis=1)
+        part[nan] = again
+    return part[:, c - k]
+
+
+class ExactIndex:
+    """Exact top-k search over document vectors, prepared once: the float32 matrix (or memmap), each document's
+    tie-break rank and id, optional eligibility keys. A query at a time pays only its own scan.
+
+    Scores are the float32 products of fixed shapes — each query block of ``query_block`` rows (in query order)
+    times each document block of ``doc_block`` rows starting at a multiple of ``doc_block``, one BLAS thread per
+    product; a query block of one row is a matrix-vector product, whose bits do not depend on the document range —
+    so the rankings are the same bits whatever the number of workers, cores or how the document range is split
+    among them.
+
+    Selection, per query block and document range: the k-th best score of each row's first columns
+    (:func:`_first_floor`) is a floor no final top-k score lies under; each block's columns reaching the floor
+    are found by one comparison (into a reused buffer) and one ``flatnonzero`` and appended, as :func:`rank_keys`
+    (score desc, tie-break asc, exact at ties), to the row's held keys; a row holding more than ``2k`` is cut back
+    to its ``k`` best by one ``np.partition`` and its floor rises to their worst. Ranges searched by different
+    workers are merged the same way, and the ``k`` kept keys sorted once.
+    """
+
+    def __init__(self, docs: np.ndarray, doc_ids: Sequence[str], *, doc_keys: np.ndarray | None = None,
+                 doc_block: int = DOC_BLOCK, query_block: int = QUERY_BLOCK) -> None:
+        if docs.ndim != 2 or docs.shape[0] != len(doc_ids):
+            raise ValueError(f"{docs.shape[0] if docs.ndim else 0} document vectors for {len(doc_ids)} ids")
+        if len(doc_ids) >= 2**31:
+            raise ValueError(f"{len(doc_ids)} documents: exact search ranks fewer than 2**31")
+        self.docs, self.doc_keys = docs, doc_keys
+        self.doc_block, self.query_block = int(doc_block), int(query_block)
+        self.tiebreak = id_ranks(doc_ids)
+        ranked = self.tiebreak[:-1] < self.tiebreak[1:]
+        self.by_rank = np.arange(len(doc_ids)) if ranked.all() else np.argsort(self.tiebreak)
+        self.names = np.asarray(list(doc_ids), dtype=object)
+
+    def search(self, queries: np.ndarray, k: int, *, query_limits: Sequence[int | None] | None = None,
+               excluded: Sequence[Any] | None = None, workers: int | None = None) -> list[Ranking]:
+        """The top ``k`` ``(doc_id, score)`` of every query (see :func:`exact_search` for the arguments)."""
+        rows, scores = self.top(queries, k, query_limits=query_limits, excluded=excluded, workers=workers)
+        real = rows >= 0
+        names = self.names[rows[real]].tolist()
+        values = scores[real].tolist()
+        out, at = [], 0
+        for count in real.sum(axis=1).tolist():
+            out.append(list(zip(names[at:at + count], values[at:at + count])))
+            at += count
+        return out
+
+    def top(self, queries: np.ndarray, k: int, *, query_limits: Sequence[int | None] | None = None,
+            excluded: Sequence[Any] | None = None, workers: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`search` as arrays, the form FAISS returns: each query's document rows best first (``-1`` past
+        the eligible documents) and their float32 scores (``-inf`` there)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        from lemmata.core.cores import usable_cores
+
+        q = np.ascontiguousarray(queries, dtype=np.float32)
+        n = self.docs.shape[0]
+        if q.ndim != 2 or (n and q.shape[1] != self.docs.shape[1]):
+            raise ValueError(f"query vectors of shape {q.shape} do not match documents of dimension "
+                             f"{self.docs.shape[1]}")
+        if query_limits is not None and (self.doc_keys is None or len(query_limits) != len(q)):
+            raise ValueError("query_limits needs doc_keys and one limit per query")
+        k = max(0, min(int(k), n))
+        limits = None if query_limits is None else np.asarray(
+            [np.iinfo(np.int64).max if x is None else int(x) for x in query_limits], dtype=np.int64)
+        starts = list(range(0, len(q), self.query_block))
+        workers = max(1, workers or usable_cores())
+        tasks = [(qa, lo, hi) for qa in starts for lo, hi in self._ranges(-(-workers // max(1, len(starts))))]
+
+        def run(task: tuple[int, int, int]) -> np.ndarray:
+            qa, lo, hi = task
+            rows = slice(qa, qa + self.query_block)
+            return self._scan(q[rows], lo, hi, k, None if limits is None else limits[rows],
+                              None if excluded is None else excluded[rows])
+
+        with one_blas_thread():
+            if workers == 1 or len(tasks) == 1:
+                kept = [run(t) for t in tasks]
+            else:
+                with ThreadPoolExecutor(min(workers, len(tasks)), thread_name_prefix="lemmata-search") as pool:
+                    kept = list(pool.map(run, tasks))
+        blocks = []
+        for qa in starts:
+            parts = [keys for (a, _, _), keys in zip(tasks, kept) if a == qa]
+            keys = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+            if keys.shape[1] > k:
+                keys = np.partition(keys, k - 1, axis=1)[:, :k]
+            blocks.append(np.sort(keys, axis=1))
+        keys = np.concatenate(blocks) if blocks else np.zeros((0, k), dtype=np.uint64)
+        real = keys != _EMPTY
+        rows = np.full(keys.shape, -1, dtype=np.int64)
+        scores = np.full(keys.shape, -np.inf, dtype=np.float32)
+        rows[real] = self.by_rank[key_ranks(keys[real])]
+        scores[real] = key_scores(keys[real])
+        return rows, scores
+
+    def _ranges(self, parts: int) -> list[tuple[int, int]]:
+        """The document range split into ``parts`` pieces (at most), each starting on a document block boundary, so
+        splitting never changes a score (a matrix-vector product's bits depend on a row's place in its block
+        modulo the kernel's row group: blocks start where the one-block products start)."""
+        n = self.docs.shape[0]
+        unit = self.doc_block
+        blocks = -(-n // unit) if n else 1
+        parts = max(1, min(parts, blocks))
+        cuts = [min(n, round(i * blocks / parts) * unit) for i in range(parts + 1)]
+        return [(a, b) for a, b in itertools.pairwise(cuts) if b > a] or [(0, n)]
+
+    def _scan(self, qb: np.ndarray, lo: int, hi: int, k: int, limits: np.ndarray | None,
+              excluded: Sequence[Any] | None) -> np.ndarray:
+        """The ``k`` best :func:`rank_keys` of each query of one block over documents ``lo:hi`` (unordered;
+        ``_EMPTY`` where fewer are eligible).
+
+        Each row holds up to ``2k`` keys: the ``k`` best at its last compaction, then the hits of later blocks
+        appended as they come; a row about to overflow is compacted back to its ``k`` best (one ``np.partition``)
+        and its floor rises to their worst score. Between compactions the floor lags behind, which only lets a
+        few more columns through."""
+        m = len(qb)
+        if k == 0:
+            return np.full((m, 0), _EMPTY, dtype=np.uint64)
+        room = 2 * k
+        held = np.full((m, room), _EMPTY, dtype=np.uint64)
+        count = np.zeros(m, dtype=np.int64)
+        floor = np.full(m, -np.inf, dtype=np.float32)
+        step = self.doc_block
+        if m == 1 and self.doc_block % 64 == 0:  # whole blocks at once: every row keeps its place modulo 64
+            step = self.doc_block * max(1, SINGLE_BLOCK // self.doc_block)
+        width = min(step, hi - lo)
+        product = np.empty(m * width, dtype=np.float32)
+        reach = np.empty(m * width, dtype=bool)
+        banned = None if excluded is None else [np.asarray(list(e), dtype=np.int64) for e in excluded]
+        for da in range(lo, hi, step):
+            block = np.ascontiguousarray(self.docs[da:min(da + step, hi)], dtype=np.float32)
+            w = block.shape[0]
+            scores = product[:m * w].reshape(m, w)
+            np.matmul(qb, block.T, out=scores)
+            self._filter(scores, da, limits, banned)
+            fresh = np.flatnonzero(floor == -np.inf)
+            if fresh.size:
+                floor[fresh] = _first_floor(scores, fresh, k, SEED_COLUMNS_SINGLE if m == 1 else SEED_COLUMNS)
+            np.greater_equal(scores, np.maximum(floor, _LOWEST)[:, None], out=reach[:m * w].reshape(m, w))
+            hits = np.flatnonzero(reach[:m * w])
+            if not hits.size:
+                continue
+            row, col = np.divmod(hits, w)
+            keys = rank_keys(scores.reshape(-1)[hits], self.tiebreak[da + col])
+            counts = np.bincount(row, minlength=m)
+            within = np.arange(hits.size) - (np.cumsum(counts) - counts)[row]
+            over = count + counts > room
+            if over.any():
+                rows = np.flatnonzero(over)
+                slot = np.cumsum(over) - 1
+                pool = np.full((rows.size, room + int(counts[rows].max())), _EMPTY, dtype=np.uint64)
+                pool[:, :room] = held[rows]
+                late = over[row]
+                pool[slot[row[late]], room + within[late]] = keys[late]
+                best = np.partition(pool, k - 1, axis=1)[:, :k]
+                held[rows, k:] = _EMPTY
+                held[rows, :k] = best
+                worst = best.max(axis=1)
+                floor[rows[worst != _EMPTY]] = key_scores(worst[worst != _EMPTY])
+                count[rows] = k - counts[rows]  # the appends below are skipped for them
+                row, within, keys = row[~late], within[~late], keys[~late]
+            held[row, count[row] + within] = keys
+            count += counts
+        return np.partition(held, k - 1, axis=1)[:, :k]
+
+    def _filter(self, scores: np.ndarray, da: int, limits: np.ndarray | None,
+                banned: list[np.ndarray] | None) -> None:
+        """Set to ``-inf`` the scores of documents a query may not rank (year filter, exclusions)."""
+        w = scores.shape[1]
+        if limits is not None:
+            keys = np.asarray(self.doc_keys[da:da + w], dtype=np.int64)
+            np.copyto(scores, np.float32(-np.inf), where=(keys[None, :] > limits[:, None]) & (keys[None, :] >= 0))
+        if banned is not None:
+            for r, rows in enumerate(banned):
+                inside = rows[(rows >= da) & (rows < da + w)]
+                if inside.size:
+                    scores[r, inside - da] = -np.inf
 
 
 def exact_search(queries: np.ndarray, docs: np.ndarray, doc_ids: Sequence[str], k: int, *,
@@ -167,11 +357,10 @@ def exact_search(queries: np.ndarray, docs: np.ndarray, doc_ids: Sequence[str], 
     ``excluded``: per query, a collection of document row indices never ranked
     for it (a dynamic corpus). Scores are float32 products, compared as stored.
 
-    Query blocks are searched in parallel by ``workers`` threads (default: one per usable core), each product on one
-    BLAS thread, so the scores — and the rankings — are the same whatever the number of workers or cores: they
-    depend on the block shapes and the BLAS kernel only. Within a query block, each document block's candidates
-    are kept as they come and only their k-th best score is tracked (one ``np.partition`` of at most 2k values
-    per row), which tightens the next block's threshold; the candidates are sorted once, at the end.
+    The work — query blocks, and document ranges within them when there are fewer query blocks than ``workers``
+    (default: one per usable core) — runs in threads, each product on one BLAS thread, so the scores and the
+    rankings are the same whatever the number of workers or cores (see :class:`ExactIndex`, which a caller
+    searching the same documents repeatedly keeps instead).
 
     >>> d = np.array([[1, 0], [0, 1], [1, 0], [0.6, 0.8]], dtype=np.float32)
     >>> q = np.array([[1, 0]], dtype=np.float32)
@@ -181,79 +370,8 @@ def exact_search(queries: np.ndarray, docs: np.ndarray, doc_ids: Sequence[str], 
     ...                             query_limits=[2021])[0]]
     ['z', 'b', 'y']
     """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from lemmata.core.cores import usable_cores
-
-    q = np.ascontiguousarray(queries, dtype=np.float32)
-    n = docs.shape[0]
-    if n != len(doc_ids):
-        raise ValueError(f"{n} document vectors for {len(doc_ids)} ids")
-    if q.ndim != 2 or (n and q.shape[1] != docs.shape[1]):
-        raise ValueError(f"query vectors of shape {q.shape} do not match documents of dimension {docs.shape[1]}")
-    if query_limits is not None and (doc_keys is None or len(query_limits) != len(q)):
-        raise ValueError("query_limits needs doc_keys and one limit per query")
-    k = max(0, min(int(k), n))
-    tiebreak = id_ranks(doc_ids)
-    names = np.asarray(list(doc_ids), dtype=object)
-
-    def one(qa: int) -> list[Ranking]:
-        limits = None
-        if query_limits is not None:
-            limits = np.asarray([np.iinfo(np.int64).max if x is None else int(x)
-                                 for x in query_limits[qa:qa + query_block]], dtype=np.int64)
-        return _search_query_block(q[qa:qa + query_block], docs, names, tiebreak, k, limits=limits,
-                                   doc_keys=doc_keys, excluded=excluded[qa:qa + query_block] if excluded is not None
-                                   else None, doc_block=doc_block)
-
-    starts = list(range(0, len(q), query_block))
-    workers = max(1, min(len(starts), workers or usable_cores()))
-    with one_blas_thread():
-        if workers == 1:
-            blocks = [one(qa) for qa in starts]
-        else:
-            with ThreadPoolExecutor(workers, thread_name_prefix="lemmata-search") as pool:
-                blocks = list(pool.map(one, starts))
-    return [ranking for block in blocks for ranking in block]
-
-
-def _search_query_block(qb: np.ndarray, docs: np.ndarray, names: np.ndarray, tiebreak: np.ndarray, k: int, *,
-                        limits: np.ndarray | None, doc_keys: np.ndarray | None, excluded: Sequence[Any] | None,
-                        doc_block: int) -> list[Ranking]:
-    """One query block's exact top ``k`` over every document block (see :func:`exact_search`)."""
-    n = docs.shape[0]
-    found_idx: list[np.ndarray] = [np.zeros((len(qb), 0), dtype=np.int64)]
-    found_sc: list[np.ndarray] = [np.zeros((len(qb), 0), dtype=np.float32)]
-    best = np.full((len(qb), k), -np.inf, dtype=np.float32)  # the k best scores so far, unordered
-    threshold = np.full(len(qb), -np.inf, dtype=np.float32)
-    for da in range(0, n, doc_block):
-        block = np.ascontiguousarray(docs[da:da + doc_block], dtype=np.float32)
-        scores = qb @ block.T
-        if limits is not None:
-            keys = np.asarray(doc_keys[da:da + doc_block], dtype=np.int64)
-            late = (keys[None, :] > limits[:, None]) & (keys[None, :] >= 0)
-            scores[late] = -np.inf
-        if excluded is not None:
-            for r in range(len(qb)):
-                rows = [i - da for i in excluded[r] if da <= i < da + block.shape[0]]
-                if rows:
-                    scores[r, rows] = -np.inf
-        if k == 0:
-            continue
-        cols, picked = _block_candidates(scores, threshold, tiebreak[da:da + block.shape[0]], k)
-        if not cols.shape[1]:
-            continue
-        found_idx.append(cols + da)
-        found_sc.append(picked)
-        both = np.concatenate([best, picked], axis=1)
-        best = np.partition(both, both.shape[1] - k, axis=1)[:, both.shape[1] - k:]
-        threshold = best.min(axis=1)
-    best_idx, best_sc = _merge(np.concatenate(found_idx, axis=1), np.concatenate(found_sc, axis=1), tiebreak, k)
-    out: list[Ranking] = []
-    for r in range(len(qb)):
-        keep = best_sc[r] > -np.inf
-        out.append(list(zip(names[best_idx[r][keep]].tolist(), best_sc[r][keep].tolist())))
-    return out
+    index = ExactIndex(docs, doc_ids, doc_keys=doc_keys, doc_block=doc_block, query_block=query_block)
+    return index.search(queries, k, query_limits=query_limits, excluded=excluded, workers=workers)
 
 
 # -- approximate search ---------------------------------------------------------------------------------------

@@ -79,6 +79,47 @@ def test_exact_search_gives_the_same_rankings_whatever_the_number_of_workers():
         assert [d for d, _ in one[r]] == [ids[i] for i in order]
 
 
+def test_rank_keys_order_is_score_desc_then_tiebreak_and_round_trips():
+    """One key per (score, tie-break) replaces the two-key sort: its order is the ranking's, signed zeros tie, and
+    the score comes back bit for bit."""
+    from lemmata.retrievers.search import key_ranks, key_scores, rank_keys
+
+    rng = np.random.default_rng(11)
+    for _ in range(50):
+        n = int(rng.integers(1, 400))
+        scores = rng.choice([-0.0, 0.0, 1.5, -2.0, np.inf, -np.inf, 1e-40, -1e-40, 3.25], size=n).astype(np.float32)
+        drawn = rng.random(n) < 0.5
+        scores[drawn] = rng.normal(size=int(drawn.sum())).astype(np.float32)
+        tiebreak = rng.permutation(n)
+        keys = rank_keys(scores, tiebreak)
+        assert np.argsort(keys).tolist() == np.lexsort((tiebreak, -scores.astype(np.float64))).tolist()
+        assert key_scores(keys).tobytes() == scores.tobytes() and key_ranks(keys).tolist() == tiebreak.tolist()
+
+
+def test_single_queries_split_over_workers_keep_the_one_block_bits():
+    """A one-query block is a matrix-vector product over several document blocks at once, split among workers at
+    block boundaries: the same bits (and rankings) as one document block at a time."""
+    rng = np.random.default_rng(12)
+    docs = np.round(rng.normal(size=(3000, 17)), 1).astype(np.float32)
+    docs[100:900] = docs[3]
+    ids = [f"doc-{rng.integers(10**6):06d}-{i}" for i in range(len(docs))]
+    q = np.round(rng.normal(size=(5, 17)), 1).astype(np.float32)
+    want = _reference(q, docs, ids, 40, 64, qblock=1)
+    for workers in (1, 3):
+        assert exact_search(q, docs, ids, 40, doc_block=64, query_block=1, workers=workers) == want
+
+
+def test_top_arrays_pad_past_the_eligible_documents_and_nan_never_ranks():
+    from lemmata.retrievers.search import ExactIndex
+
+    docs = np.array([[1, 0], [np.nan, 0], [0.5, 0], [2, 0]], dtype=np.float32)
+    index = ExactIndex(docs, ["a", "b", "c", "d"], doc_keys=np.array([2020, 2000, -1, 2030]))
+    rows, scores = index.top(np.array([[1, 0], [-1, 0]], dtype=np.float32), 4, query_limits=[2025, None])
+    assert rows.tolist() == [[0, 2, -1, -1], [2, 0, 3, -1]]
+    assert scores.tolist() == [[1.0, 0.5, -np.inf, -np.inf], [-0.5, -1.0, -2.0, -np.inf]]
+    assert index.search(np.array([[1, 0]], dtype=np.float32), 2) == [[("d", 2.0), ("a", 1.0)]]
+
+
 @pytest.mark.parametrize("kind", ["ivf", "hnsw"])
 def test_approximate_index_recall_is_measured_against_exact(kind, tmp_path):
     from lemmata.retrievers.search import ApproximateIndex, HnswParams, IvfParams
