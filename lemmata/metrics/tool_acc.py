@@ -17,6 +17,8 @@ Definitions (rates over all instances unless a population is named):
 * **ToolAcc** — Ground ∧ Suff.
 * **GroundRate** — Ground.
 * **AnchorAcc** — anchor verdict, over instances that have an anchor.
+* **QueryAcc** — a diagnostic: whether the recorded planning (first query and planning anchor) targets the gap's
+  proof obligation (judged, rubric ``query.v1``), over instances with a query verdict; absent when none has one.
 * **CiteRecall@N** — the cited source ranks within the top N candidates.
 * **OracleCoverage** — the instance is oracle-evaluable (cited source materialised).
 * **Oracle ToolAcc** — oracle-run Ground ∧ Suff, over oracle-evaluable instances.
@@ -71,6 +73,9 @@ class InstanceVerdicts(Frozen):
     suff: Verdict = Field(description="the returned statement closes the gap")
     anchor_match: Verdict | None = Field(
         default=None, description="planning verdict against the anchor hint; None when the instance has no anchor")
+    query_match: Verdict | None = Field(
+        default=None, description="QueryAcc's verdict: the planning targets the gap's proof obligation; None when "
+                                  "not judged for this instance")
     cite_rank: PositiveInt | Literal["pending"] | None = Field(
         description="1-based rank of the first candidate that is the cited source; None when no candidate is; "
                     "'pending' while that match awaits an oracle")
@@ -117,6 +122,7 @@ class ToolAccReport(Frozen):
     tool_acc: MetricResult
     ground_rate: MetricResult
     anchor_acc: MetricResult | None = Field(description="None when no instance has an anchor")
+    query_acc: MetricResult | None = Field(default=None, description="None when no instance has a query verdict")
     cite_recall: MetricResult
     oracle_coverage: MetricResult
     oracle_tool_acc: MetricResult | None = Field(description="None when no instance is oracle-evaluable")
@@ -136,6 +142,7 @@ class ToolAccReport(Frozen):
             "ToolAcc": self.tool_acc,
             "GroundRate": self.ground_rate,
             "AnchorAcc": self.anchor_acc,
+            "QueryAcc": self.query_acc,
             f"CiteRecall@{self.cite_recall_n}": self.cite_recall,
             "OracleCoverage": self.oracle_coverage,
             "Oracle ToolAcc": self.oracle_tool_acc,
@@ -235,21 +242,21 @@ def tool_acc_report(
 
     >>> rows = [
     ...     dict(instance_id="a", paper_key="p1", domain="algebra", ground="yes", suff="yes", anchor_match="yes",
-    ...          cite_rank=3, selected_source="cited", oracle_evaluable=True, oracle_ground="yes", oracle_suff="yes"),
+    ...          query_match="yes", cite_rank=3, selected_source="cited", oracle_evaluable=True, oracle_ground="yes", oracle_suff="yes"),
     ...     dict(instance_id="b", paper_key="p1", domain="algebra", ground="yes", suff="no", anchor_match="no",
-    ...          cite_rank=None, selected_source="alternative", oracle_evaluable=False),
+    ...          query_match="pending", cite_rank=None, selected_source="alternative", oracle_evaluable=False),
     ...     dict(instance_id="c", paper_key="p2", domain="analysis", ground="yes", suff="yes", anchor_match="no",
-    ...          cite_rank=25, selected_source="alternative", oracle_evaluable=True, oracle_ground="pending",
+    ...          query_match="no", cite_rank=25, selected_source="alternative", oracle_evaluable=True, oracle_ground="pending",
     ...          oracle_suff="yes"),
     ...     dict(instance_id="d", paper_key="p3", domain="analysis", ground="uncertain", suff="yes",
     ...          cite_rank=1, selected_source="cited", oracle_evaluable=False),
     ... ]
     >>> r = tool_acc_report(rows, n_resamples=200)
     >>> {k: f"{m.count}/{m.total}" for k, m in r.metrics().items()}  # doctest: +NORMALIZE_WHITESPACE
-    {'ToolAcc': '2/4', 'GroundRate': '3/4', 'AnchorAcc': '1/3', 'CiteRecall@20': '2/4', 'OracleCoverage': '2/4',
-     'Oracle ToolAcc': '1/2', 'AltSourceToolAcc': '1/4', 'AltSourceSuccessRate': '1/2'}
-    >>> r.oracle_tool_acc.pending, r.delta_to_oracle
-    (1, 0.0)
+    {'ToolAcc': '2/4', 'GroundRate': '3/4', 'AnchorAcc': '1/3', 'QueryAcc': '1/3', 'CiteRecall@20': '2/4',
+     'OracleCoverage': '2/4', 'Oracle ToolAcc': '1/2', 'AltSourceToolAcc': '1/4', 'AltSourceSuccessRate': '1/2'}
+    >>> r.oracle_tool_acc.pending, r.delta_to_oracle, r.query_acc.pending
+    (1, 0.0, 1)
     >>> r.failure_decomposition.grounded_but_insufficient.rate == r.ground_rate.rate - r.tool_acc.rate
     True
     >>> tool_acc_report(rows, cite_recall_n=0)
@@ -293,6 +300,9 @@ def tool_acc_report(
     anchored = np.array([r.anchor_match is not None for r in records])
     anchor_acc = subset("AnchorAcc", anchored, np.array([r.anchor_match == "yes" for r in records]),
                         np.array([r.anchor_match == "pending" for r in records]))
+    query_acc = subset("QueryAcc", np.array([r.query_match is not None for r in records]),
+                       np.array([r.query_match == "yes" for r in records]),
+                       np.array([r.query_match == "pending" for r in records]))
     oracle = [conjunction(r.oracle_ground, r.oracle_suff) if r.oracle_evaluable else (False, False) for r in records]
     oracle_tool = subset("Oracle ToolAcc", evaluable, np.array([p for p, _ in oracle], dtype=bool),
                          np.array([w for _, w in oracle], dtype=bool))
@@ -300,7 +310,8 @@ def tool_acc_report(
 
     return ToolAccReport(
         n_instances=len(records), cite_recall_n=cite_recall_n, n_resamples=n_resamples, seed=seed,
-        tool_acc=tool_acc, ground_rate=ground_rate, anchor_acc=anchor_acc, cite_recall=cite_recall,
+        tool_acc=tool_acc, ground_rate=ground_rate, anchor_acc=anchor_acc, query_acc=query_acc,
+        cite_recall=cite_recall,
         oracle_coverage=coverage, oracle_tool_acc=oracle_tool,
         delta_to_oracle=None if oracle_tool is None else oracle_tool.rate - tool_acc.rate,
         alt_source_tool_acc=alt_tool, alt_source_success_rate=alt_share,

@@ -40,6 +40,14 @@ def _section(text: str, title: str) -> str:
     return body.strip()
 
 
+def plans_alike(reference_anchor: str, query: str) -> bool:
+    """The protocol judge's QueryMatch rule: the query shares a word of 8 letters or more with the reference anchor."""
+    def words(text: str) -> set[str]:
+        return {w for w in re.findall(r"[a-z]{8,}", text.lower())}
+
+    return bool(words(reference_anchor) & words(query))
+
+
 def rule_answer(request: dict) -> str:
     """A deterministic answer policy for protocol tests (verdicts only ever land in temporary caches)."""
     user = request["messages"][-1]["content"]
@@ -54,6 +62,9 @@ def rule_answer(request: dict) -> str:
     if "Rubric anchor." in user:
         ok = _section(user, "PLANNING ANCHOR") == _section(user, "REFERENCE ANCHOR")
         return json.dumps({"verdict": "yes" if ok else "uncertain", "reason": "same step" if ok else "unclear"})
+    if "Rubric query." in user:
+        ok = plans_alike(_section(user, "REFERENCE ANCHOR"), _section(user, "SEARCH QUERY"))
+        return json.dumps({"verdict": "yes" if ok else "no", "reason": "targets it" if ok else "another step"})
     return "I cannot tell."
 
 

@@ -4,7 +4,9 @@ and the gain over the same solver's zero-shot run with a paired interval.
 Rows are built only from scored (never reported) MathNet-Solve results that share the release split and the
 scoring artifact (same grader, same rubric), so every gain compares like with like; the paired interval
 resamples problems jointly (:func:`lemmata.metrics.intervals.paired_bootstrap_interval`). A pair with pending
-grades has no gain yet. Recall@k comes from the retriever's scored MathNet-Retrieve results, matched by the
+grades has no gain yet. Beside the gain, the problems the run helped, hurt and left unchanged against its
+zero-shot twin, with the exact McNemar p-value on the discordant ones (:func:`lemmata.metrics.paired.paired_changes`):
+a gain says how much, the counts say how it came about. Recall@k comes from the retriever's scored MathNet-Retrieve results, matched by the
 retriever's declared identity (name and :meth:`ModelInfo.identity`).
 """
 
@@ -15,6 +17,7 @@ from typing import Any
 
 from lemmata.formats.results import ModelInfo, Result
 from lemmata.metrics.intervals import paired_bootstrap_interval
+from lemmata.metrics.paired import paired_changes
 
 
 def _latest(results: Iterable[Result]) -> list[Result]:
@@ -38,8 +41,8 @@ def _retriever(r: Result) -> ModelInfo | None:
 
 def mathrag_matrix(solve: Iterable[Result], retrieve: Iterable[Result] = (), *,
                    n_resamples: int = 1000) -> list[dict[str, Any]]:
-    """One row per (solver, condition): accuracy, pending, gain over zero-shot with its paired 95% interval,
-    and for retriever-RAG the retriever's MathNet-Retrieve Recall@1/5/10 by tier."""
+    """One row per (solver, condition): accuracy, pending, gain over zero-shot with its paired 95% interval, the
+    problems helped / hurt / unchanged with the exact McNemar p-value, and for retriever-RAG the retriever's MathNet-Retrieve Recall@1/5/10 by tier."""
     scored = [r for r in _latest(solve) if r.kind == "scored" and r.benchmark == "mathnet-solve"]
     recalls: dict[tuple[str, str], dict[str, dict[str, float]]] = {}
     for r in _latest(retrieve):
@@ -68,19 +71,22 @@ def mathrag_matrix(solve: Iterable[Result], retrieve: Iterable[Result] = (), *,
                 row["gain"] = sum(x) / len(ids) - sum(y) / len(ids)
                 row["gain_interval"] = list(paired_bootstrap_interval(x, y, n_resamples=n_resamples))
                 row["paired_problems"] = len(ids)
+                row["changes"] = paired_changes([bool(v) for v in x], [bool(v) for v in y]).model_dump()
         rows.append(row)
     return rows
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
     """The matrix as a markdown table (solver, condition, retriever, k, accuracy, gain [interval], Recall@5)."""
-    out = ["| solver | condition | retriever | k | ProofGrade | gain over zero-shot [95%] | Recall@5 (hard) |",
-           "|---|---|---|---|---|---|---|"]
+    out = ["| solver | condition | retriever | k | ProofGrade | gain over zero-shot [95%] | helped / hurt / unchanged "
+           "(McNemar p) | Recall@5 (hard) |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         acc = "pending" if r["accuracy"] is None else f"{r['accuracy']:.3f}" + (f" ({r['pending']} pending)"
                                                                               if r["pending"] else "")
         gain = "—" if r["gain"] is None else f"{r['gain']:+.3f} [{r['gain_interval'][0]:+.3f}, {r['gain_interval'][1]:+.3f}]"
         recall = r.get("retrieve_recall", {}).get("hard", {}).get("recall@5")
+        c = r.get("changes")
+        changes = "—" if not c else f"{c['helped']} / {c['hurt']} / {c['unchanged']} (p = {c['p_value']:.3g})"
         out.append(f"| {r['solver']} | {r['condition']} | {r.get('retriever', '—')} | {r.get('k', '—')} | {acc} | "
-                   f"{gain} | {'—' if recall is None else f'{recall:.3f}'} |")
+                   f"{gain} | {changes} | {'—' if recall is None else f'{recall:.3f}'} |")
     return "\n".join(out) + "\n"

@@ -1,6 +1,7 @@
 """The MathRAG matrix, MathNet's panel on the Across benchmarks tab (``Family.panels``): each MathNet-Solve solver
 under each retrieval condition, its ProofGrade, the gain over the same solver's zero-shot run with a paired 95%
-interval, and the retriever's own MathNet-Retrieve Recall@5 (hard tier) beside it.
+interval, the problems it helped / hurt / left unchanged with the exact McNemar p-value, and the retriever's own
+MathNet-Retrieve Recall@5 (hard tier) beside it.
 
 The rows are :func:`lemmata.benchmarks.mathnet.matrix.mathrag_matrix` over the store's scored, listed (not
 hidden, not superseded) results; reported rows are never read. The paired bootstrap is computed once per store
@@ -25,7 +26,9 @@ EMPTY = ("No scored MathNet-Solve results yet. Once a solver's runs are scored h
          "solver's zero-shot run.")
 EXPLAIN = ("Scored-here MathNet-Solve entries only (reported rows are never mixed in); the filters above do not "
            "apply. A gain compares a run with the same solver's zero-shot run on the same problems, split and "
-           "grader, with a paired bootstrap 95% interval over problems; a run with pending grades has no gain yet. "
+           "grader, with a paired bootstrap 95% interval over problems; helped / hurt / unchanged count the problems it "
+           "turned right, turned wrong and left as they were, with the exact McNemar p-value over the turned ones; "
+           "a run with pending grades has neither yet. "
            "Recall@5 is the retriever's own MathNet-Retrieve score on the hard tier, where this board holds it.")
 
 #: the text columns (solver, condition, retriever) read left-aligned; the matrix's own styles do the rest
@@ -126,6 +129,20 @@ def _interval(row: dict[str, Any]) -> tuple[float, float] | None:
     return None
 
 
+def _changes(row: dict[str, Any]) -> str:
+    """``helped / hurt / unchanged (p = …)`` of a row paired with its zero-shot twin, '—' when it has none.
+
+    >>> _changes({"changes": {"helped": 3, "hurt": 0, "unchanged": 7, "p_value": 0.25}}), _changes({})
+    ('3 / 0 / 7 <span class="lm-metric">(p = 0.25)</span>', '—')
+    """
+    c = row.get("changes")
+    counts = [c.get(k) for k in ("helped", "hurt", "unchanged")] if isinstance(c, dict) else []
+    p = _num(c.get("p_value")) if isinstance(c, dict) else None
+    if len(counts) != 3 or not all(isinstance(n, int) and not isinstance(n, bool) for n in counts) or p is None:
+        return "—"
+    return f'{counts[0]} / {counts[1]} / {counts[2]} <span class="lm-metric">(p = {p:.2g})</span>'
+
+
 def _signed(value: float, pattern: str) -> str:
     text = pattern.format(value)
     return "+" + text if value > 0 and not text.startswith("-") else text
@@ -175,12 +192,15 @@ def render_mathrag(table: MathragTable) -> str:
         body.append(
             f'<tr><td class="lm-model" title="{esc(where)}">{esc(r.get("solver") or "?")}</td>'
             f'<td>{esc(r.get("condition") or "?")}</td><td>{esc(r.get("retriever") or "—")}</td>'
-            f"<td>{esc(k if k is not None else '—')}</td><td>{grade}</td><td>{gain_text}</td>"
+            f"<td>{esc(k if k is not None else '—')}</td><td>{grade}</td><td>{gain_text}</td><td>{_changes(r)}</td>"
             f"<td>{'—' if recall is None else recall_fmt.format(recall)}</td></tr>")
     columns = ("<th>Solver</th><th>Condition</th><th>Retriever</th><th>k</th>"
                '<th title="the share of problems the grader accepts (pending grades left out)">ProofGrade</th>'
                '<th title="ProofGrade minus the same solver\'s zero-shot ProofGrade on the same problems, with a '
                'paired bootstrap 95% interval">Gain over zero-shot [95%]</th>'
+               '<th title="problems the run turned right / turned wrong / left as they were against the same '
+               'solver\'s zero-shot run, with the exact McNemar p-value over the turned ones">Helped / hurt / '
+               'unchanged</th>'
                '<th title="the retriever\'s MathNet-Retrieve Recall@5 on the hard tier">Recall@5 (hard)</th>')
     return (head + f'<p class="lm-summary">{esc(EXPLAIN)}</p>{notes}<div class="lm-scroll"><table class="lm-table">'
             f"<thead><tr>{columns}</tr></thead><tbody>{''.join(body)}</tbody></table></div></div>")

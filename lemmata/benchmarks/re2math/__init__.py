@@ -10,7 +10,7 @@ source-retrieval track over the offline world, the same two modules), ``agent/``
 ``baselines`` (offline baselines).
 """
 
-from lemmata.core.family import Family
+from lemmata.core.family import Condition, Family
 
 FAMILY = Family(
     package=__name__, releases="meta:RELEASES", builders=("builder:Re2MathBuilder",),  # what it publishes
@@ -23,4 +23,15 @@ FAMILY = Family(
     evaluation_on_request=("re2math-source-retrieval",), runs={"re2math": "runs:PROTOCOL"},  # 354k records: by name
     commands=("commands:register_render", "commands:register", "scholar.commands:register"),  # its own verbs
     baseline_commands=("commands:register_baselines",), briefs="briefs.toml", startup=("startup:WORLD",),
+    conditions=(":ORACLE_SOURCE", ":LOCAL_ONLY_SCOPE"),
 )
+
+#: the paper's oracle condition (``lemmata run re2math --condition oracle-source``): extraction alone, its own group
+ORACLE_SOURCE = Condition(flag="condition", badge="oracle source", splits=True, value="oracle-source",
+                          description="the system was handed the cited source's opened text and only extracted the "
+                                      "statement (no search, no choice): the paper's oracle condition, headlined by "
+                                      "Oracle ToolAcc")
+#: the paper's planning-scope ablation (``--scope local_only``): less input than the default, so a group of its own
+LOCAL_ONLY_SCOPE = Condition(flag="scope", badge="local-only scope", splits=True, value="local_only",
+                             description="the system planned from the local proof blocks alone: the setup and the "
+                                         "target theorem were not shown")

@@ -26,6 +26,7 @@ from typing import Any
 from lemmata import __version__
 from lemmata.core.errors import InputError
 from lemmata.formats.results import FrozenTuple, Result, Score, make_result
+from lemmata.oracles.canaries import marks as canary_marks
 from lemmata.oracles.fence import marks
 from lemmata.oracles.judge import Judge, JudgeArtifact
 from lemmata.tracks.base import Validated
@@ -79,6 +80,7 @@ def finish(a: Assessment) -> tuple[dict[str, Any], dict[str, Any]]:
     ground = verdict(a.ground_q, a.ground_rule)
     suff = suff_verdict(a, ground[0])
     anchor = verdict(a.anchor_q, a.anchor_rule) if (a.anchor_q or a.anchor_rule) else None
+    query = verdict(a.query_q, a.query_rule) if (a.query_q or a.query_rule) else None
     oracle = None
     if a.oracle_evaluable:
         og = verdict(a.oracle_ground_q, a.oracle_rule)
@@ -92,9 +94,10 @@ def finish(a: Assessment) -> tuple[dict[str, Any], dict[str, Any]]:
             osf = verdict(a.oracle_suff_q, None)
         oracle = {"ground": as_verdict(og), "suff": as_verdict(osf), "tool_acc": conj(og[0], osf[0])}
     row, rec = a.row, a.rec
-    flags = {**a.flags, **addressing_flags(a.ground_q, a.suff_q, a.anchor_q, a.oracle_ground_q, a.oracle_suff_q)}
+    flags = {**a.flags, **addressing_flags(a.ground_q, a.suff_q, a.anchor_q, a.query_q, a.oracle_ground_q,
+                                           a.oracle_suff_q)}
     tool = conj(ground[0], suff[0])
-    pending = "pending" in (ground[0], suff[0]) or (anchor is not None and anchor[0] == "pending") or (
+    pending = "pending" in (ground[0], suff[0]) or any(v is not None and v[0] == "pending" for v in (anchor, query)) or (
         oracle is not None and "pending" in (oracle["ground"]["verdict"], oracle["suff"]["verdict"]))
     item = {
         "instance_id": row["instance_id"], "paper_key": row["paper_key"], "domain": row["domain"],
@@ -103,12 +106,14 @@ def finish(a: Assessment) -> tuple[dict[str, Any], dict[str, Any]]:
         "selected_source": rec.selected_source, "source_match": a.source_match,
         "source_match_rule": a.source_match_rule, "citing_paper": a.citing_paper is not None,
         "ground": as_verdict(ground), "suff": as_verdict(suff), "anchor_match": as_verdict(anchor) if anchor else None,
+        **({"query_match": as_verdict(query)} if query else {}),
         "tool_acc": tool, "oracle": oracle, "pending": pending,
         **({"flags": flags} if flags else {}),
     }
     verdicts = {
         "instance_id": row["instance_id"], "paper_key": row["paper_key"], "domain": row["domain"],
         "ground": ground[0], "suff": suff[0], "anchor_match": anchor[0] if anchor else None,
+        "query_match": query[0] if query else None,
         "cite_rank": a.cite_rank, "selected_source": a.source_match, "oracle_evaluable": a.oracle_evaluable,
         "oracle_ground": oracle["ground"]["verdict"] if oracle else None,
         "oracle_suff": oracle["suff"]["verdict"] if oracle else None,
@@ -158,15 +163,26 @@ def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessme
         metrics[name] = {**m.model_dump(mode="json"), "final": m.pending == 0}
     if header.oracle_run and report.delta_to_oracle is not None:
         metrics["DeltaToOracle"] = report.delta_to_oracle
-    tool = report.tool_acc
+    oracle_source = header.condition == "oracle-source"
+    # the oracle-source condition's headline is Oracle ToolAcc (over instances whose cited source could be given)
+    tool = report.oracle_tool_acc if oracle_source else report.tool_acc
+    main_metric = f"Oracle {head.metric}" if oracle_source else head.metric
     n_pending = sum(1 for i in items if i["pending"])
-    complete = tool.pending == 0
+    complete = tool is not None and tool.pending == 0
     notes = [header.notes.strip()] if header.notes.strip() else []
     if n_pending:
         notes.append(f"{n_pending} of {len(items)} items await the judge "
                      + ("(no judge configured)." if judge is None else "(the judge did not answer)."))
-    if not complete:
-        notes.append(f"{head.metric} is not final: {tool.pending} item(s) pending; {tool.count} confirmed so far.")
+    if tool is None:
+        notes.append(f"{main_metric} is not computable: no instance's cited source is attributed in this artifact.")
+    elif not complete:
+        notes.append(f"{main_metric} is not final: {tool.pending} item(s) pending; {tool.count} confirmed so far.")
+    if oracle_source:
+        notes.append(f"Oracle-source condition: the system was handed each cited source's opened text and only "
+                     f"extracted a statement; the headline is {main_metric}, ranked apart from retrieval runs.")
+    if header.scope == "local_only":
+        notes.append("Local-only scope: the system planned from the local proof blocks alone (no setup, no target "
+                     "theorem); ranked apart.")
     if kind == "offline":
         notes.append(f"Offline frozen tuple: the headline is {head.label} — grounded means {head.grounded_by}; "
                      "Suff is judged from the gap and the statement alone (no source text, no anchor hint). "
@@ -184,6 +200,8 @@ def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessme
     addressed = marks(items, "items", 'their statement or anchor was settled "no" by the rubric\'s rule')
     notes += addressed.notes
     metrics.update(addressed.metrics)
+    canary = canary_marks(judge_artifact)
+    notes += canary.notes
     art = ctx.artifact
     return make_result(
         kind="scored", benchmark=BENCHMARK, track=validated.track,
@@ -194,10 +212,13 @@ def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessme
         flags={**header.flags.model_dump(), "window": header.window, "input_track": header.track,
                "oracle_run": header.oracle_run, "frozen_kind": kind, "headline": head.label,
                "budget": budget_of(header).model_dump(),
-               **({"superseded_by": successor} if successor else {}), **addressed.flags},
-        main=Score(metric=head.metric, value=tool.rate if complete else None,
+               # declared conditions that split the board's groups, present only when they differ from the paper's
+               **({"condition": header.condition} if oracle_source else {}),
+               **({"scope": header.scope} if header.scope != "global_local" else {}),
+               **({"superseded_by": successor} if successor else {}), **addressed.flags, **canary.flags},
+        main=Score(metric=main_metric, value=tool.rate if complete else None,
                    interval=tool.wilson95 if complete else None, interval_kind="wilson95" if complete else None,
-                   count=tool.count, total=tool.total),
+                   count=tool.count if tool else 0, total=tool.total if tool else 0),
         metrics=metrics,
         breakdowns={"failure_decomposition": report.failure_decomposition.model_dump(mode="json"),
                     "by_tool_family": by_stratum(items, "tool_family")},
@@ -213,6 +234,7 @@ def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessme
                                               for n, r in rubrics(head.rubrics).items()}}),
             "candidates_per_query": CANDIDATES_N, "source_text_limit": SOURCE_TEXT_LIMIT,
             "bootstrap": {"resamples": report.n_resamples, "seed": report.seed, "cluster": "paper_key"},
+            **({"judge_canaries": canary.record} if canary.record else {}),
         },
     )
 

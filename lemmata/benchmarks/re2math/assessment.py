@@ -24,11 +24,12 @@ from lemmata.benchmarks.re2math.judging import (
     anchor_question,
     ground_question,
     needs_suff,
+    query_question,
     suff_question,
     verdict,
 )
 from lemmata.benchmarks.re2math.scholar.identity import SourceIdentity
-from lemmata.benchmarks.re2math.semantics import FrozenKind
+from lemmata.benchmarks.re2math.semantics import FrozenKind, headline
 from lemmata.benchmarks.re2math.scholar.protocol import ScholarlyArtifact
 from lemmata.benchmarks.re2math.submission import Header, Record
 
@@ -48,6 +49,9 @@ class Assessment:
     suff_q: Question | None = None
     anchor_q: Question | None = None
     anchor_rule: tuple[str, str] | None = None
+    #: QueryMatch (QueryAcc, a diagnostic): the recorded planning against the gap's proof obligation
+    query_q: Question | None = None
+    query_rule: tuple[str, str] | None = None
     oracle_evaluable: bool = False
     oracle_ground_q: Question | None = None
     oracle_suff_q: Question | None = None
@@ -123,6 +127,15 @@ def assess(row: dict[str, Any], rec: Record, header: Header, artifact: Scholarly
         else:
             a.anchor_q = anchor_question(row, rec.anchor)
 
+    query_version = headline(kind).rubrics.get("query")  # QueryAcc is judged where the rubric set asks it
+    if query_version and header.condition == "retrieval" and (row["x"].get("anchor_hint") or "").strip():
+        # QueryAcc: the planning recorded before the search (the first query, the anchor), on both tracks; the
+        # oracle-source condition sends no query, so it has none
+        if rec.queries:
+            a.query_q = query_question(row, rec.queries[0].text, rec.anchor, query_version)
+        else:
+            a.query_rule = ("abstain", "no query recorded")
+
     if header.oracle_run and cited_id is not None:
         a.oracle_evaluable = True
         if rec.oracle_statement is None:
@@ -138,8 +151,6 @@ def assess(row: dict[str, Any], rec: Record, header: Header, artifact: Scholarly
 def plan_suff(assessments: Sequence[Assessment]) -> list[Question]:
     """Suff questions where Ground is yes or pending (elsewhere ToolAcc is already settled); offline, for every
     record with a statement (``suff.v3``), so the Suff rate covers every instance."""
-    from lemmata.benchmarks.re2math.semantics import headline
-
     out = []
     for a in assessments:
         version = headline(a.kind).rubrics["suff"]

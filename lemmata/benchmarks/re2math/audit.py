@@ -38,7 +38,8 @@ def audit_view(result: Result, item_id: str, submission: Validated | None, resou
     row = rows[item_id]
     artifact = resources.artifact(result.frozen.retrieval_artifact) if result.frozen.retrieval_artifact else None
     sections: list[tuple[str, str]] = [
-        (f"Input ({track} track, m = {window})", fence(render_instance(row, track, window), "markdown")),
+        (f"Input ({track} track, m = {window})",
+         fence(render_instance(row, track, window, result.flags.get("scope", "global_local")), "markdown")),
     ]
     rec = None
     if submission is not None:
@@ -70,10 +71,13 @@ def audit_view(result: Result, item_id: str, submission: Validated | None, resou
         sections.append(("Submission", "The submission file is not available; showing the stored verdicts only."))
     verdicts = [f"- **Ground**: {item['ground']['verdict']} ({item['ground']['by']}) — {item['ground']['reason']}",
                 f"- **Suff**: {item['suff']['verdict']} ({item['suff']['by']}) — {item['suff']['reason']}",
-                f"- **{result.main.metric}**: {item['tool_acc']}"]
-    if item.get("anchor_match"):
-        am = item["anchor_match"]
-        verdicts.append(f"- **AnchorMatch**: {am['verdict']} ({am['by']}) — {am['reason']}")
+                f"- **{result.main.metric}**: "
+                f"{item['oracle']['tool_acc'] if item.get('oracle') and result.main.metric.startswith('Oracle') else item['tool_acc']}"]
+    for key, label in (("anchor_match", "AnchorMatch"), ("query_match", "QueryMatch (the planning against the gap's "
+                                                                         "proof obligation; a diagnostic)")):
+        if item.get(key):
+            v = item[key]
+            verdicts.append(f"- **{label}**: {v['verdict']} ({v['by']}) — {v['reason']}")
     if item.get("oracle"):
         o = item["oracle"]
         verdicts.append(f"- **Oracle Ground**: {o['ground']['verdict']} ({o['ground']['by']}) — {o['ground']['reason']}")

@@ -71,7 +71,10 @@ def register_render(sub) -> None:
     p.add_argument("--config", default="full", help="release config to look the instance up in (default full)")
     p.add_argument("--mask-target-cite", action="store_true",
                    help="replace the instance's own citation key inside \\cite-like commands by '?' "
-                        "(the rendering the leaderboard's new tracks use)")
+                        "(opt-in: the leaderboard's tracks and the agents' prompts are unmasked)")
+    p.add_argument("--scope", choices=("global_local", "local_only"), default="global_local",
+                   help="global_local: setup, target theorem and local blocks (default); local_only: the local "
+                        "blocks alone (the paper's planning-scope ablation)")
     p.set_defaults(handler=run_render)
 
 
@@ -84,7 +87,8 @@ def run_render(args) -> int:
     for split in release.splits(args.config):
         for row in release.rows(args.config, split):
             if row["instance_id"] == args.instance_id:
-                print(render_instance(row, args.track, args.window, mask_target_cite=args.mask_target_cite))
+                print(render_instance(row, args.track, args.window, args.scope,
+                                      mask_target_cite=args.mask_target_cite))
                 return 0
     raise InputError.one(args.release, f"no instance {args.instance_id!r} in config {args.config!r}",
                          field="instance_id")

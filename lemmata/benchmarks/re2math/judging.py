@@ -1,4 +1,4 @@
-"""Re²Math verdicts: Ground, Suff and AnchorMatch through the judge's scoring artifact.
+"""Re²Math verdicts: Ground, Suff, AnchorMatch and QueryMatch through the judge's scoring artifact.
 
 Each verdict is a rubric question keyed by what is asked (instance, source,
 statement) and the sha256 of the exact prompt, so a cached verdict is only
@@ -31,6 +31,8 @@ SOURCE_TEXT_LIMIT = 60_000
 #: the fenced successors of ground.v1, suff.v1 (with the anchor hint) and anchor.v1
 RUBRIC_VERSIONS = {"ground": 2, "suff": 4, "anchor": 2}
 NO_JUDGE = "none"
+#: what the query rubric shows where the system recorded no planning anchor (the assisted track, an E3 without one)
+NO_ANCHOR = "(no planning anchor recorded)"
 ENV_JUDGE_ARTIFACT = "LEMMATA_JUDGE_ARTIFACT"
 ENV_CONCURRENCY = "LEMMATA_JUDGE_CONCURRENCY"
 
@@ -135,6 +137,15 @@ def anchor_question(row, anchor: str) -> Question:
     values = {"target_theorem": x["global_context"]["target_theorem"].strip(), "local_context": proof_blocks(row),
               "reference_anchor": (x.get("anchor_hint") or "").strip(), "anchor": anchor}
     return question("anchor", row["instance_id"], values, anchor=anchor)
+
+
+def query_question(row, query: str, anchor: str | None, version: int) -> Question:
+    """QueryMatch (rubric ``query.v<version>``): does the recorded planning (the first query and the planning
+    anchor) target the gap's proof obligation, the reference anchor?"""
+    x = row["x"]
+    values = {"target_theorem": x["global_context"]["target_theorem"].strip(), "local_context": proof_blocks(row),
+              "reference_anchor": (x.get("anchor_hint") or "").strip(), "query": query, "anchor": anchor or NO_ANCHOR}
+    return question("query", row["instance_id"], values, version=version, query=query, anchor=anchor)
 
 
 def resolve(questions: Sequence[Question], artifact: JudgeArtifact | None, judge: Judge | None, *,

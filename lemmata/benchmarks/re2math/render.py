@@ -9,9 +9,15 @@ fewer than m blocks renders what exists, none renders an empty section.
 (``z.citation_key``) inside every LaTeX citation command (``\\cite``,
 ``\\citep``, ``\\citet``, ``\\citen``, ``\\citeauthor``, …, with optional
 arguments) by :data:`MASK_TOKEN`, keeping every other key of a co-cited list:
-the key names the answer (28 of the 200 Eval-200 inputs carry it). The
-leaderboard's new tracks render masked; the release's stored renderings
-(``retrieval_queries``, ``cards/rendered/``) are left as built.
+the key names the answer (28 of the 200 Eval-200 inputs carry it). Masking is
+opt-in and nothing renders masked by default: ``lemmata render
+RELEASE ID --mask-target-cite`` shows the masked input; the leaderboard's tracks, the
+agents' prompts and the release's stored renderings (``retrieval_queries``,
+``cards/rendered/``) are unmasked.
+
+``scope`` is the paper's planning-scope ablation: ``local_only`` leaves out the
+setup and the target theorem (``lemmata render RELEASE ID --scope local_only``;
+``lemmata run re2math --scope local_only`` runs an agent on it).
 """
 
 from __future__ import annotations

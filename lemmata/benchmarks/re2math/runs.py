@@ -16,6 +16,13 @@ def _arguments(r) -> None:
     r.add_argument("--window", type=int, choices=(1, 3, 5), default=5, help="local proof blocks shown, m (default 5)")
     r.add_argument("--split", choices=("eval200/test", "pool/dev"), default="eval200/test",
                    help="instances answered (default eval200/test)")
+    r.add_argument("--condition", choices=("retrieval", "oracle-source"), default="retrieval",
+                   help="retrieval: the paper's protocol (default); oracle-source: the paper's oracle condition, "
+                        "after E3 the cited source's opened text is handed to the model, which only extracts the "
+                        "statement (headline Oracle ToolAcc, ranked in its own group)")
+    r.add_argument("--scope", choices=("global_local", "local_only"), default="global_local",
+                   help="what the model plans from: setup, target theorem and local blocks (default), or the local "
+                        "blocks alone (the paper's scope ablation, ranked in its own group)")
     add_sampling_args(r)
     r.add_argument("--artifacts", metavar="DIR", help="folder holding the built offline world (default: the "
                    "artifacts folder under LEMMATA_HOME, built there when missing)")
@@ -25,7 +32,8 @@ def _run(args, runner) -> Written:
     from lemmata.benchmarks.re2math.agent.llm_agent import run_offline_agent
 
     path, meta = run_offline_agent(runner, args.out, track=args.track, split=args.split, window=args.window,
-                                   sampling=sampling_of(args), artifacts_root=args.artifacts, quiet=args.quiet)
+                                   sampling=sampling_of(args), artifacts_root=args.artifacts,
+                                   condition=args.condition, scope=args.scope, quiet=args.quiet)
     return Written(path, meta)
 
 
@@ -33,6 +41,7 @@ PROTOCOL = RunProtocol(
     name="re2math", help="the paper's agent protocol (E3 → search → E4) on the offline world",
     description="Re²Math: the paper's protocol on the current offline world with the live agent's prompts "
     "e3.v1 / e4.v1: one query, the top 20, at most one source opened, one statement copied from it (or an "
-    "abstention). The budget holds by construction. Judge verdicts come from LEMMATA_JUDGE_* when configured, "
+    "abstention). The budget holds by construction. `--condition oracle-source` runs the paper's oracle condition "
+    "(the cited source handed over, extraction only); `--scope local_only` its planning-scope ablation. Judge verdicts come from LEMMATA_JUDGE_* when configured, "
     "else they are pending (fill them later with `lemmata judge`).",
     run=_run, add_arguments=_arguments)

@@ -114,9 +114,9 @@ def score_validated(validated: Validated, *, received_at: str, resources: Resour
     assessments = [assess(row, records[iid], header, ctx.artifact, log, identity, kind, twins)
                    for iid, row in ctx.rows.items()]
 
-    steps.step("Ground and AnchorMatch verdicts" + ("" if judge else " (cache only: no live judge)"))
-    first = [q for a in assessments for q in (a.ground_q, a.anchor_q, a.oracle_ground_q) if q is not None]
-    resolve(first, judge_artifact, judge, quiet=quiet, desc="Ground/AnchorMatch")
+    steps.step("Ground, AnchorMatch and QueryMatch verdicts" + ("" if judge else " (cache only: no live judge)"))
+    first = [q for a in assessments for q in (a.ground_q, a.anchor_q, a.query_q, a.oracle_ground_q) if q is not None]
+    resolve(first, judge_artifact, judge, quiet=quiet, desc="Ground/AnchorMatch/QueryMatch")
     steps.step("Suff verdicts")
     resolve(plan_suff(assessments), judge_artifact, judge, quiet=quiet, desc="Suff")
 

@@ -48,7 +48,7 @@ class Headline(Frozen):
 HEADLINES: dict[str, Headline] = {
     "offline": Headline(kind="offline", metric=OFFLINE_METRIC, label="OfflineToolAcc (source identity ∧ Suff)",
                         grounded_by="the selected source is the cited source by the source-identity matcher",
-                        rubrics={"suff": 3, "anchor": 2}),
+                        rubrics={"suff": 3, "anchor": 2, "query": 1}),
     "live": Headline(kind="live", metric=PAPER_METRIC, label="ToolAcc (Ground ∧ Suff)",
                      grounded_by="the judge finds the statement in the selected source's full text",
                      rubrics={"ground": 2, "suff": 4, "anchor": 2}),

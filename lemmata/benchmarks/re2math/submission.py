@@ -78,6 +78,14 @@ class Header(Exact):
                     "re2math.agent.live")
     oracle_run: bool = Field(default=False, description="records carry 'oracle_statement': the statement extracted "
                              "when the cited source's frozen text was given directly (for Oracle ToolAcc)")
+    condition: Literal["retrieval", "oracle-source"] = Field(
+        default="retrieval", description="retrieval: the paper's protocol (query, search, open, extract); "
+        "oracle-source: the system was handed the cited source's opened text and only extracted "
+        "(oracle_statement; no query sent, nothing opened): the paper's oracle condition, headlined by Oracle "
+        "ToolAcc and ranked in its own group")
+    scope: Literal["global_local", "local_only"] = Field(
+        default="global_local", description="what the system read to plan: setup, target theorem and the local "
+        "blocks (global_local, the paper's default) or the local blocks alone (local_only, ranked apart)")
     flags: Flags
     max_queries: int = Field(default=PAPER_MAX_QUERIES, ge=1, le=MAX_QUERIES,
                              description="queries a record may send (the paper protocol: 1); a larger budget is "
@@ -86,6 +94,12 @@ class Header(Exact):
                            description="sources a record may open (the paper protocol: 1); a larger budget is "
                                        "ranked in its own group")
     notes: str = Field(default="", max_length=4000, description="free text shown with the entry")
+
+    @model_validator(mode="after")
+    def _oracle_condition(self) -> "Header":
+        if self.condition == "oracle-source" and not self.oracle_run:
+            raise ValueError("condition 'oracle-source' needs oracle_run: true (its statements are oracle_statement)")
+        return self
 
     @field_validator("window", mode="before")
     @classmethod
@@ -196,6 +210,10 @@ def parse_submission(envelope: Envelope) -> tuple[Header, list[tuple[int, Record
             if not header.oracle_run and "oracle_statement" in rec.model_fields_set:
                 problems.append(Problem(name, "oracle_statement given but the header does not declare oracle_run",
                                         line, "oracle_statement"))
+            if header.condition == "oracle-source" and (rec.queries or rec.opened or rec.selected_source):
+                problems.append(Problem(name, "under the oracle-source condition the cited source is given: a "
+                                              "record sends no query, opens nothing and selects nothing", line,
+                                        "queries" if rec.queries else "opened" if rec.opened else "selected_source"))
         records.append((line, rec))  # type: ignore[arg-type]
     problems += no_records(envelope)
     if problems:

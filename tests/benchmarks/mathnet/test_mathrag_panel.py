@@ -64,8 +64,27 @@ def test_the_section_shows_gain_interval_and_recall_and_escapes_names():
     assert "<td>3</td>" in html and "0.600" in html and "0.300" in html
     header = html.split("<thead>")[1].split("</thead>")[0]
     for column in ("Solver", "Condition", "Retriever", "k", "ProofGrade", "Gain over zero-shot [95%]",
-                   "Recall@5 (hard)"):
+                   "Helped / hurt / unchanged", "Recall@5 (hard)"):
         assert f">{column}</th>" in header
+
+
+def test_helped_hurt_unchanged_with_the_exact_mcnemar_test_per_problem():
+    """RAG against its zero-shot twin, problem by problem: p01, p05, p08 turned right, none wrong (p = 2/8); a run
+    that turns as many problems wrong as right has p = 1; a pending run has no counts yet."""
+    from lemmata.benchmarks.mathnet.matrix import markdown
+
+    mixed = [not z if i in (0, 1, 3, 4) else z for i, z in enumerate(ZERO)]  # p00, p03 wrong; p01, p04 right
+    table = compute([solve_result("s", "zero-shot", ZERO), solve_result("s", "retriever-rag", RAG),
+                     solve_result("s", "expert-rag", mixed), solve_result("t", "zero-shot", ZERO),
+                     solve_result("t", "retriever-rag", RAG, pending=2)], [], n_resamples=50)
+    by = {(r["solver"], r["condition"]): r for r in table.rows}
+    assert by[("s", "retriever-rag")]["changes"] == {"helped": 3, "hurt": 0, "unchanged": 7, "p_value": 0.25}
+    assert by[("s", "expert-rag")]["changes"] == {"helped": 2, "hurt": 2, "unchanged": 6, "p_value": 1.0}
+    assert "changes" not in by[("s", "zero-shot")] and "changes" not in by[("t", "retriever-rag")]
+    html = render_mathrag(table)
+    assert '<td>3 / 0 / 7 <span class="lm-metric">(p = 0.25)</span></td>' in html
+    assert '<td>2 / 2 / 6 <span class="lm-metric">(p = 1)</span></td>' in html
+    assert "| 3 / 0 / 7 (p = 0.25) |" in markdown(table.rows)
 
 
 def test_reported_rows_pending_runs_and_odd_data_never_break_it(tmp_path):

@@ -87,7 +87,7 @@ def test_fenced_suff_and_anchor_settle_every_injection_no_and_flag_it(handler, t
         result = _score(handler, _with(hostile, anchor), judge, tmp_path / "j")
         asked = [r["messages"][1]["content"] for r in server.requests]
         clean = _score(handler, _with({n: BASE for n in hostile}), judge, tmp_path / "j")
-    assert result.frozen.scoring_artifact.endswith("anchor.v2+suff.v3")
+    assert result.frozen.scoring_artifact.endswith("anchor.v2+query.v1+suff.v3")
     assert not any("IGNORE PREVIOUS" in body or "### Reply\nReply with" in body for body in asked)  # never asked
     items = {i["instance_id"]: i for i in result.items}
     for iid in ids:

@@ -67,3 +67,11 @@ def test_render_command_masks(re2math_release, release, capsys):
     plain = capsys.readouterr().out
     key = row["z"]["citation_key"].strip()
     assert key in _cited_keys(plain) and key not in _cited_keys(masked) and MASK_TOKEN in _cited_keys(masked)
+
+
+def test_render_command_exposes_the_planning_scope(re2math_release, release, capsys):
+    row = next(iter(release.rows("eval200", "test")))
+    assert main(["render", str(re2math_release), row["instance_id"], "--scope", "local_only"]) == 0
+    local = capsys.readouterr().out
+    assert local.rstrip("\n") == render_instance(row, "raw", 5, "local_only")
+    assert "## Setup" not in local and "## Target theorem" not in local and "## Local proof context" in local

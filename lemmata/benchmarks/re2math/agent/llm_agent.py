@@ -17,6 +17,14 @@ never a superseded one) in place of Google Scholar and arXiv:
 5. **E4, extract** — the model reads excerpts of the opened text matched to its
    query and anchor and copies one statement, or abstains.
 
+Two declared variants of the paper's (each recorded in the header, each ranked in its own board group):
+
+* ``condition="oracle-source"`` — the paper's oracle condition: after E3 (whose anchor is still the planning
+  the scorer judges) no search and no choice; the world opens the instance's *cited* source (its attribution) and
+  the model extracts from that text (``oracle_statement``; the headline is Oracle ToolAcc);
+* ``scope="local_only"`` — the planning scope: the prompts show the local proof blocks alone, the setup and the
+  target theorem replaced by :data:`HIDDEN`.
+
 **Budget by construction**: each stage sends at most one request per instance
 and the code has one search call and one open call per instance, so no
 trajectory can exceed the paper's budget (one query, one opened source); the
@@ -52,6 +60,8 @@ CHOOSE_REPLY = 'One JSON object and nothing else: {"source": "<the [id] of the o
 EXTRACT_REPLY = ('One JSON object and nothing else: {"statement": "<the statement copied from the source text, '
                  'or null>"}')
 NO_STEP = "(the step that follows the last block)"
+#: what the setup and target theorem sections read under the local-only scope
+HIDDEN = "(not shown: local-only scope)"
 _OBJECT = re.compile(r"\{.*\}", re.S)
 
 
@@ -89,21 +99,29 @@ def load_prompt(name: str, version: int) -> Rubric:
 # --- the messages both agents send ---------------------------------------------------------------------------------
 
 
-def context(row: Mapping[str, Any], window: int) -> dict[str, str]:
-    """The proof state the prompts show: setup, target theorem and the last ``window`` local blocks."""
+def context(row: Mapping[str, Any], window: int, scope: str = "global_local") -> dict[str, str]:
+    """The proof state the prompts show: setup, target theorem and the last ``window`` local blocks (the local
+    blocks alone under the ``local_only`` scope).
+
+    >>> row = {"x": {"global_context": {"setup": "S ", "target_theorem": "T"}, "local_context": ["b1", "b2"]}}
+    >>> c = context(row, 1, "local_only")
+    >>> c["setup"] == c["target_theorem"] == HIDDEN, "b2" in c["local_context"], "b1" in c["local_context"]
+    (True, True, False)
+    """
     from lemmata.benchmarks.re2math.judging import proof_blocks
 
     x = row["x"]
     blocks = list(x.get("local_context") or [])[-window:]
-    return {"setup": x["global_context"]["setup"].strip(),
-            "target_theorem": x["global_context"]["target_theorem"].strip(),
+    local_only = scope == "local_only"
+    return {"setup": HIDDEN if local_only else x["global_context"]["setup"].strip(),
+            "target_theorem": HIDDEN if local_only else x["global_context"]["target_theorem"].strip(),
             "local_context": proof_blocks({"x": {"local_context": blocks}})}
 
 
-def e3_messages(row: Mapping[str, Any], track: str, window: int) -> list[dict[str, str]]:
+def e3_messages(row: Mapping[str, Any], track: str, window: int, scope: str = "global_local") -> list[dict[str, str]]:
     hint = (row["x"].get("anchor_hint") or "").strip() if track == "assisted" else ""
     return load_prompt("e3", PROMPTS["e3"]).render({
-        **context(row, window), "anchor_section": f"### INTENDED NEXT STEP\n{hint}\n" if hint else ""})
+        **context(row, window, scope), "anchor_section": f"### INTENDED NEXT STEP\n{hint}\n" if hint else ""})
 
 
 def parse_e3(text: str) -> tuple[str, str | None]:
@@ -126,15 +144,17 @@ def listing(candidates: Sequence[Any]) -> str:
                        for c in candidates)
 
 
-def choose_messages(row: Mapping[str, Any], window: int, step: str, candidates: Sequence[Any]) -> list[dict[str, str]]:
+def choose_messages(row: Mapping[str, Any], window: int, step: str, candidates: Sequence[Any],
+                    scope: str = "global_local") -> list[dict[str, str]]:
     return load_prompt("e4", PROMPTS["e4"]).render({
-        **context(row, window), "step": step,
+        **context(row, window, scope), "step": step,
         "material": f"### SEARCH RESULTS (top {len(candidates)})\n{listing(candidates)}", "reply": CHOOSE_REPLY})
 
 
-def extract_messages(row: Mapping[str, Any], window: int, step: str, source: Any, shown: str) -> list[dict[str, str]]:
+def extract_messages(row: Mapping[str, Any], window: int, step: str, source: Any, shown: str,
+                     scope: str = "global_local") -> list[dict[str, str]]:
     return load_prompt("e4", PROMPTS["e4"]).render({
-        **context(row, window), "step": step,
+        **context(row, window, scope), "step": step,
         "material": f"### SOURCE TEXT (excerpts of [{source.id}] {source.title})\n{shown}", "reply": EXTRACT_REPLY})
 
 
@@ -164,10 +184,17 @@ def shown_text(text: str, query: str, step: str) -> str:
 
 
 def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunner, *, track: str, window: int,
-              sampling: Sampling = Sampling(),
+              sampling: Sampling = Sampling(), condition: str = "retrieval", scope: str = "global_local",
               quiet: bool = False) -> tuple[list[dict[str, Any]], Counter, dict[str, str]]:
-    """Every instance's record, abstentions counted by stage and reason, and each abstaining instance's reason."""
-    from lemmata.benchmarks.re2math.scholar.identity import year_cutoff
+    """Every instance's record, abstentions counted by stage and reason, and each abstaining instance's reason.
+
+    Under ``condition="oracle-source"`` E3 is followed by the cited source's opening (the artifact's attribution)
+    and E4 extract, whose statement is the record's ``oracle_statement``: no search, no choice.
+    """
+    from lemmata.benchmarks.re2math.scholar.identity import AttributedIdentity, year_cutoff
+
+    oracle = condition == "oracle-source"
+    cited = AttributedIdentity(artifact)
 
     abstained: Counter = Counter()
     reasons: dict[str, str] = {}
@@ -187,6 +214,8 @@ def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunn
     by_id = {row["instance_id"]: row for row in rows}
     for iid in by_id:
         records[iid] = {"instance_id": iid, "queries": [], "opened": [], "selected_source": None, "statement": None}
+        if oracle:
+            records[iid]["oracle_statement"] = None
         if track == "raw":
             records[iid]["anchor"] = None
 
@@ -203,12 +232,26 @@ def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunn
             abstain(iid, "e3", "no query in the reply")
         if not query:
             return []
+        if oracle:
+            return oracle_extract(iid, query, anchor or NO_STEP)
         result = artifact.search(query, year_cutoff(artifact, row), CANDIDATES_N, instance_id=iid)
         records[iid]["queries"] = [{"text": query, "candidates": result.ids()}]
         state[iid] = {"query": query, "step": anchor or NO_STEP, "candidates": list(result.candidates)}
         if not result.candidates:
             return []
-        return [job(iid, "e4-choose", choose_messages(row, window, state[iid]["step"], state[iid]["candidates"]))]
+        return [job(iid, "e4-choose", choose_messages(row, window, state[iid]["step"], state[iid]["candidates"],
+                                                      scope))]
+
+    def oracle_extract(iid: str, query: str, step: str) -> list[ChatJob]:
+        # the oracle condition: the cited source is opened for the agent, which only extracts
+        source = cited.cited_record(iid)
+        if source is None:
+            abstain(iid, "oracle", "no cited source attributed")
+            return []
+        opened = artifact.materialise(source, instance_id=iid)
+        state[iid] = {"query": query, "step": step}
+        shown = shown_text(opened.text or "", query, step)
+        return [job(iid, "e4-extract", extract_messages(by_id[iid], window, step, opened.record, shown, scope))]
 
     def choose(iid: str, c: Completion) -> list[ChatJob]:
         # 3. E4 choose answered: 4. open the one source, then ask 5. E4 extract
@@ -222,14 +265,14 @@ def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunn
         records[iid]["opened"] = [chosen.id]
         records[iid]["selected_source"] = chosen.id
         shown = shown_text(opened.text or "", s["query"], s["step"])
-        return [job(iid, "e4-extract", extract_messages(by_id[iid], window, s["step"], chosen, shown))]
+        return [job(iid, "e4-extract", extract_messages(by_id[iid], window, s["step"], chosen, shown, scope))]
 
     def extract(iid: str, c: Completion) -> None:
         text = usable(iid, "e4-extract", c)
         statement = parse_statement(text) if text is not None else None
         if text is not None and statement is None:
             abstain(iid, "e4-extract", "no statement")
-        records[iid]["statement"] = statement
+        records[iid]["oracle_statement" if oracle else "statement"] = statement
 
     steps = {"e3": e3, "e4-choose": choose, "e4-extract": extract}
 
@@ -239,8 +282,9 @@ def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunn
         iid, _, stage = done.id.rpartition("/")
         return steps[stage](iid, c)
 
-    runner.run([job(iid, "e3", e3_messages(row, track, window)) for iid, row in by_id.items()],
-               desc="Re²Math E3 → search → E4", quiet=quiet, on_answer=on_answer)
+    runner.run([job(iid, "e3", e3_messages(row, track, window, scope)) for iid, row in by_id.items()],
+               desc="Re²Math E3 → cited source → E4" if oracle else "Re²Math E3 → search → E4", quiet=quiet,
+               on_answer=on_answer)
     return [records[row["instance_id"]] for row in rows], abstained, reasons
 
 
@@ -252,8 +296,8 @@ def model_info(runner: ChatRunner, sampling: Sampling) -> ModelInfo:
 
 def run_offline_agent(runner: ChatRunner, out_dir: str | Path, *, track: str = "raw", split: str = "eval200/test",
                       window: int = 5, sampling: Sampling = Sampling(), artifacts_root: str | Path | None = None,
-                      rows: Sequence[Mapping[str, Any]] | None = None,
-                      quiet: bool = False) -> tuple[Path, dict[str, Any]]:
+                      rows: Sequence[Mapping[str, Any]] | None = None, condition: str = "retrieval",
+                      scope: str = "global_local", quiet: bool = False) -> tuple[Path, dict[str, Any]]:
     """Run the protocol on ``split`` of the current world; write the submission. Returns its path and run metadata.
 
     ``artifacts_root`` holds the built world (default: the artifacts folder, built there when missing).
@@ -274,16 +318,25 @@ def run_offline_agent(runner: ChatRunner, out_dir: str | Path, *, track: str = "
         config, _, name = split.partition("/")
         rows = list(open_release(release_path(RE2MATH)).rows(config, name))
     records, abstained, reasons = solve_all(rows, artifact, runner, track=track, window=window, sampling=sampling,
-                                            quiet=quiet)
+                                            condition=condition, scope=scope, quiet=quiet)
+    oracle = condition == "oracle-source"
     header = {
         "format": SUBMISSION_FORMAT, "benchmark": "re2math", "release": RE2MATH.release_id, "split": split,
         "track": track, "window": window, "model": model_info(runner, sampling).model_dump(mode="json"),
         "retrieval_artifact": artifact.artifact_id,
         "flags": {"tuned_on_pool": False, "used_external_tools": False}, "max_queries": 1, "max_opens": 1,
-        "notes": f"lemmata run re2math: the paper's protocol (prompts {PROMPT_VERSION}; one query, at most one opened "
-                 f"source) on {artifact.artifact_id}.",
+        **({"oracle_run": True, "condition": condition} if oracle else {}),
+        **({"scope": scope} if scope != "global_local" else {}),
+        "notes": (f"lemmata run re2math --condition oracle-source: the paper's oracle condition (prompts "
+                  f"{PROMPT_VERSION}; the cited source's opened text given, one statement extracted) on "
+                  f"{artifact.artifact_id}." if oracle else
+                  f"lemmata run re2math: the paper's protocol (prompts {PROMPT_VERSION}; one query, at most one "
+                  f"opened source) on {artifact.artifact_id}.")
+                 + (" Local-only scope: setup and target theorem not shown." if scope == "local_only" else ""),
     }
-    path = Path(out_dir) / f"re2math.{split.replace('/', '-')}.{track}.m{window}.{slug(runner.endpoint.model)}.jsonl"
+    variant = ("" if not oracle else ".oracle-source") + ("" if scope == "global_local" else f".{scope}")
+    path = Path(out_dir) / (f"re2math.{split.replace('/', '-')}.{track}.m{window}{variant}."
+                            f"{slug(runner.endpoint.model)}.jsonl")
     write_jsonl(path, [header, *records])
     meta = {"instances": len(records), "abstentions": dict(sorted(abstained.items())),
             "abstention_reasons": dict(sorted(reasons.items())),

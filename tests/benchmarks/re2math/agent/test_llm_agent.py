@@ -117,10 +117,16 @@ class _World:
         from collections import Counter
 
         self.searches, self.openings = Counter(), Counter()
+        self.opened: list[str] = []
 
     def attribution(self, instance_id):
+        """Instances p0 and p1 cite ``cited-<id>``; the others have no attributed source."""
+        from types import SimpleNamespace
+
         from lemmata.core.errors import InputError
 
+        if instance_id in ("p0_gap_0", "p1_gap_0"):
+            return SimpleNamespace(record_id=f"cited-{instance_id}", year_cutoff=None)
         raise InputError.one("world", "no attribution")
 
     def search(self, query, cutoff, n, *, instance_id=None):
@@ -137,7 +143,9 @@ class _World:
         from types import SimpleNamespace
 
         self.openings[instance_id] += 1
-        return SimpleNamespace(text=f"# {record_id}\n\n## Abstract\nEvery bounded sequence has a convergent subsequence.")
+        self.opened.append(record_id)
+        return SimpleNamespace(record=SimpleNamespace(id=record_id, title=f"Work {record_id}"),
+                               text=f"# {record_id}\n\n## Abstract\nEvery bounded sequence has a convergent subsequence.")
 
 
 def _row(i: int) -> dict:
@@ -173,3 +181,33 @@ def test_assisted_track_window_and_budget_by_construction():
     e3 = [t for t in seen if "## E3" in t]
     assert all("HINT: use B-W." in t and "Block three." in t and "Block two." not in t for t in e3)
     assert len(seen) == 12  # one E3, one choice and one extraction per instance
+
+
+def test_oracle_source_condition_opens_the_cited_source_and_local_scope_hides_the_global_context():
+    from lemmata.benchmarks.re2math.agent.llm_agent import HIDDEN, solve_all
+    from lemmata.oracles.chat_runner import ChatRunner, Endpoint
+
+    seen: list[str] = []
+
+    def extractor(body: dict) -> str:
+        text = body["messages"][-1]["content"]
+        seen.append(text)
+        if "## E3" in text:
+            return '{"query": "bolzano weierstrass", "anchor": "extract a subsequence"}'
+        assert "### SEARCH RESULTS" not in text  # the oracle condition has no choice to make
+        return '{"statement": "Every bounded sequence has a convergent subsequence."}'
+
+    world = _World()
+    with ChatDouble(extractor) as server:
+        with ChatRunner(Endpoint(base_url=server.base_url, model="m", backoff_s=0)) as runner:
+            records, abstained, reasons = solve_all([_row(i) for i in range(3)], world, runner, track="raw",
+                                                    window=3, condition="oracle-source", scope="local_only",
+                                                    quiet=True)
+    assert not world.searches and sorted(world.opened) == ["cited-p0_gap_0", "cited-p1_gap_0"]
+    assert [r["oracle_statement"] for r in records] == ["Every bounded sequence has a convergent subsequence."] * 2 + [None]
+    assert all(r["queries"] == [] and r["opened"] == [] and r["selected_source"] is None and r["statement"] is None
+               and r["anchor"] == "extract a subsequence" for r in records)
+    assert dict(abstained) == {"oracle: no cited source attributed": 1} and reasons == {
+        "p2_gap_0": "oracle: no cited source attributed"}
+    assert len(seen) == 5 and all(f"### TARGET THEOREM\n{HIDDEN}" in t and "Theorem" not in t for t in seen)
+    assert any("[cited-p0_gap_0] Work cited-p0_gap_0" in t for t in seen)
