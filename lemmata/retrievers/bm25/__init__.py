@@ -1,8 +1,8 @@
 """One BM25 engine: frozen tokenizers, the bm25s postings every ranking scores through, the baselines' index.
 
 Modules: ``tokenizers`` (one frozen tokenizer per frozen definition: the baselines'
-and the scholarly artifacts'), ``postings`` (index writing with bm25s, scoring over a
-``scipy.sparse`` CSR matrix, rounded top-k), ``index`` (the offline baselines'
+and the scholarly artifacts'), ``postings`` (index writing with bm25s, scoring straight from
+the index's CSR arrays, rounded top-k), ``index`` (the offline baselines'
 in-memory :class:`BM25Index`).
 """
 

@@ -1,4 +1,4 @@
-"""The one BM25 scoring path: a bm25s index as a token-by-document ``scipy.sparse`` CSR matrix.
+"""The one BM25 scoring path: a bm25s index's CSR arrays (terms by documents), summed term by term.
 
 ``bm25s`` (Lucene BM25, k1 = 1.5, b = 0.75) computes every document's weight for
 every vocabulary term when it indexes; a query's scores are then the sum of its
@@ -7,15 +7,18 @@ baselines, the superseded 1.0.0 scholarly artifact and the 2.0.0 world — build
 or loads its index with bm25s and scores through :class:`Postings`, so there is
 one scoring path whatever the tokenizer (:mod:`lemmata.retrievers.bm25.tokenizers`).
 
-Rows are summed in query-term order, one term at a time, exactly as bm25s sums
-them: in ``float32`` for the baselines and the 1.0.0 artifact (bm25s' own
-precision), in ``float64`` for the world. Frozen rankings round scores to
+Rows are summed in query-term order, one term at a time, starting from zero, as
+bm25s sums them: in ``float32`` for the baselines and the 1.0.0 artifact (bm25s'
+own precision), in ``float64`` for the world. The rows are read straight from the
+index's three arrays (``data``, ``indices``, ``indptr``; memory-mapped when loaded
+from a folder), never copied into a sparse matrix. Frozen rankings round scores to
 :data:`SCORE_DECIMALS` and break ties by document position (:func:`top_rounded`),
 so a replayed query returns the same ids on every machine.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,67 +28,93 @@ import numpy as np
 K1, B, METHOD = 1.5, 0.75, "lucene"
 #: decimals a frozen ranking keeps (scores are rounded before ties are broken)
 SCORE_DECIMALS = 6
+#: the files of a saved bm25s index that scoring reads (bm25s' own names)
+_ARRAYS = ("data", "indices", "indptr")
 
 
 class Postings:
-    """Term weights of a BM25 index: ``vocab`` (term -> row) and a CSR matrix of terms by documents."""
+    """Term weights of a BM25 index: ``vocab`` (term -> row) and the CSR arrays of a terms-by-documents matrix
+    (``indices[indptr[t]:indptr[t + 1]]`` are the documents of term ``t``, ascending, with weights ``data[...]``)."""
 
-    def __init__(self, vocab: Mapping[str, int], matrix) -> None:
+    def __init__(self, vocab: Mapping[str, int], data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
+                 documents: int) -> None:
         self.vocab = vocab
-        self.matrix = matrix
+        self.data, self.indices, self.indptr = data, indices, indptr
+        self.documents = int(documents)
 
     @classmethod
     def from_bm25s(cls, retriever) -> "Postings":
         """The weights a ``bm25s.BM25`` index computed (shared, not copied)."""
-        from scipy.sparse import csr_matrix
-
         s = retriever.scores
-        matrix = csr_matrix((np.asarray(s["data"]), np.asarray(s["indices"]), np.asarray(s["indptr"])),
-                            shape=(len(s["indptr"]) - 1, int(s["num_docs"])), copy=False)
-        return cls(retriever.vocab_dict, matrix)
+        return cls(retriever.vocab_dict, np.asarray(s["data"]), np.asarray(s["indices"]), np.asarray(s["indptr"]),
+                   int(s["num_docs"]))
 
     @classmethod
     def load(cls, folder: str | Path) -> "Postings":
-        """An index folder written by :func:`write_index`."""
-        import bm25s
+        """An index folder written by :func:`write_index`, its arrays memory-mapped read-only (opening reads no
+        weight; pages are read as queries touch them and shared by every process that maps the folder).
 
-        return cls.from_bm25s(bm25s.BM25.load(str(folder), show_progress=False))
-
-    @property
-    def documents(self) -> int:
-        return self.matrix.shape[1]
+        The files are bm25s' own (``bm25s.BM25.load`` reads the same three arrays, the vocabulary and
+        ``num_docs``); a caller that verifies them (a world checks every sha256 against its MANIFEST.json first)
+        maps the verified bytes: the mapping is read-only, and a file replaced afterwards keeps its old pages.
+        """
+        root = Path(folder)
+        params = json.loads((root / "params.index.json").read_text(encoding="utf-8"))
+        vocab = json.loads((root / "vocab.index.json").read_text(encoding="utf-8"))
+        # plain ndarray views of the maps: ``np.memmap``'s own indexing wraps every result in another memmap
+        data, indices, indptr = (np.asarray(np.load(root / f"{name}.csc.index.npy", mmap_mode="r"))
+                                 for name in _ARRAYS)
+        return cls(vocab, data, indices, indptr, params["num_docs"])
 
     def term_ids(self, tokens: Iterable[str]) -> list[int]:
         """Rows of the distinct known ``tokens``, in first-seen order (each query term counts once)."""
         vocab = self.vocab
         return list(dict.fromkeys(vocab[t] for t in tokens if t in vocab))
 
+    def _bounds(self, term_ids: Sequence[int]) -> list[list[int]]:
+        """``[start, end)`` of each term's row in the arrays."""
+        return self.indptr[np.asarray(term_ids, dtype=np.int64)[:, None] + (0, 1)].tolist()
+
+    def rows(self, term_ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """``(documents, weights)`` of the terms' rows, concatenated in ``term_ids`` order (one copy each).
+
+        >>> p = Postings({}, np.array([0.5, 1.25, 0.25, 2.0], np.float32), np.array([0, 2, 0, 1]),
+        ...              np.array([0, 2, 4]), 3)
+        >>> [a.tolist() for a in p.rows([1, 0])]
+        [[0, 1, 0, 2], [0.25, 2.0, 0.5, 1.25]]
+        """
+        bounds = self._bounds(term_ids)
+        if len(bounds) == 1:
+            (lo, hi), = bounds
+            return self.indices[lo:hi], self.data[lo:hi]
+        # one copy of each row's slice, end to end (the rows are contiguous runs of the arrays)
+        return (np.concatenate([self.indices[lo:hi] for lo, hi in bounds]),
+                np.concatenate([self.data[lo:hi] for lo, hi in bounds]))
+
     def scores(self, term_ids: Sequence[int], dtype=np.float64, end: int | None = None) -> np.ndarray:
         """Every document's score (of the first ``end`` documents where given): the sum of the terms' rows, added
         term by term in ``dtype``.
 
-        The sparse product adds each document's entries in query-term order starting from zero; in ``float64``
-        it reads a float64 copy of the weights made once (:attr:`matrix64`, exact: every float32 is a double)
-        instead of converting the selected rows on every query, so the sums are the same doubles, faster.
+        Each document's weights are added to zero one after another in query-term order, as bm25s (and the
+        sparse product this replaced) add them, so the sums are the same floats: in ``float64`` by ``np.bincount``
+        over :meth:`rows` (it adds each weight, exactly widened to a double, in array order), in ``float32`` one row
+        at a time (a row holds each document once, so one vectorised add is that row's adds).
 
-        >>> from scipy.sparse import csr_matrix
-        >>> p = Postings({"a": 0, "b": 1}, csr_matrix(np.array([[0.5, 0, 1.25], [0.25, 2.0, 0]], np.float32)))
+        >>> p = Postings({}, np.array([0.5, 1.25, 0.25, 2.0], np.float32), np.array([0, 2, 0, 1]),
+        ...              np.array([0, 2, 4]), 3)
         >>> p.scores([1, 0]).tolist(), p.scores([0], end=2).tolist(), p.scores([1, 0], np.float32).tolist()
         ([0.75, 2.0, 1.25], [0.5, 0.0], [0.75, 2.0, 1.25])
         """
         size = self.documents if end is None else min(int(end), self.documents)
         if not len(term_ids):
             return np.zeros(size, dtype=dtype)
-        matrix = self.matrix64 if np.dtype(dtype) == np.float64 else self.matrix
-        rows = matrix[np.asarray(term_ids, dtype=np.int64)]
-        return (rows.T @ np.ones(len(term_ids), dtype=dtype))[:size]
-
-    @property
-    def matrix64(self):
-        """The weights as float64, converted once (the world sums in float64)."""
-        if getattr(self, "_matrix64", None) is None:
-            self._matrix64 = self.matrix.astype(np.float64)
-        return self._matrix64
+        if np.dtype(dtype) == np.float64:
+            docs, weights = self.rows(term_ids)
+            return np.bincount(docs, weights, minlength=self.documents)[:size]
+        out = np.zeros(self.documents, dtype=dtype)
+        for lo, hi in self._bounds(term_ids):
+            out[self.indices[lo:hi]] += self.data[lo:hi]
+        return out[:size]
 
 
 #: score arrays at least this long find their candidates above a floor taken from every _SAMPLE_STRIDE-th score

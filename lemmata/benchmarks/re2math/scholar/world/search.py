@@ -28,7 +28,7 @@ from lemmata.benchmarks.re2math.scholar.world.info import (
     ATTRIBUTIONS_FILE, BACKEND, DISTRACTOR_RELEASE, IDENTITY_FILE, RECORDS_FILE, WorldInfo,
 )
 from lemmata.benchmarks.re2math.scholar.world.scorer import Identity, WorldAttribution
-from lemmata.benchmarks.re2math.scholar.world.view import OpenedRecord, ScholarHit, ScholarSearch, render_opened, snippet
+from lemmata.benchmarks.re2math.scholar.world.view import OpenedRecord, ScholarSearch, render_opened, snippet
 
 
 class ScholarWorld(OpenedArtifact[WorldAttribution]):
@@ -53,12 +53,17 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
         if np.any(np.diff(self._year) < 0):
             raise InputError.one(str(root / RECORDS_FILE), "records are not in year order (unknown years first)",
                                  field="year")
-        self._by_id = {rid: i for i, rid in enumerate(self._ids)}
         self.log = MaterialisationLog()
+
+    @cached_property
+    def _by_id(self) -> dict[str, int]:
+        """Record id -> position, made on the first lookup (searching needs none)."""
+        return {rid: i for i, rid in enumerate(self._ids)}
 
     # -- index -------------------------------------------------------------
     @cached_property
     def _index(self) -> Postings:
+        """The BM25 postings, memory-mapped from the (already verified) index folder."""
         return Postings.load(self.root / INDEX_DIR)
 
     def _prefix(self, cutoff: int | None) -> int:
@@ -66,11 +71,23 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
 
         return len(self._year) if cutoff is None else int(np.searchsorted(self._year, cutoff, side="right"))
 
-    def _hit(self, pos: int, rank: int, score: float) -> ScholarHit:
-        authors = self._authors[pos].as_py()
-        year = int(self._year[pos]) if self._year[pos] >= 0 else None
-        return ScholarHit(id=self._ids[pos], rank=rank, score=score, title=self._titles[pos].as_py(),
-                          authors=authors, year=year, snippet=snippet(authors, year))
+    def _ranked_rows(self, top: list[tuple[int, float]]) -> Iterator[tuple[int, int, float, str, list[str]]]:
+        """``(rank, position, score, title, authors)`` of each ranked record, read value by value (a handful of
+        values: one lookup each costs less than a ``take`` across the columns' chunks, which concatenates them)."""
+        titles, authors = self._titles, self._authors
+        return ((rank, p, score, titles[p].as_py(), authors[p].as_py()) for rank, (p, score) in enumerate(top, 1))
+
+    def _hits(self, top: list[tuple[int, float]]) -> list[dict[str, Any]]:
+        """The fields of each hit of a ranking, as plain values: the answer is validated once, hits and all, in
+        :meth:`_answer` (pydantic's core builds every hit there; a model built per hit costs more, and
+        ``model_construct`` more still)."""
+        years = self._year
+        out = []
+        for rank, p, score, title, authors in self._ranked_rows(top):
+            year = int(years[p]) if years[p] >= 0 else None
+            out.append({"id": self._ids[p], "rank": rank, "score": score, "title": title, "authors": authors,
+                        "year": year, "snippet": snippet(authors, year)})
+        return out
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -89,8 +106,8 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
         return top_rounded(index.scores(ids, end=end), n, end, tie_rank=self._tie_rank) if ids else []
 
     def _answer(self, query: str, cutoff: int | None, n: int, top: list[tuple[int, float]]) -> ScholarSearch:
-        return self._search_model(artifact_id=self.artifact_id, query=query, cutoff=cutoff, n=n,
-                                  hits=[self._hit(p, r, s) for r, (p, s) in enumerate(top, 1)])
+        return self._search_model.model_validate({"artifact_id": self.artifact_id, "query": query, "cutoff": cutoff,
+                                                  "n": n, "hits": self._hits(top)})
 
     def search(self, query: str, cutoff: int | None, n: int = DEFAULT_N) -> ScholarSearch:
         """The ``n`` best records for ``query`` dated no later than ``cutoff`` (unknown years kept)."""
@@ -104,25 +121,22 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
 
         Every ``n`` is checked before any query runs. A query's scoring holds
         the interpreter lock for most of its time (the frozen tokenizer's
-        regular expressions, the sparse product), so threads gain nothing; a
-        large batch is instead split over ``workers`` forked processes (default:
-        the usable cores, at most one per :data:`~lemmata.benchmarks.re2math.scholar.world.parallel.MIN_PER_WORKER`
-        queries), which share the loaded index with this one and send back
-        positions and scores only. ``workers=1`` (or a platform without
-        ``fork``) runs the loop here.
+        regular expressions, the gathers and sums), so threads gain nothing; a
+        large batch is instead ranked by ``workers`` processes (default: the
+        usable cores, at most one per :data:`~lemmata.benchmarks.re2math.scholar.world.parallel.MIN_PER_WORKER`
+        queries): this one and ``workers - 1`` forked ones, which share the
+        mapped index with it and send back positions and scores only. By
+        default the workers start only where the batch's first queries show
+        that they pay (:func:`~lemmata.benchmarks.re2math.scholar.world.parallel.batch_tops`).
+        ``workers=1`` (or a platform without ``fork``) runs the loop here.
         """
-        from lemmata.benchmarks.re2math.scholar.world.parallel import batch_workers, forked_tops
+        from lemmata.benchmarks.re2math.scholar.world.parallel import batch_tops
 
         for i, (_, _, n) in enumerate(queries):
             if n < 1:
                 raise InputError.one("queries", f"n must be at least 1, got {n}", line=i + 1, field="n")
-        count = batch_workers(len(queries), workers)
-        if count > 1:
-            self._index.matrix64  # loaded before the fork, so every worker shares it
-            tops = forked_tops(self, queries, count)
-        else:
-            tops = [self._top(q, c, n) for q, c, n in queries]
-        return [self._answer(q, c, n, top) for (q, c, n), top in zip(queries, tops)]
+        self._index  # opened before any fork, so every worker shares its vocabulary and mapped arrays
+        return [self._answer(q, c, n, top) for (q, c, n), top in zip(queries, batch_tops(self, queries, workers))]
 
     def search_result(self, query: str, year_cutoff: int | None, n: int = DEFAULT_N, *,
                       instance_id: str | None = None) -> SearchResult:

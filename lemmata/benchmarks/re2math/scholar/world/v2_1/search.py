@@ -17,7 +17,7 @@ from lemmata.benchmarks.re2math.scholar.world.v2_1.info import (
 )
 from lemmata.benchmarks.re2math.scholar.world.v2_1.scorer import Identity21, WorldAttribution21
 from lemmata.benchmarks.re2math.scholar.world.v2_1.view import (
-    BibliographicRecord, UniformHit, UniformSearch, render_entry,
+    BibliographicRecord, UniformSearch, render_entry,
 )
 
 
@@ -33,9 +33,11 @@ class UniformWorld(ScholarWorld):
 
     _search_model = UniformSearch
 
-    def _hit(self, pos: int, rank: int, score: float) -> UniformHit:  # type: ignore[override]
-        return UniformHit(id=self._ids[pos], rank=rank, score=score, title=self._titles[pos].as_py(),
-                          authors=self._authors[pos].as_py())
+    def _hits(self, top: list[tuple[int, float]]) -> list[dict[str, Any]]:
+        """The uniform hits' fields, as plain values (validated once with the answer, as 2.0.0's are)."""
+        ids = self._ids
+        return [{"id": ids[p], "rank": rank, "score": score, "title": title, "authors": authors}
+                for rank, p, score, title, authors in self._ranked_rows(top)]
 
     def search_result(self, query: str, year_cutoff: int | None, n: int = DEFAULT_N, *,
                       instance_id: str | None = None) -> SearchResult:
