@@ -105,7 +105,6 @@ class Resources:
         return sorted(found | {v.artifact_id for v in WORLDS.versions})
 
     def artifact(self, artifact_id: str) -> ScholarlyArtifact:
-        from lemmata.benchmarks.re2math.scholar import world as scholar_world
         from lemmata.benchmarks.re2math.scholar import worlds
 
         with self._lock:
@@ -119,8 +118,7 @@ class Resources:
 
                     release = self.release(RE2MATH.release_id)
                     if declared.kind == "world":
-                        worlds.build_world_version(declared.version, release.root,
-                                                   scholar_world.default_distractor_path(), self._artifacts_dir(),
+                        worlds.build_world_version(declared.version, release.root, None, self._artifacts_dir(),
                                                    quiet=True)
                     else:
                         declared.function("build")(release.root, self._artifacts_dir(), quiet=True)
