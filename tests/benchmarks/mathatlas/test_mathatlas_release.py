@@ -22,15 +22,19 @@ FIXTURES = Path(__file__).parents[2] / "fixtures" / "hub" / "MathAtlas"
 ATLAS_DATA = FIXTURES / "MathAtlas" / "data"
 ALIGN_DATA = FIXTURES / "MA-Align" / "data"
 PARQUET = "{}-00000-of-00001.parquet"
-#: the fixture's uuids by name (tests/fixtures/hub/MathAtlas/make_fixture.py)
-U = {
-    "sigma": "a1f0c3d2-0001-4e6a-9b1c-000000000001", "measure": "a1f0c3d2-0002-4e6a-9b1c-000000000002",
-    "thm-1.8": "a1f0c3d2-0003-4e6a-9b1c-000000000003", "ex-1.3": "a1f0c3d2-0004-4e6a-9b1c-000000000004",
-    "prf-1.8": "a1f0c3d2-0005-4e6a-9b1c-000000000005", "thm-1.9": "a1f0c3d2-0006-4e6a-9b1c-000000000006",
-    "prop-1.10": "a1f0c3d2-0007-4e6a-9b1c-000000000007", "homotopy": "b2e1d4c3-0001-4f7b-8c2d-000000000001",
-    "ex-0.2": "b2e1d4c3-0002-4f7b-8c2d-000000000002", "prop-0.16": "b2e1d4c3-0003-4f7b-8c2d-000000000003",
-    "cw-pair": "b2e1d4c3-0004-4f7b-8c2d-000000000004",
-}
+
+
+def _fixture_maker():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("mathatlas_make_fixture", FIXTURES / "make_fixture.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+#: the fixture's uuids by name, from the script that writes the fixture (one table for both)
+U = _fixture_maker().U
 NAME = {u: n for n, u in U.items()}
 #: Lemmata's SCC depth of every fixture entity, worked out by hand: 1.9 and 1.10 form a cycle above 1.8
 DEPTH = {"sigma": 0, "measure": 1, "thm-1.8": 2, "ex-1.3": 1, "prf-1.8": 3, "thm-1.9": 3, "prop-1.10": 3,
