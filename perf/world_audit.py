@@ -223,7 +223,7 @@ def paired_bootstrap(base, other, boot: int, seed: int = 0):
 
 def shown_hit(world, pos: int) -> dict:
     """What a hit shows for the record at ``pos`` (as :meth:`search` would render it), without searching."""
-    return world._answer("", None, 1, [(pos, 0.0)]).hits[0].model_dump()  # the answer a ranking of one gives
+    return world.shown(pos, 0.0).model_dump()  # the answer a ranking of one gives
 
 
 def shown_opening(world, pos: int) -> dict:

@@ -20,6 +20,10 @@ for _folder in sorted(p for p in Path(__file__).resolve().parent.rglob("*") if p
     if str(_folder) not in sys.path:
         sys.path.append(str(_folder))
 
+#: fixture folders hold data and the scripts that write it (several named make_fixture.py), never tests: collecting
+#: their doctests would import two modules of one name
+collect_ignore_glob = ["fixtures/*"]
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")

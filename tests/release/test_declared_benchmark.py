@@ -141,7 +141,7 @@ def _table(readme: str, heading: str) -> dict[str, tuple[bool, str]]:
 
 def _fields(model, prefix: str = "") -> dict[str, bool]:
     """Every field a model accepts (nested models expanded as the page names them) and whether it is required."""
-    from lemmata.formats.results import ModelInfo
+    from lemmata.formats.results import ModelInfo, RerankerInfo
     from lemmata.tracks.ranking import RankedDoc
 
     out = {}
@@ -149,6 +149,8 @@ def _fields(model, prefix: str = "") -> dict[str, bool]:
         out[prefix + name] = info.is_required()
         if info.annotation is ModelInfo:
             out |= _fields(ModelInfo, f"{prefix}{name}.")
+        elif info.annotation == RerankerInfo | None:  # an optional nested model: its fields as the page names them
+            out |= _fields(RerankerInfo, f"{prefix}{name}.")
         elif info.annotation == list[RankedDoc]:
             out |= _fields(RankedDoc, f"{prefix}{name}[i].")
     return out

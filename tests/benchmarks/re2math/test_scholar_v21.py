@@ -94,7 +94,7 @@ def test_a_hit_shows_five_fields_in_one_display_and_an_opening_the_full_entry(wo
     gold = {a.record_id for a in world.attributions()}
     step = max(1, len(world) // 20000)
     for pos in list(range(0, len(world), step)) + [world.position(g) for g in sorted(gold)]:
-        hit = world._hit(pos, 1, 1.0)
+        hit = world.shown(pos)
         assert hit.title and hit.title == sentence_case(hit.title), hit
         assert len(hit.authors) <= MAX_AUTHORS and all(a.isascii() for a in hit.authors), hit
     bib = next(p for p in range(len(world)) if world._opened(p).venue and world._opened(p).arxiv_id is None)
@@ -130,7 +130,7 @@ def test_nothing_a_system_reads_in_world_21_contains_a_reference_statement(world
         texts.append(rec.text)
         texts.append(f"{rec.title} {' '.join(rec.authors)}")
         if pos in sample:
-            hit = world._hit(pos, 1, 1.0)
+            hit = world.shown(pos)
             assert rec == world._opened(pos) and (hit.title, hit.authors) == (rec.title, rec.authors)
     assert len(texts) == 2 * len(world)
     assert [s[:80] for s in _statements_in(texts, statements)] == []

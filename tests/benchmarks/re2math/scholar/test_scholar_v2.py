@@ -214,14 +214,14 @@ def test_every_record_is_shown_in_one_shape(world, records):
     width = {len(rid) for rid in records["id"]}
     assert len(width) == 1 and records["id"] == sorted(records["id"])
     for pos in range(len(world)):
-        hit = world._hit(pos, 1, 1.0)
+        hit = world.shown(pos)
         assert len(hit.authors) <= MAX_AUTHORS and all(a[:1].isupper() and a[1:] == a[1:].lower()
                                                        for a in hit.authors), hit
         assert hit.snippet == snippet(hit.authors, hit.year)
         assert hit.title and display_title(hit.title) == hit.title
     # the same dumped keys whatever the origin: a gold record's hit and a distractor's hit
     gold = world.attribution(world.attributions()[0].instance_id).record_id
-    res = world.search(world._hit(world.position(gold), 1, 1.0).title, None, 50)
+    res = world.search(world.shown(world.position(gold)).title, None, 50)
     kinds = {tuple(h.model_dump()) for h in res.hits}
     assert len(kinds) == 1 and gold in {h.id for h in res.hits} and len(res.hits) > 1
 
@@ -267,7 +267,7 @@ def test_nothing_a_system_reads_contains_a_reference_statement(world, rows, scho
         texts.append(rec.text)
         texts.append(f"{rec.title} {snippet(rec.authors, rec.year)}")
         if pos in sample:
-            hit = world._hit(pos, 1, 1.0)
+            hit = world.shown(pos)
             assert (hit.title, hit.snippet) == (rec.title, snippet(rec.authors, rec.year))
     assert len(texts) == 2 * len(world)
     assert [s[:80] for s in _statements_in(texts, statements)] == []
@@ -289,10 +289,10 @@ def test_year_cutoff_scores_exactly_the_records_of_its_years(world, rows):
         expected = [h for h in full.hits if h.year is None or h.year <= cutoff][:20]
         assert [(h.id, h.score) for h in cut.hits] == [(h.id, h.score) for h in expected]
         assert all(h.year is None or h.year <= cutoff for h in cut.hits)
-    unknown = [p for p in range(len(world)) if world._hit(p, 1, 1.0).year is None]
+    unknown = [p for p in range(len(world)) if world.shown(p).year is None]
     assert unknown, "the release has sources of unknown year"
-    title = world._hit(unknown[0], 1, 1.0).title
-    assert world._hit(unknown[0], 1, 1.0).id in {h.id for h in world.search(title, 1950, 20).hits}
+    title = world.shown(unknown[0]).title
+    assert world.shown(unknown[0]).id in {h.id for h in world.search(title, 1950, 20).hits}
     scores = [h.score for h in world.search("spectral gap of random graphs", 2015, 50).hits]
     assert scores == sorted(scores, reverse=True)
 

@@ -105,6 +105,12 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
         end = self._prefix(cutoff)
         return top_rounded(index.scores(ids, end=end), n, end, tie_rank=self._tie_rank) if ids else []
 
+    def shown(self, pos: int, score: float = 1.0) -> Any:
+        """The record at ``pos`` exactly as a search shows it as its first hit (what the audit and the tests read
+        for every record, without searching)."""
+        hit_model = self._search_model.model_fields["hits"].annotation.__args__[0]  # list[<the world's hit>]
+        return hit_model.model_validate(self._hits([(pos, score)])[0])
+
     def _answer(self, query: str, cutoff: int | None, n: int, top: list[tuple[int, float]]) -> ScholarSearch:
         return self._search_model.model_validate({"artifact_id": self.artifact_id, "query": query, "cutoff": cutoff,
                                                   "n": n, "hits": self._hits(top)})
