@@ -29,8 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
         "mathematical tool retrieval and formalization.",
     )
     parser.add_argument("--version", action="version", version=f"lemmata {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         importlib.import_module(f"lemmata.cli.{name.replace('-', '_')}").register(sub)
     from lemmata.families import commands

@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
+from lemmata.core.verbs import Verbs
+
+VERBS = Verbs("lemmata.cli")
+
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "build",
-        help="build a benchmark release (Parquet, card, Croissant, manifest, citation)",
-        description="Build the release(s) of a benchmark family from its pinned upstream sources. Sources are read "
-        "from --source-dir, or from a local mirror (LEMMATA_MIRROR/<family>, or ../shared/data/<family> beside the "
-        "checkout when present), or downloaded from their pinned URLs (GitHub files, or a Hugging Face dataset at "
-        "its pinned commit); every file's sha256 is verified first. The release is written to a temporary folder "
-        "and renamed into place, so a failed build leaves nothing behind. With --check, nothing is built: each Hub "
-        "dataset's card (README.md at the pinned revision, no data file) is compared with the configs, splits, "
-        "columns and licence the builder reads, and the differences are printed as one table; a card that fits no "
-        "layout the builder reads exits 1, naming the revision, config, split and column.",
-    )
+    p = VERBS.add(sub, "build")
     p.add_argument("family", help="benchmark family, e.g. re2math")
     p.add_argument("--out", metavar="DIR", help="parent folder of the release (default: $LEMMATA_HOME/releases)")
     p.add_argument("--source-dir", metavar="DIR", help="folder holding the raw upstream files (for a Hub dataset: a local snapshot of it)")

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+from lemmata.core.verbs import Verbs
+
+VERBS = Verbs("lemmata.cli")
+
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "cards",
-        help="render (or check) the dataset cards, Croissant and citation files under cards/rendered",
-        description="Build each buildable release into a temporary folder and copy its README.md, croissant.json, "
-        "CITATION.cff and MANIFEST.json into DIR/<release_id>/. With --check, fail if the files in DIR differ.",
-    )
+    p = VERBS.add(sub, "cards")
     p.add_argument("families", nargs="*", help="benchmark families (default: every family buildable from sources)")
     p.add_argument("--dir", default="cards/rendered", help="output folder (default: cards/rendered)")
     p.add_argument("--source-dir", metavar="DIR", help="raw-source mirror root (one subfolder per family)")

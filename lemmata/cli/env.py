@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
+from lemmata.core.verbs import Verbs
+
+VERBS = Verbs("lemmata.cli")
+
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "env",
-        help="list every setting Lemmata reads from the environment, with current values",
-        description="List every environment variable Lemmata reads (declared once in lemmata.core.settings): its "
-        "current value (secrets shown as ***), its default and what it sets. Every command warns on stderr about "
-        "LEMMATA_* variables that are set but mean nothing (typos).",
-    )
+    p = VERBS.add(sub, "env")
     p.add_argument("--json", action="store_true", help="one JSON object per variable instead of a table")
     p.set_defaults(handler=run)
 

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
+from lemmata.core.verbs import Verbs
+
+VERBS = Verbs("lemmata.cli")
+
 
 def register(sub) -> None:
     from lemmata.harness.evaluate import default_tracks, tracks
 
-    p = sub.add_parser(
-        "evaluate", help="run a model on the ranking tracks: submission files plus scored results",
-        description="Run a model on ranking tracks: encode the corpus once (cached on disk, resumable), rank "
-        "every query, write each submission file exactly as it would be uploaded and score it through the "
-        "track's own handler into the leaderboard store. The printed result id is the id the space computes "
-        "for the same file. MODEL: bm25 | static | hybrid | st:NAME_OR_PATH | model2vec:NAME_OR_PATH | "
-        "openai:MODEL (endpoint from LEMMATA_EMBEDDINGS_BASE_URL / _API_KEY) | a model folder. A task's declared "
-        "query instruction is applied for a model that takes instructions; --rerank adds a second stage.")
+    p = VERBS.add(sub, "evaluate")
     p.add_argument("--model", required=True, metavar="SPEC", help="the model to run (see above)")
     p.add_argument("--track", action="append", metavar="NAME[:VARIANT]",
                    help=f"ranking track, repeatable: {', '.join(tracks())}; ':VARIANT' picks one (e.g. "

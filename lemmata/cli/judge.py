@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import sys
 
+from lemmata.core.verbs import Verbs
+
+VERBS = Verbs("lemmata.cli")
+
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "judge", help="fill pending judge and Lean verdicts of stored results (new result versions)",
-        description="Rescore every stored submission whose result waits for an oracle (status pending_oracle) with "
-        "the configured judge (LEMMATA_JUDGE_BASE_URL, LEMMATA_JUDGE_MODEL, LEMMATA_JUDGE_API_KEY) and Lean verifier "
-        "(LEMMATA_LEAN_URL, LEMMATA_MATHLIB_VERSION). New verdicts are appended to the hash-chained verdict caches of "
-        "the scoring artifacts; a result that changes is stored as a new version superseding the old one, which "
-        "stays untouched. The space's worker does the same for queued submissions when the oracles are configured.")
+    p = VERBS.add(sub, "judge")
     p.add_argument("--store", metavar="DIR", help="leaderboard store (default $LEMMATA_STORE or $LEMMATA_HOME/store)")
     p.add_argument("--submission", metavar="SHA256", action="append",
                    help="only this submission (repeatable; default: every pending one)")

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
+from lemmata.core.verbs import Verbs
+
+VERBS = Verbs("lemmata.cli")
+
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "list",
-        help="list registered benchmark releases, and which are built where",
-        description="List every registered benchmark release with its task type, main score and configs, and "
-        "whether it is built in the releases folder ($LEMMATA_RELEASES, default $LEMMATA_HOME/releases) and "
-        "where. A release that is not built is built by `lemmata build FAMILY`, or on demand by the commands "
-        "that need it.",
-    )
+    p = VERBS.add(sub, "list")
     p.add_argument("--json", action="store_true",
                    help="print the full metadata records as JSON, each with its 'release_id', 'built' "
                         "(true/false) and 'path' (the release folder, where it is or would be built)")

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
+from lemmata.core.verbs import Verbs
+
+VERBS = Verbs("lemmata.cli")
+
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "publish",
-        help="push a built release to a Hugging Face dataset repo (one commit, tagged with the version)",
-        description="Upload every file of a verified release folder in one commit and tag it with the release "
-        "version, so load_dataset(repo, config, revision=VERSION) reproduces it. The same commit adds the "
-        "release's eval.yaml (the Hub's Benchmark registration: one task per track, with stable ids, and a link to "
-        "the Lemmata board). Uses HF_TOKEN or --token.",
-    )
+    p = VERBS.add(sub, "publish")
     p.add_argument("release", help="path of a built release folder")
     p.add_argument("--repo", required=True, metavar="OWNER/NAME", help="Hub dataset repository")
     p.add_argument("--dry-run", action="store_true", help="list exactly what would be uploaded and the tag")

@@ -9,35 +9,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lemmata.core.verbs import Verbs
+
+VERBS = Verbs("lemmata.cli")
+
 FORMATS = ("eval-results",)
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "results",
-        help="export stored results (.eval_results YAML for a model's Hub page) or open them as a Hub pull request",
-        description="Turn stored Lemmata results into files other tools read. A RESULT is a result JSON file or "
-        "the id (or a unique prefix of 8+ characters) of a result in the store. Results whose items still await "
-        "an oracle are refused: their score is not final.",
-    )
-    verbs = p.add_subparsers(dest="verb", metavar="VERB")
-    verbs.required = True
-    export = verbs.add_parser(
-        "export", help="write .eval_results/<benchmark>.yaml entries for results",
-        description="Write one .eval_results/<benchmark>.yaml per benchmark under --out: per result its value, "
-        "date, a source linking its audit page on the Lemmata board and notes naming its frozen tuple and status "
-        "(the Hub's Eval Results format, serialised by huggingface_hub).")
+    p = VERBS.add(sub, "results")
+    verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)
+    export = VERBS.add(verbs, "results.export")
     _common(export)
     export.add_argument("--format", choices=FORMATS, default="eval-results",
                         help="eval-results: the Hub's .eval_results YAML (default)")
     export.add_argument("--out", default=".", metavar="DIR",
                         help="folder to write .eval_results/ into (default: the current folder)")
     export.set_defaults(handler=run_export)
-    push = verbs.add_parser(
-        "push", help="open the results' .eval_results files as a pull request on a Hub model repository",
-        description="Open one pull request (never a direct push) on --model-repo adding the results' "
-        ".eval_results/<benchmark>.yaml files; the model page shows them as community-provided until its owner "
-        "merges. Uses HF_TOKEN or --token.")
+    push = VERBS.add(verbs, "results.push")
     _common(push)
     push.add_argument("--model-repo", required=True, metavar="OWNER/NAME", help="Hub model repository")
     push.add_argument("--token", help="Hub token (default: HF_TOKEN or the cached login)")

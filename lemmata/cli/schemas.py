@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+from lemmata.core.verbs import Verbs
+
+VERBS = Verbs("lemmata.cli")
+
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "schemas",
-        help="write (or check) the JSON Schemas of the submission formats under submissions/schema",
-        description="Export the JSON Schema of one submission line (header or record) of every track, from the "
-        "models that validate uploads. With --check, exit 1 when a file in DIR differs from a fresh export.",
-    )
+    p = VERBS.add(sub, "schemas")
     p.add_argument("--dir", default="submissions/schema", help="folder of the schema files (default: submissions/schema)")
     p.add_argument("--check", action="store_true", help="compare instead of writing")
     p.set_defaults(handler=run)

@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
+from lemmata.core.verbs import Verbs
+
+VERBS = Verbs("lemmata.cli")
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "score",
-        help="validate and score a submission file (JSONL) into a result",
-        description="Validate a submission of any track completely (every problem with its line and field) and "
-        "score it into an immutable result, exactly as the leaderboard does. Re²Math trajectories are replayed "
-        "against the declared frozen retrieval artifact; judge verdicts come from the scoring artifact's verdict "
-        "cache or a live judge (LEMMATA_JUDGE_BASE_URL / LEMMATA_JUDGE_MODEL / LEMMATA_JUDGE_API_KEY); Lean "
-        "verdicts from the verifier artifact or a Kimina server (LEMMATA_LEAN_URL, LEMMATA_MATHLIB_VERSION). "
-        "Items whose verdict no oracle has given are pending, never successes. The releases a track scores "
-        "against are read from $LEMMATA_RELEASES (default $LEMMATA_HOME/releases); for every track, a missing "
-        "release is built there first, as `lemmata build` would (from a local mirror, else the pinned downloads; "
-        "a release whose data lives only on the Hugging Face Hub needs the Hub or a local snapshot, and offline "
-        "the command stops with one message saying how to build it from local files). With --reported, import "
-        "every paper's published rows instead.",
-    )
+    p = VERBS.add(sub, "score")
     p.add_argument("file", nargs="?", help="submission file (lemmata-submission/1 JSONL)")
     p.add_argument("--out", metavar="RESULT.json", help="write the result here (default: print it)")
     p.add_argument("--received-at", metavar="DATE", default=None,

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
+from lemmata.core.verbs import Verbs
+
+VERBS = Verbs("lemmata.cli")
+
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "serve",
-        help="run the leaderboard space (submit, validate, score, rank, audit) in the browser",
-        description="Start the leaderboard space on this machine. Everything is local: a SQLite-indexed store "
-        "of immutable result files under $LEMMATA_HOME/store (or $LEMMATA_STORE), releases under "
-        "$LEMMATA_HOME/releases. On first start it builds whatever is missing, with progress here and in the "
-        "page. Moderation needs LEMMATA_ADMIN_TOKEN; the per-submitter limit is LEMMATA_RATE_LIMIT "
-        "(default 5/1d).",
-    )
+    p = VERBS.add(sub, "serve")
     p.add_argument("--port", type=int, default=None, help="port to listen on (default: 7860, or the next free one)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0 exposes it)")

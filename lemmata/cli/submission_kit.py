@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
+from lemmata.core.verbs import Verbs
+
+VERBS = Verbs("lemmata.cli")
+
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "submission-kit",
-        help="write (or check) the submission README, JSON Schema and example of declared BEIR-style benchmarks",
-        description="For a benchmark declared by its metadata (a BEIR-style release with a ranking spec), write "
-        "DIR/<name>/README.md (header and record tables read off the exported JSON Schema, scoring from the "
-        "metadata, the example's real score), DIR/<name>/example-<name>.jsonl (BM25 over the served release, "
-        "built first when missing) and DIR/schema/<schema file>. A README written by hand is never overwritten. "
-        "With --check, exit 1 when a file in DIR differs from a fresh generation.",
-    )
+    p = VERBS.add(sub, "submission-kit")
     p.add_argument("benchmarks", nargs="*", help="declared benchmarks (default: every declared one)")
     p.add_argument("--dir", default="submissions", help="submissions folder (default: submissions)")
     p.add_argument("--check", action="store_true", help="compare instead of writing")

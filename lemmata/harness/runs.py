@@ -42,6 +42,15 @@ class RunProtocol:
     run: Callable[[Namespace, Any], Written]
     add_arguments: Callable[[ArgumentParser], None] = field(default=lambda parser: None)
 
+    @classmethod
+    def declared(cls, verbs: Any, name: str, run: Callable[[Namespace, Any], Written],
+                 add_arguments: Callable[[ArgumentParser], None] = lambda parser: None) -> RunProtocol:
+        """The protocol ``name`` with its texts from the family's ``verbs.toml`` (table ``[run.NAME]``, a
+        :class:`~lemmata.core.verbs.Verbs`): the prose stays data beside the family, the code says what runs."""
+        text = verbs.text(f"run.{name}")
+        return cls(name=name, help=text.help, description=text.description or text.help, run=run,
+                   add_arguments=add_arguments)
+
 
 def endpoint_args(p: ArgumentParser) -> None:
     """The arguments every protocol takes: the model and its endpoint, where files go, caching and scoring."""

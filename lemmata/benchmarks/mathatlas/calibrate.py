@@ -18,6 +18,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from lemmata.core.verbs import Verbs
+
+VERBS = Verbs("lemmata.benchmarks.mathatlas")
+
 CALIBRATION_FILE = "CALIBRATION.json"
 SCHEMA = "lemmata.judge-calibration/1"
 
@@ -77,12 +81,7 @@ def calibrate(oracles: Any, *, quiet: bool = True) -> tuple[dict[str, Any], Any]
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "calibrate", help="measure the configured faithfulness judge against people on MA-Align",
-        description="Run the configured judge (LEMMATA_JUDGE_BASE_URL, LEMMATA_JUDGE_MODEL) on every MA-Align pair "
-        "with the rubric it uses on MathAtlas (faithful-statement.v1, faithful-definition.v1), and record accuracy, "
-        "precision, recall, F1 and Cohen's kappa with 95% intervals against both label sets (published, relabel) "
-        "as CALIBRATION.json in the judge's artifact folder. Verdicts are cached there, so a rerun asks nothing.")
+    p = VERBS.add(sub, "calibrate")
     p.add_argument("--judge", action="store_true", required=True, help="calibrate the configured judge")
     p.add_argument("--judge-artifact", metavar="DIR", help="judge artifact folder (default: the judge's own under "
                    "$LEMMATA_HOME/artifacts/judges, or LEMMATA_JUDGE_ARTIFACT)")

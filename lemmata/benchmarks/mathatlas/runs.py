@@ -4,7 +4,10 @@ formalizes every entity of a MathAtlas track), declared for the registry (``Fami
 
 from __future__ import annotations
 
+from lemmata.core.verbs import Verbs
 from lemmata.harness.runs import RunProtocol, Written, add_sampling_args, sampling_of
+
+VERBS = Verbs("lemmata.benchmarks.mathatlas")
 
 
 def _run(args, runner) -> Written:
@@ -14,13 +17,7 @@ def _run(args, runner) -> Written:
     return Written(path, meta)
 
 
-PROTOCOL = RunProtocol(
-    name="ma-align", help="judge the faithfulness of every MA-Align formalization pair",
-    description="MA-Align: the model judges every (statement, Lean formalization) pair as faithful or not (prompt "
-    "ma-align-judge.v1; the gold label is never shown); a reply without a boolean verdict abstains (null, counted "
-    "as wrong). Scored by accuracy against two named label sets: the published labels (headline) and the authors' "
-    "relabel.",
-    run=_run, add_arguments=add_sampling_args)
+PROTOCOL = RunProtocol.declared(VERBS, "ma-align", run=_run, add_arguments=add_sampling_args)
 
 
 def _atlas_arguments(p) -> None:
@@ -42,12 +39,4 @@ def _run_atlas(args, runner) -> Written:
     return Written(path, meta)
 
 
-ATLAS_PROTOCOL = RunProtocol(
-    name="mathatlas", help="formalize MathAtlas statements or definitions in Lean 4 (zero-shot or with dependencies)",
-    description="MathAtlas: the model formalizes every entity of a track in Lean 4 with the authors' prompts "
-    "(formalize-statement.v1, formalize-definition.v1), zero-shot or with the statements its dependencies point "
-    "to; the Lean is the reply's last fenced block, thinking stripped. Verdicts come only from the oracles: "
-    "compilation from a Kimina Lean server (LEMMATA_LEAN_URL, LEMMATA_MATHLIB_VERSION) under the forced header "
-    "import Mathlib / import Aesop, faithfulness of compiling items from the judge (LEMMATA_JUDGE_BASE_URL, "
-    "LEMMATA_JUDGE_MODEL); without them the items are pending until `lemmata judge`.",
-    run=_run_atlas, add_arguments=_atlas_arguments)
+ATLAS_PROTOCOL = RunProtocol.declared(VERBS, "mathatlas", run=_run_atlas, add_arguments=_atlas_arguments)

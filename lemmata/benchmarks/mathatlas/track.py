@@ -28,7 +28,7 @@ precision, recall and F1 of the *aligned* class carry percentile-bootstrap inter
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
@@ -139,25 +139,27 @@ class Entity(NamedTuple):
     ma_hard: bool
 
 
+def _rows(benchmark: str, release_id: str, table: str, splits: tuple[str, ...], columns: list[str]) -> Iterator[tuple]:
+    """The ``columns`` of a release table row by row, over ``splits`` in order (one reader for every loader)."""
+    release = load_release(benchmark, release_id)
+    for split in splits:
+        cols = read_columns(release, table, split, columns)
+        yield from zip(*(cols[c] for c in columns))
+
+
 def _entities(release_id: str) -> dict[str, Entity]:
     """Every distinct entity of the release (split ``test``, then ``hard``), in release order."""
-    release = load_release(MATHATLAS, release_id)
     out: dict[str, Entity] = {}
-    for split in ATLAS_SPLITS:
-        cols = read_columns(release, "entities", split, ["entity_id", "entity_type", "scc_depth", "ma_hard"])
-        for e, t, d, h in zip(cols["entity_id"], cols["entity_type"], cols["scc_depth"], cols["ma_hard"]):
-            out.setdefault(e, Entity(t, d, h))
+    for e, t, d, h in _rows(MATHATLAS, release_id, "entities", ATLAS_SPLITS,
+                            ["entity_id", "entity_type", "scc_depth", "ma_hard"]):
+        out.setdefault(e, Entity(t, d, h))
     return out
 
 
 def entity_texts(release_id: str, wanted: set[str]) -> dict[str, str]:
     """The natural-language text of the ``wanted`` entities (what the judge compares a formalization with)."""
-    release = load_release(MATHATLAS, release_id)
-    out: dict[str, str] = {}
-    for split in ATLAS_SPLITS:
-        cols = read_columns(release, "entities", split, ["entity_id", "statement"])
-        out.update((e, t) for e, t in zip(cols["entity_id"], cols["statement"]) if e in wanted)
-    return out
+    rows = _rows(MATHATLAS, release_id, "entities", ATLAS_SPLITS, ["entity_id", "statement"])
+    return {e: t for e, t in rows if e in wanted}
 
 
 def in_track(entity: Entity, track: str) -> bool:
@@ -404,10 +406,8 @@ class Gold(NamedTuple):
 
 
 def align_labels(release_id: str) -> dict[str, Gold]:
-    release = load_release(MA_ALIGN, release_id)
-    cols = read_columns(release, "pairs", "test", ["pair_id", "label", "relabel", "kind"])
     return {i: Gold(a == "aligned", b == "aligned", k)
-            for i, a, b, k in zip(cols["pair_id"], cols["label"], cols["relabel"], cols["kind"])}
+            for i, a, b, k in _rows(MA_ALIGN, release_id, "pairs", ("test",), ["pair_id", "label", "relabel", "kind"])}
 
 
 def _accuracy(report: dict[str, Any]) -> str:

@@ -3,15 +3,13 @@ MathNet's own CLI verb, declared in its family record (``Family.commands``)."""
 
 from __future__ import annotations
 
+from lemmata.core.verbs import Verbs
+
+VERBS = Verbs("lemmata.benchmarks.mathnet")
+
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "mathrag", help="show the MathRAG matrix: each solver under each retrieval condition, gain over zero-shot",
-        description="Read the scored MathNet-Solve results of a store and print one row per solver and condition "
-        "(zero-shot, expert-rag, each retriever of retriever-rag): ProofGrade, the gain over the same solver's "
-        "zero-shot run on the same subset and grader with a paired bootstrap 95% interval, the problems it helped, "
-        "hurt and left unchanged against that run with the exact McNemar p-value, and the retriever's "
-        "MathNet-Retrieve Recall@5 on the hard tier where the store holds it. Reported rows are never mixed in.")
+    p = VERBS.add(sub, "mathrag")
     p.add_argument("--store", metavar="DIR", help="leaderboard store (default $LEMMATA_STORE or $LEMMATA_HOME/store)")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
     p.set_defaults(handler=run)

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import sys
 
+from lemmata.core.verbs import Verbs
 from lemmata.harness.runs import RunProtocol, Written, add_sampling_args, sampling_of
+
+VERBS = Verbs("lemmata.benchmarks.mathnet")
 
 
 def _arguments(m) -> None:
@@ -49,11 +52,4 @@ def _run(args, runner) -> Written:
     return Written(path, meta)
 
 
-PROTOCOL = RunProtocol(
-    name="mathnet", help="solve MathNet olympiad problems (zero-shot, expert-RAG or retriever-RAG)",
-    description="MathNet-Solve: one written solution per problem of a subset (prompt mathnet_solve.v1). Figures go "
-    "to a text+image model as image parts and to a text model as their upstream description. Under retriever-rag "
-    "the retriever ranks the release's problems (never the problem itself, its duplicates or its equivalents) and "
-    "the top k with their solutions come first as context. Grades come from a grader model when "
-    "LEMMATA_JUDGE_BASE_URL and LEMMATA_JUDGE_MODEL are set, else they are pending until `lemmata judge`.",
-    run=_run, add_arguments=_arguments)
+PROTOCOL = RunProtocol.declared(VERBS, "mathnet", run=_run, add_arguments=_arguments)

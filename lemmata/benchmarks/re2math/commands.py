@@ -4,22 +4,15 @@ SerpAPI Scholar and arXiv), and its ``lemmata baselines run`` sub-commands (``Fa
 
 from __future__ import annotations
 
+from lemmata.core.verbs import Verbs
+
+VERBS = Verbs("lemmata.benchmarks.re2math")
+
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "re2math", help="Re²Math tools: run the live reference agent",
-        description="Re²Math tools. `run-agent --live` runs the reference agent against live services: a chat model "
-        "(LEMMATA_AGENT_BASE_URL, LEMMATA_AGENT_MODEL, LEMMATA_AGENT_API_KEY; OpenAI-compatible), Google Scholar "
-        "through SerpAPI (SERPAPI_API_KEY, SERPAPI_BASE_URL) and arXiv (LEMMATA_ARXIV_*, LEMMATA_MATERIALISER_*). "
-        "It writes a submission plus the frozen query cache and materialisation store it used; score it with "
-        "`lemmata score FILE` with LEMMATA_HOME whose artifacts folder is DIR.")
-    rsub = p.add_subparsers(dest="re2math_command", metavar="ACTION")
-    rsub.required = True
-    a = rsub.add_parser(
-        "run-agent", help="run the live reference agent on a split",
-        description="Run the paper's protocol live on every instance of a split: one E3 query to Google Scholar "
-        "through SerpAPI, at most one opened source materialised from arXiv, E4 to choose a source and extract its "
-        "statement. Writes the submission, the frozen query cache and the materialisation store.")
+    p = VERBS.add(sub, "re2math")
+    rsub = p.add_subparsers(dest="re2math_command", metavar="ACTION", required=True)
+    a = VERBS.add(rsub, "re2math.run-agent")
     a.add_argument("--live", action="store_true", required=True, help="use live services (the only mode)")
     a.add_argument("--out", required=True, metavar="DIR", help="where the submission goes")
     a.add_argument("--artifacts", required=True, metavar="DIR", help="where the frozen artifacts go")
@@ -55,13 +48,7 @@ def run_agent(args) -> int:
 
 
 def register_render(sub) -> None:
-    p = sub.add_parser(
-        "render",
-        help="print a Re²Math instance as rendered agent input",
-        description="Print one Re²Math instance exactly as an agent receives it: the paper's setup, the target "
-        "theorem, the last m local proof blocks and, on the assisted track, the anchor hint. Nothing of the "
-        "reference answer (tool statement, citation) is shown. Useful to check what a system could observe.",
-    )
+    p = VERBS.add(sub, "render")
     p.add_argument("release", help="path of a built re2math release folder (`lemmata build re2math` prints it)")
     p.add_argument("instance_id", help="the instance's id (column instance_id of the release)")
     p.add_argument("--track", choices=("raw", "assisted"), default="raw",
@@ -109,23 +96,15 @@ def register_baselines(rs, actions) -> None:
     """``lemmata baselines run theorem-retrieval | source-retrieval | agent``."""
     from lemmata.harness.baselines import common_args
 
-    t = rs.add_parser("theorem-retrieval", help="Re2Math proof state -> reference statement (Recall@k, nDCG@10)",
-                      description="Rank the Re2Math retrieval corpus of reference statements for each rendered "
-                      "proof state, with each chosen retriever and query rendering.")
+    t = VERBS.add(rs, "baselines.run.theorem-retrieval")
     _ranking_args(t)
     t.set_defaults(handler=run_theorem)
 
-    sr = rs.add_parser("source-retrieval", help="Re2Math proof state -> the cited source among the 354k records of "
-                                                "re2math-scholar-offline-2.1.0 (not part of `all`)",
-                       description="For each rendered Re2Math proof state, rank every record of the current offline "
-                       "world re2math-scholar-offline-2.1.0 (distractors included) to find the cited source. About ten "
-                       "minutes for all six runs on two cores, so `all` leaves it out.")
+    sr = VERBS.add(rs, "baselines.run.source-retrieval")
     _ranking_args(sr)
     sr.set_defaults(handler=run_source)
 
-    a = rs.add_parser("agent", help="the non-LLM end-to-end Re2Math agent on the offline artifact",
-                      description="Run the non-LLM Re2Math agent end to end: search the frozen offline artifact, "
-                      "open sources and answer each instance with a trajectory that is replayed when scored.")
+    a = VERBS.add(rs, "baselines.run.agent")
     a.add_argument("--track", dest="agent_track", choices=("raw", "assisted"), default="assisted",
                    help="raw: no anchor hint; assisted: with it (default assisted)")
     a.add_argument("--split", choices=("eval200/test", "pool/dev"), default="eval200/test",

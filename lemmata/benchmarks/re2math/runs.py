@@ -7,7 +7,10 @@ rest: endpoint, request cache, run metadata, scoring.
 
 from __future__ import annotations
 
+from lemmata.core.verbs import Verbs
 from lemmata.harness.runs import RunProtocol, Written, add_sampling_args, sampling_of
+
+VERBS = Verbs("lemmata.benchmarks.re2math")
 
 
 def _arguments(r) -> None:
@@ -37,11 +40,4 @@ def _run(args, runner) -> Written:
     return Written(path, meta)
 
 
-PROTOCOL = RunProtocol(
-    name="re2math", help="the paper's agent protocol (E3 → search → E4) on the offline world",
-    description="Re²Math: the paper's protocol on the current offline world with the live agent's prompts "
-    "e3.v1 / e4.v1: one query, the top 20, at most one source opened, one statement copied from it (or an "
-    "abstention). The budget holds by construction. `--condition oracle-source` runs the paper's oracle condition "
-    "(the cited source handed over, extraction only); `--scope local_only` its planning-scope ablation. Judge verdicts come from LEMMATA_JUDGE_* when configured, "
-    "else they are pending (fill them later with `lemmata judge`).",
-    run=_run, add_arguments=_arguments)
+PROTOCOL = RunProtocol.declared(VERBS, "re2math", run=_run, add_arguments=_arguments)

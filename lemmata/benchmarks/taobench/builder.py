@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
@@ -87,14 +87,20 @@ def load_rows(path: Path, label: str, model: type[BaseModel]) -> list[tuple[int,
     return read_unique(path, label, model, "FQN")
 
 
+class Declared(NamedTuple):
+    """The exercise's declaration as located in its file: its name, keyword (theorem, lemma, …), statement text
+    and first line."""
+
+    name: str
+    kind: str
+    statement: str
+    line: int
+
+
 class Analysis(BaseModel):
     """What the builder extracts from one Lean file of one exercise."""
 
-    #: the exercise's declaration: its name, keyword (theorem, lemma, …), statement text and first line
-    decl: str | None = None
-    kind: str | None = None
-    statement: str | None = None
-    statement_line: int | None = None
+    declared: Declared | None = None
     #: why the file could not be read as an exercise (the release records it instead of the exercise)
     defect: str | None = None
     #: how the declaration was located, and whether the file already proves it (no ``sorry`` in the body)
@@ -122,19 +128,18 @@ def analyse(source: str, fqn: str, *, release: str, formulation: str, label: str
                                 line, field))
     decl = ex.command.decl
     assert decl is not None
-    return Analysis(
-        decl=ex.decl_name, kind=decl.keyword, statement=ex.statement, statement_line=ex.statement_line, how=ex.how,
-        body_given=not any(t.text == "sorry" for t in decl.body),
-    )
+    return Analysis(declared=Declared(ex.decl_name, decl.keyword, ex.statement, ex.statement_line), how=ex.how,
+                    body_given=not any(t.text == "sorry" for t in decl.body))
 
 
 def _formulation_columns(prefix: str, source: str, a: Analysis) -> dict[str, Any]:
+    name, kind, statement, line = a.declared or (None, None, None, None)
     return {
         f"{prefix}_lean": source,
-        f"{prefix}_decl": a.decl,
-        f"{prefix}_kind": a.kind,
-        f"{prefix}_statement": a.statement,
-        f"{prefix}_statement_line": a.statement_line,
+        f"{prefix}_decl": name,
+        f"{prefix}_kind": kind,
+        f"{prefix}_statement": statement,
+        f"{prefix}_statement_line": line,
         f"{prefix}_defect": a.defect,
     }
 
@@ -169,7 +174,7 @@ class _Stats:
             self.defects.append((formulation, fqn, a.defect))
             return
         self.how[(formulation, a.how or "")] += 1
-        self.kinds[(formulation, a.kind or "")] += 1
+        self.kinds[(formulation, a.declared.kind if a.declared else "")] += 1
         if a.body_given:
             self.body_given.append((formulation, fqn))
 

@@ -3,27 +3,16 @@ TaoBench's own CLI verb, declared in its family record (``Family.commands``)."""
 
 from __future__ import annotations
 
+from lemmata.core.verbs import Verbs
+
+VERBS = Verbs("lemmata.benchmarks.taobench")
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "taobench",
-        help="TaoBench proofs: offline integrity check of one attempt, the example submission",
-        description="Tools for the TaoBench formal-correctness track. Releases are read from --releases "
-        "(default $LEMMATA_RELEASES or $LEMMATA_HOME/releases) and built there when missing. Score a proof "
-        "submission with `lemmata score FILE`: Lean verdicts come from a frozen verifier artifact (--lean-artifact "
-        "or LEMMATA_LEAN_ARTIFACT) and a Kimina Lean server for missing ones when LEMMATA_LEAN_URL and "
-        "LEMMATA_MATHLIB_VERSION are set; otherwise attempts that pass the integrity checks stay pending.",
-    )
-    tsub = p.add_subparsers(dest="taobench_command", metavar="ACTION")
-    tsub.required = True
+    p = VERBS.add(sub, "taobench")
+    tsub = p.add_subparsers(dest="taobench_command", metavar="ACTION", required=True)
 
-    c = tsub.add_parser("check", help="run the offline integrity checks on one attempt (a Lean file)",
-                        description="Check one proof attempt offline against its official file: the context and the "
-                        "statement must be unchanged, only allowed helper declarations and proof text may be added, "
-                        "and the proof may not use refused forms (sorry, native_decide, ...). "
-                        "Prints 'ok' (exit 0) or one line per violation (exit 2). No Lean is run: a passing "
-                        "attempt still needs a Lean verdict from `lemmata score`.")
+    c = VERBS.add(tsub, "taobench.check")
     c.add_argument("attempt", help="the attempt's Lean file")
     c.add_argument("--release", default="taobench-150-1.1.0", help="release id (default: taobench-150-1.1.0)")
     c.add_argument("--fqn", required=True, help="the exercise's FQN")
@@ -32,14 +21,11 @@ def register(sub) -> None:
     c.add_argument("--releases", metavar="DIR", help="folder of built releases")
     c.set_defaults(handler=run_check)
 
-    e = tsub.add_parser("example", help="write the example submission (official files + hand-written proofs)",
-                        description="Write the example TaoBench proof submission: the official exercise files "
-                        "with the hand-written proofs filled in, as a lemmata-submission/1 JSONL file.")
+    e = VERBS.add(tsub, "taobench.example")
     e.add_argument("--out", required=True, metavar="FILE", help="where to write the JSONL submission")
     e.add_argument("--proofs", metavar="FILE", help="proof texts (default: submissions/taobench/example_proofs.json)")
     e.add_argument("--releases", metavar="DIR", help="folder of built releases")
     e.set_defaults(handler=run_example)
-
 
 
 def run_check(args) -> int:
@@ -75,9 +61,7 @@ def register_baselines(rs, actions) -> None:
     """``lemmata baselines run equivalence`` and ``lemmata baselines export equivalence``."""
     from lemmata.harness.baselines import ALL, common_args
 
-    e = rs.add_parser("equivalence", help="TaoBench statement -> its twin in the other framework",
-                      description="For each TaoBench statement, rank the statements of the other framework "
-                      "(Tao's definitions or Mathlib) to find its twin.")
+    e = VERBS.add(rs, "baselines.run.equivalence")
     e.add_argument("--release", choices=("taobench-150", "taobench-v1", ALL), default=ALL,
                    help="TaoBench release (default all)")
     e.add_argument("--direction", choices=("tao2mathlib", "mathlib2tao", ALL), default=ALL,
@@ -87,10 +71,7 @@ def register_baselines(rs, actions) -> None:
     common_args(e)
     e.set_defaults(handler=run_equivalence)
 
-    x = actions.add_parser("export", help="write a derived retrieval track as BEIR files (corpus, queries, qrels)",
-                      description="Write a retrieval track derived from a release as BEIR files (corpus.jsonl, "
-                      "queries.jsonl, qrels/test.tsv), so any BEIR-compatible system can run on it; the release "
-                      "is built first when missing.")
+    x = VERBS.add(actions, "baselines.export")
     x.add_argument("what", choices=("equivalence",), help="the derived track (equivalence: TaoBench twins)")
     x.add_argument("--release", choices=("taobench-150", "taobench-v1"), required=True, help="TaoBench release")
     x.add_argument("--direction", choices=("tao2mathlib", "mathlib2tao"), required=True,

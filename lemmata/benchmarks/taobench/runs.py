@@ -4,7 +4,10 @@ The request log is written before the submission, so a submission never names a 
 
 from __future__ import annotations
 
+from lemmata.core.verbs import Verbs
 from lemmata.harness.runs import RunProtocol, Written, add_sampling_args, sampling_of
+
+VERBS = Verbs("lemmata.benchmarks.taobench")
 
 
 def _arguments(t) -> None:
@@ -45,12 +48,4 @@ def _run(args, runner) -> Written:
     return Written(path, meta, runner_log=log_path)
 
 
-PROTOCOL = RunProtocol(
-    name="taobench", help="sample N whole Lean proofs per exercise and formulation",
-    description="TaoBench: N proofs per exercise in both formulations (Tao's framework and the Mathlib twin), "
-    "prompt taobench-prove.v1; every sample is submitted (an unusable one as the official file, which fails), so "
-    "pass@k is unbiased for k ≤ N. The run's request log is written beside the submission (*.runner-log.jsonl) "
-    "and its sha256 in the header: upload both, and the scorer checks every attempt against the log and the "
-    "release. Lean verdicts come from a Kimina server when LEMMATA_LEAN_URL and LEMMATA_MATHLIB_VERSION are set, "
-    "else the attempts that pass the integrity checks are pending.",
-    run=_run, add_arguments=_arguments)
+PROTOCOL = RunProtocol.declared(VERBS, "taobench", run=_run, add_arguments=_arguments)

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import argparse
 
+from lemmata.core.verbs import Verbs
+
+VERBS = Verbs("lemmata.benchmarks.re2math")
+
 
 #: ``--cutoff`` not given (``--cutoff none`` is given, and means no cutoff)
 _NOT_GIVEN = object()
@@ -31,25 +35,10 @@ def register(sub) -> None:
     #: declared versions newer than the current one (built and opened when named; not yet what new work uses)
     newer = [v.version for v in WORLDS.versions if v.version != WORLDS.current and not v.superseded_by]
     candidates = f"; {' and '.join(newer)} not yet current (built and opened when named)" if newer else ""
-    p = sub.add_parser(
-        "artifact",
-        help="the frozen offline retrieval artifact of Re2Math (build, verify, search, open)",
-        description="The frozen offline scholarly artifact that Re2Math systems search instead of Google Scholar. "
-        f"{WORLDS.current_id}, the current world, is a bm25s index over the math-arxiv-meta distractor "
-        "corpus, the math_bib journal and book records, the release's cited sources and its citing papers, every "
-        "hit shown through one display (id, title, authors; no year) with opaque ids. Without --artifact, "
-        "commands use the current world under $LEMMATA_HOME/artifacts, building the releases and the world first "
-        f"when missing. The superseded {older} open only when named with --artifact, with a one-line "
-        "warning, so old results audit.",
-    )
-    sp = p.add_subparsers(dest="artifact_command", metavar="ACTION")
-    sp.required = True
+    p = VERBS.add(sub, "artifact", current_id=WORLDS.current_id, older=older)
+    sp = p.add_subparsers(dest="artifact_command", metavar="ACTION", required=True)
 
-    b = sp.add_parser("build", help="build the artifact from a Re2Math release folder",
-                      description="Build a retrieval artifact from a built Re2Math release (and, for a 2.x world, "
-                      "the math-arxiv-meta distractor release; 2.1.0 and 2.2.0 also read the math_bib table from the mirror) "
-                      "into a temporary folder, verify it and rename it into place; releases are built first when "
-                      "missing. Prints the artifact folder.")
+    b = VERBS.add(sp, "artifact.build")
     b.add_argument("--version", choices=versions, default=WORLDS.current,
                    help=f"artifact version: {WORLDS.current}, the current world (default); {older} are superseded "
                         f"and built only so that their results audit{candidates}")
@@ -62,24 +51,17 @@ def register(sub) -> None:
     b.add_argument("--quiet", action="store_true", help="no progress output")
     b.set_defaults(handler=run_build)
 
-    v = sp.add_parser("verify", help="check every file of an artifact against its MANIFEST.json",
-                      description="Recompute the sha256 of every file of an artifact and compare it with its "
-                      "MANIFEST.json; exit 0 when all match, otherwise an error saying what differs.")
+    v = VERBS.add(sp, "artifact.verify")
     v.add_argument("artifact", nargs="?", metavar="DIR", help="artifact folder (default: the current world)")
     v.add_argument("--quiet", action="store_true", help="no output; the exit status says it all")
     v.set_defaults(handler=run_verify)
 
-    i = sp.add_parser("info", help="what an artifact is: id, record count, composition, build settings",
-                      description="Describe an artifact: its id, record count and composition, the releases it "
-                      "was built from, the ranking backend and tokenizer, and its year policy.")
+    i = VERBS.add(sp, "artifact.info")
     i.add_argument("--artifact", metavar="DIR|ID", help="artifact folder or id (default: the current world)")
     i.add_argument("--json", action="store_true", help="print the description as JSON")
     i.set_defaults(handler=run_info)
 
-    s = sp.add_parser("search", help="search the artifact with a year cutoff (one query, or a batch file)",
-                      description="Rank the artifact's records for a query, returning no record dated after the "
-                      "year cutoff, exactly as a system searching the frozen world sees them. One query with "
-                      "--cutoff, or many with --batch QUERIES.jsonl --json.")
+    s = VERBS.add(sp, "artifact.search")
     s.add_argument("query", nargs="?", help="the query text (omit with --batch)")
     s.add_argument("--cutoff", type=_cutoff, metavar="YEAR", default=_NOT_GIVEN,
                    help="no record dated after this year is returned ('none': no cutoff); required for one query")
@@ -95,12 +77,7 @@ def register(sub) -> None:
     s.add_argument("--json", action="store_true", help="print the search result as JSON")
     s.set_defaults(handler=run_search)
 
-    o = sp.add_parser("open", help="open records: the bibliographic entry and abstract of each (2.x) or its "
-                                   "frozen text and statements (1.0.0); every opening is logged",
-                      description="Open records by id, in order: on a 2.x world what is known about each work (2.1: "
-                      "authors, year, venue, arXiv id or DOI, abstract where one exists; no statements), on 1.0.0 "
-                      "its frozen text and statements. An unknown id fails before anything is opened; with --log "
-                      "every opening is appended to a JSONL log.")
+    o = VERBS.add(sp, "artifact.open")
     o.add_argument("record_ids", nargs="+", metavar="RECORD_ID", help="record id(s) to open, in order")
     o.add_argument("--artifact", metavar="DIR|ID", help="artifact folder or id (default: the current world)")
     o.add_argument("--instance", metavar="ID", help="instance id the source is opened for (logged)")
@@ -108,13 +85,7 @@ def register(sub) -> None:
     o.add_argument("--json", action="store_true", help="print each opened record as one JSON line")
     o.set_defaults(handler=run_open)
 
-    x = sp.add_parser("export-beir", help="write the re2math-source-retrieval track (world records as corpus, "
-                                          "proof states as queries, cited sources as qrels) as BEIR files",
-                      description="Write the Re2Math source-retrieval track as BEIR files that load_dataset reads: "
-                      f"every record of an offline world (the current {WORLDS.current_id} unless --version "
-                      "names another) as the corpus (title and authors), the rendered proof states of every split as "
-                      "queries, the cited source's record as qrels, and a card stub naming the world and every "
-                      "file's sha256.")
+    x = VERBS.add(sp, "artifact.export-beir", current_id=WORLDS.current_id)
     x.add_argument("--out", metavar="DIR", required=True, help="folder to write corpus.jsonl, queries/, qrels/ and "
                                                                "README.md into")
     x.add_argument("--version", choices=worlds, default=WORLDS.current,
