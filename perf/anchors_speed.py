@@ -1,7 +1,8 @@
 """Lemmata's search and metrics beside the libraries they must keep up with, in one process: speed ratios.
 
     pip install -e '.[perf]'   # faiss-cpu (the dense anchor); pytrec_eval is a core dependency
-    python perf/anchors_speed.py [--only dense-64,dense-256,metrics] [--repeats 3] [--queries 2000] [--single 200]
+    python perf/anchors_speed.py [--only bm25,dense-64,dense-256,metrics] [--repeats 3] [--queries 2000] [--single 200]
+                                 [--world DIR] [--release DIR]
 
 Each workload runs Lemmata's code and its anchor on the same inputs, alternately, ``--repeats`` times (the order
 flips every repeat, so background load hits both alike); the ratio printed is the median over repeats of
@@ -9,8 +10,18 @@ flips every repeat, so background load hits both alike); the ratio printed is th
 beside each side's best rate. The load average before and after is printed: on a shared machine only the ratio
 is comparable between runs.
 
-Workloads (``WORKLOADS``: a name, what it measures, and a function returning table rows; the offline world's
-BM25 workloads against bm25s with the numba backend plug in the same way):
+Workloads (``WORKLOADS``: a name, what it measures, and a function returning table rows):
+
+- **bm25** — the offline world's search end to end against bm25s 0.3 with its numba backend (``pip install numba``,
+  in the ``perf`` extra) on the same index files (``bm25s.BM25.load`` of the world's ``index/`` folder, memory-mapped):
+  the Re²Math release's two query sets (the 860 rendered proof states, raw, m = 5, and the 860 target theorems),
+  each with its instance's year cutoff, top 20. Lemmata: :meth:`ScholarWorld.search` / ``search_batch`` (tokenize,
+  score, cut by year, validated hits with title and authors). bm25s: the same tokenizer, ``retrieve`` with the
+  cutoff as ``weight_mask`` (a batch makes one call per distinct cutoff, on every usable core), then the same hits'
+  titles and authors read from the world's columns. The world is ``--world DIR``, else the current world under
+  ``$LEMMATA_HOME/artifacts`` (built there first when missing: minutes); the release is ``--release DIR``, else
+  the one under ``$LEMMATA_HOME/releases`` (built when missing). The top-20 overlap is printed: it can differ
+  only where two scores tie within the rounding Lemmata ranks by.
 
 - **dense-64** / **dense-256** — exact top-100 by inner product over 353,842 × 64 (the offline world's record
   count at the shipped static model's dimension) and 346,000 × 256 seeded random unit float32 vectors:
@@ -138,7 +149,77 @@ def metrics(args: argparse.Namespace) -> list[Row]:
                 args.metric_queries, "queries/s", times)]
 
 
+def bm25(args: argparse.Namespace) -> list[Row]:
+    import bm25s
+    import numpy as np
+
+    from lemmata.benchmarks.re2math.render import render_instance
+    from lemmata.benchmarks.re2math.scholar.artifact import default_release_path
+    from lemmata.benchmarks.re2math.scholar.layout import INDEX_DIR
+    from lemmata.benchmarks.re2math.scholar.worlds import open_any_world, world_path
+    from lemmata.core.cores import usable_cores
+    from lemmata.release.load import open_release
+    from lemmata.retrievers.bm25 import tokenize_scholar_words
+
+    release = args.release or default_release_path(build=True, quiet=True)
+    folder = Path(args.world) if args.world else world_path()
+    if not args.world and not folder.exists():
+        from lemmata.benchmarks.re2math.scholar.worlds import CURRENT, build_world_version
+
+        print(f"building {folder.name} (minutes) ...", flush=True)
+        build_world_version(CURRENT, release, None, folder.parent, quiet=True)
+    world = open_any_world(folder)
+    rows = open_release(release).rows("full", "full")
+    sets = {"rendered proof states (raw, m=5)": [(render_instance(r, "raw", 5), r["publication_year"], 20)
+                                                 for r in rows],
+            "target theorems": [(r["x"]["global_context"]["target_theorem"], r["publication_year"], 20)
+                                for r in rows]}
+    anchor = bm25s.BM25.load(world.root / INDEX_DIR, mmap=True, override_params={"backend": "numba"},
+                             show_progress=False)
+    vocab, years, ids = anchor.vocab_dict, np.asarray(world._year), world._ids
+    titles, authors = world._titles, world._authors
+    cores, k = usable_cores(), 20
+
+    def masks(cutoffs) -> dict:
+        return {c: (np.ones(len(years), np.float32) if c is None else (years <= c).astype(np.float32))
+                for c in set(cutoffs)}
+
+    def hits(docs) -> list:
+        return [[(ids[d], titles[d].as_py(), authors[d].as_py()) for d in row] for row in docs]
+
+    def theirs(queries, mask_of, threads: int) -> list:
+        """Every query's top 20 through bm25s, one ``retrieve`` call per distinct cutoff."""
+        out: list = [None] * len(queries)
+        by_cutoff: dict = {}
+        for i, (q, c, _) in enumerate(queries):
+            by_cutoff.setdefault(c, []).append(i)
+        for c, idx in by_cutoff.items():
+            tokens = [[vocab[t] for t in dict.fromkeys(tokenize_scholar_words(queries[i][0])) if t in vocab] or [0]
+                      for i in idx]
+            docs, _ = anchor.retrieve(tokens, k=k, weight_mask=mask_of[c], n_threads=threads, show_progress=False)
+            for i, found in zip(idx, hits(docs)):
+                out[i] = found
+        return out
+
+    out = []
+    for name, queries in sets.items():
+        mask_of = masks(c for _, c, _ in queries)
+        theirs(queries[:5], mask_of, 1)  # compile the numba functions before timing
+        mine = [world.search(q, c, n) for q, c, n in queries]
+        other = theirs(queries, mask_of, 1)
+        overlap = float(np.mean([len({h.id for h in m.hits} & {t[0] for t in o}) / max(len(m.hits), 1)
+                                 for m, o in zip(mine, other)]))
+        label = f"world BM25 top-20 end to end, {name}, {len(world):,} records"
+        out.append(row(label, "single query, 1 process", len(queries), "q/s", alternate(
+            lambda: [world.search(q, c, n) for q, c, n in queries],
+            lambda: [theirs([x], mask_of, 1) for x in queries], args.repeats), f"top-20 overlap {overlap:.4f}"))
+        out.append(row(label, f"batch, {cores} cores", len(queries), "q/s", alternate(
+            lambda: world.search_batch(queries), lambda: theirs(queries, mask_of, cores), args.repeats)))
+    return out
+
+
 WORKLOADS = {w.name: w for w in (
+    Workload("bm25", "bm25s (numba backend)", bm25),
     Workload("dense-64", "FAISS IndexFlatIP", dense(353_842, 64)),
     Workload("dense-256", "FAISS IndexFlatIP", dense(346_000, 256)),
     Workload("metrics", "pytrec_eval", metrics),
@@ -155,6 +236,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=2000, help="queries per batch call (dense)")
     parser.add_argument("--single", type=int, default=200, help="one-query calls per round (dense)")
     parser.add_argument("--metric-queries", type=int, default=100_000, help="queries in the metrics run")
+    parser.add_argument("--world", metavar="DIR", help="bm25: a built offline world (default: the current one)")
+    parser.add_argument("--release", metavar="DIR", help="bm25: a built Re2Math release (default: build/use the one "
+                        "under $LEMMATA_HOME/releases)")
     args = parser.parse_args()
     names = [n for n in args.only.split(",") if n]
     unknown = sorted(set(names) - set(WORKLOADS))
