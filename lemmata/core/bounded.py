@@ -301,7 +301,10 @@ class BoundedPool:
             return []
         if os.getpid() != self._owner:
             self.close()  # forget the workers of the process this one was forked from
-        begun = time.monotonic()
+        # the budget runs from the first call handed to a worker: the pool's own start-up (imports, a fork
+        # per worker; seconds on a loaded machine) is not the batch's work, and counting it would leave honest
+        # calls unrun. A worker replaced after a call hit a bound starts on the batch's time.
+        begun: float | None = None
         todo = deque(range(len(calls)))
         lost = 0.0  # seconds lost to calls that hit a bound
         stop: str | None = None
@@ -328,7 +331,7 @@ class BoundedPool:
                     lost += outcome.seconds
 
             while todo or any(w.job is not None for w in self._pool):
-                if stop is None and budget_s is not None and time.monotonic() - begun >= budget_s:
+                if stop is None and budget_s is not None and begun is not None and time.monotonic() - begun >= budget_s:
                     stop = f"{label} took its whole time budget ({budget_s:g} s)"
                 if stop is None and overrun_s is not None and lost >= overrun_s:
                     stop = f"{label} lost {overrun_s:g} s to calls cut off by the bound ({self.bound})"
@@ -338,6 +341,7 @@ class BoundedPool:
                 for w in self._pool:
                     if w.ready and w.job is None and todo:
                         w.job, w.dispatched = todo.popleft(), time.monotonic()
+                        begun = w.dispatched if begun is None else begun
                         try:
                             w.send({"id": w.job, "args": list(calls[w.job])})
                         except OSError:
@@ -346,7 +350,7 @@ class BoundedPool:
                     break
                 deadlines = [w.dispatched + self.seconds for w in self._pool if w.job is not None]
                 deadlines += [w.started + START_TIMEOUT_S for w in self._pool if not w.ready]
-                if budget_s is not None and stop is None:
+                if budget_s is not None and stop is None and begun is not None:
                     deadlines.append(begun + budget_s)
                 wait = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
                 for key, _ in selector.select(wait):

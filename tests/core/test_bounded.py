@@ -113,3 +113,17 @@ def test_a_target_that_cannot_load_is_one_clear_error():
             tight.call(1)
     finally:
         tight.close()
+
+
+def test_the_pools_start_up_is_not_the_batchs_time(tmp_path, monkeypatch):
+    """A target whose import takes longer than the batch's budget (sympy and math-verify take seconds on a loaded
+    machine) still answers every call: the budget runs from the first call handed to a worker."""
+    (tmp_path / "slow_to_import.py").write_text("import time\ntime.sleep(1.5)\n\ndef echo(x):\n    return x\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    pool = BoundedPool("slow_to_import:echo", workers=1, seconds=2, memory_mb=300)
+    try:
+        out = pool.map([[i] for i in range(3)], budget_s=1.0)
+        assert [o.value for o in out] == [0, 1, 2]
+    finally:
+        pool.close()
