@@ -1,4 +1,5 @@
-"""World search answers byte-identical hits, single or batched, on every Re²Math query of both tracks.
+"""World search answers byte-identical hits, single or batched, on every Re²Math query of both tracks (on the
+current world; on the other worlds the Eval-200 queries).
 
 The queries are the release's own: every Eval-200 row and every one of the 860 curated rows, rendered for the
 raw and the assisted track (window m = 5, the leaderboard's rendering), each with its row's ``publication_year``
@@ -16,7 +17,7 @@ import hashlib
 
 import pytest
 
-from lemmata.benchmarks.re2math.scholar.worlds import open_any_world, world_id
+from lemmata.benchmarks.re2math.scholar.worlds import WORLDS, open_any_world, world_id
 
 #: (world version, release config, track) -> sha256 of the answers, pinned from the scipy-product search
 PINNED = {
@@ -72,8 +73,11 @@ def test_world_search_is_byte_identical_single_and_batched(version, request, que
               "2.2.0": lambda: request.getfixturevalue("scholar_world_22")}[version]()
     world = open_any_world(folder)
     assert len(queries["eval200", "raw"]) == 200 and len(queries["full", "raw"]) == 860
+    # every query of both configs on the current world; the Eval-200 sets on the others (the search code is one;
+    # the 860 on three worlds cost a minute of the suite and pin nothing the current world's 860 do not)
+    asked = {k: qs for k, qs in queries.items() if version == WORLDS.current or k[0] == "eval200"}
     found = {}
-    for (config, track), qs in queries.items():
+    for (config, track), qs in asked.items():
         single = [world.search(q, c, n) for q, c, n in qs]
         found[version, config, track] = digest(single)
         # the batch answers exactly the single searches, forked or in this process (the Eval-200 rows are
@@ -82,4 +86,6 @@ def test_world_search_is_byte_identical_single_and_batched(version, request, que
             assert world.search_batch(qs) == single
             assert world.search_batch(qs[:40], workers=1) == single[:40]
             assert world.search_batch(qs[:300], workers=2) == single[:300]  # forked whatever the timing
-    assert found == {k: v for k, v in PINNED.items() if k[0] == version}
+        elif version != WORLDS.current:
+            assert world.search_batch(qs, workers=2) == single
+    assert found == {k: v for k, v in PINNED.items() if k[0] == version and (k[1], k[2]) in asked}
