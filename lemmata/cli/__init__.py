@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from lemmata.core.errors import InputError, LemmataError
+    from lemmata.core.errors import Error, InputError
     from lemmata.core.registry import UnknownNameError
 
     from lemmata.core.settings import unknown
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     except UnknownNameError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except LemmataError as exc:
+    except Error as exc:  # LemmataError and every other refusal under the one root: one sentence, no traceback
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -21,7 +21,8 @@ def register(sub) -> None:
     p.add_argument("--no-live-judge", action="store_true",
                    help="use cached verdicts only, even when a live judge or Lean server is configured")
     p.add_argument("--runner-log", metavar="FILE", help="the runner request log a `lemmata run` submission's header "
-                   "declares (*.runner-log.jsonl beside it): checked against the submission and the release")
+                   "declares, checked against the submission and the release (default: the file's stem + "
+                   ".runner-log.jsonl beside it, where `lemmata run` writes it, when the header declares one)")
     p.add_argument("--store", metavar="DIR", help="also add the result to this leaderboard store")
     p.add_argument("--max-bytes", type=int, default=None, help="upload size limit (default: the space's limit)")
     p.add_argument("--reported", action="store_true",
@@ -46,7 +47,7 @@ def run(args) -> int:
     from pathlib import Path
 
     from lemmata.core.errors import InputError
-    from lemmata.scoring import oracles_from_env, score_validated, validate_upload
+    from lemmata.scoring import oracles_from_env, runner_log_beside, score_validated, validate_upload
 
     if args.reported:
         from lemmata.families import reported_importers
@@ -65,9 +66,7 @@ def run(args) -> int:
     if not path.is_file():
         raise InputError.one(str(path), "no such file")
     data = path.read_bytes()
-    log = Path(args.runner_log) if args.runner_log else None
-    if log is not None and not log.is_file():
-        raise InputError.one(str(log), "no such file", field="runner_log")
+    log = runner_log_beside(path, data, args.runner_log)
     validated = validate_upload(data, path.name, max_bytes=args.max_bytes,
                                 runner_log=log.read_bytes() if log is not None else None,
                                 runner_log_name=log.name if log is not None else "runner-log.jsonl")
@@ -86,7 +85,7 @@ def run(args) -> int:
         Store(args.store).add_result(result)
     if not args.quiet:
         if validated.runner_log is not None:
-            print("runner request log: the attempts match it (prompts recomputed from the release); the completions "
-                  "are as submitted", file=sys.stderr)
+            print(f"runner request log {log}: the attempts match it (prompts recomputed from the release); the "
+                  "completions are as submitted", file=sys.stderr)
         _print_summary(result, getattr(handler, "last_judge_stats", {}), sys.stderr)
     return 0

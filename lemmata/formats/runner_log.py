@@ -21,25 +21,29 @@ and field.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from lemmata.core.errors import InputError, Problem
+from lemmata.core.errors import InputError, LemmataError, Problem
 from lemmata.core.jsonl import dumps_jsonl
 from lemmata.core.models import Exact
 from lemmata.formats.envelope import stopped
 from lemmata.formats.strict_json import MAX_DEPTH, parse_line
 
-__all__ = ["LOG_FORMAT", "MAX_LOG_BYTES", "RUNNER_LOG_SUFFIX", "LogEntry", "LogHeader", "LoggedAnswer", "LoggedSampling", "RunnerInfo",
-           "declared_log_sha256", "iter_log", "log_bytes", "read_log"]
+__all__ = ["LOG_FORMAT", "LOG_LIMIT", "MAX_LOG_BYTES", "RUNNER_LOG_SUFFIX", "LogEntry", "LogHeader", "LoggedAnswer",
+           "LoggedSampling", "RunnerInfo", "check_log_lines", "declared_log_sha256", "fit_log", "iter_log",
+           "log_beside", "log_bytes", "read_log"]
 
 LOG_FORMAT = "lemmata-runner-log/1"
 #: the log's file name beside the submission: ``<submission stem>.runner-log.jsonl``
 RUNNER_LOG_SUFFIX = ".runner-log.jsonl"
 RUNNER_NAME = "lemmata"
-#: the largest log read (twice the default submission limit: a completion carries prose around the proof)
+#: the largest log read (twice the default submission limit: a completion carries prose around the proof). The
+#: one limit: the scorer reads it (:func:`iter_log`) and the runner writes within it (:func:`fit_log`), both when
+#: called, so the two cannot disagree
 MAX_LOG_BYTES = 64 * 1024 * 1024
 #: one line (one answer) at most; the runner keeps at most 1 MiB of completion text per answer
 #: (:data:`lemmata.oracles.chat_runner.MAX_REPLY_TEXT_BYTES`), so every line it writes fits
@@ -48,6 +52,8 @@ MAX_LOG_LINE_BYTES = 16 * 1024 * 1024
 MAX_LOG_LINES = 100_000
 #: after this many problems the rest of the log is not checked
 STOP_AFTER = 200
+#: the abstention reason of an answer whose text the runner dropped to keep its log within :data:`MAX_LOG_BYTES`
+LOG_LIMIT = "log-limit"
 _HEX64 = r"^[0-9a-f]{64}$"
 
 
@@ -116,6 +122,75 @@ def log_bytes(header: LogHeader, entries: Iterable[LogEntry]) -> bytes:
     return dumps_jsonl([header, *entries], sort_keys=True).encode("utf-8")
 
 
+def log_beside(submission: str | Path) -> Path:
+    """Where ``lemmata run`` writes a submission's request log, where ``lemmata score`` looks for it and the name a
+    stored entry's log is checked under: ``<stem>.runner-log.jsonl`` beside ``<stem>.jsonl``.
+
+    >>> log_beside("runs/taobench.r.m.n2.jsonl").as_posix()
+    'runs/taobench.r.m.n2.runner-log.jsonl'
+    """
+    path = Path(submission)
+    return path.with_name(path.stem + RUNNER_LOG_SUFFIX)
+
+
+def check_log_lines(entries: int, what: str = "lemmata run") -> None:
+    """InputError before a run asks for more answers than one log may hold (the header is a line too).
+
+    >>> check_log_lines(MAX_LOG_LINES - 1)
+    >>> try:
+    ...     check_log_lines(MAX_LOG_LINES)
+    ... except InputError as exc:
+    ...     print(exc.problems[0].reason[:60])
+    100,000 answers and a header make 100,001 log lines; the sco
+    """
+    if entries + 1 > MAX_LOG_LINES:
+        raise InputError.one(what, f"{entries:,} answers and a header make {entries + 1:,} log lines; the scorer "
+                                   f"reads at most {MAX_LOG_LINES:,}: ask for fewer samples or exercises")
+
+
+def fit_log(header: LogHeader, entries: Sequence[LogEntry]) -> tuple[bytes, list[LogEntry]]:
+    """The log's bytes within the scorer's limit, and the entries written: :func:`log_bytes` when it fits, else
+    the longest completions, longest first (ties in job order), become ``log-limit`` abstentions without their
+    text until it does.
+
+    A run never writes a log its scorer refuses, and the answers it drops are recorded as abstentions with their
+    size, so the attempts made from them are the official file (failed), as for any abstention. Raises
+    LemmataError when even a log without any completion text is over the limit (too many answers for one log).
+
+    >>> h = LogHeader(format=LOG_FORMAT, runner="lemmata", version="1", benchmark="b", release="r",
+    ...               prompt_version="p.v1", model="m", sampling=LoggedSampling(temperature=0.0), n=1)
+    >>> e = LogEntry(key="a" * 64, item="x", sample=0, model="m", messages_sha256="b" * 64,
+    ...              sampling=LoggedSampling(temperature=0.0), seed=None, answer=LoggedAnswer(text="y" * 3000))
+    >>> data, kept = fit_log(h, [e, e.model_copy(update={"sample": 1})])
+    >>> data == log_bytes(h, kept) and kept[1].answer.text is not None
+    True
+    """
+    limit = MAX_LOG_BYTES  # read when called: a test (or a build) that changes the limit changes both sides
+    lines = [dumps_jsonl([obj], sort_keys=True).encode("utf-8") for obj in (header, *entries)]
+    kept = list(entries)
+    total = sum(map(len, lines))
+    if total > limit:
+        for i in sorted(range(len(kept)), key=lambda i: (-len(lines[i + 1]), i)):
+            answer = kept[i].answer
+            if answer.text is None:
+                continue
+            size = len(answer.text.encode("utf-8", "surrogatepass"))
+            reason = (f"{LOG_LIMIT}: the completion's {size:,} bytes of text were dropped so that the run's request "
+                      f"log stays within the scorer's {limit:,}-byte limit (longest completions first)")
+            kept[i] = kept[i].model_copy(update={"answer": answer.model_copy(update={"text": None,
+                                                                                     "abstention": reason})})
+            line = dumps_jsonl([kept[i]], sort_keys=True).encode("utf-8")
+            total += len(line) - len(lines[i + 1])
+            lines[i + 1] = line
+            if total <= limit:
+                break
+        if total > limit:
+            raise LemmataError(f"the request log of {len(kept):,} answers is {total:,} bytes even without any "
+                               f"completion text; the scorer reads at most {limit:,}: ask for fewer samples or "
+                               "exercises")
+    return b"".join(lines), kept
+
+
 def declared_log_sha256(header: Any) -> str | None:
     """The ``runner.log_sha256`` a header (a dict, as read from a stored upload) declares, or None.
 
@@ -149,13 +224,15 @@ def _lines(data: bytes) -> Iterator[tuple[int, bytes]]:
         pos = end + 1
 
 
-def iter_log(data: bytes, filename: str, *, max_bytes: int = MAX_LOG_BYTES,
+def iter_log(data: bytes, filename: str, *, max_bytes: int | None = None,
              ) -> Iterator[tuple[int, LogHeader | LogEntry | None, list[Problem]]]:
     """``(line, header or entry, problems)`` line by line: the header first (or the problems that stop the read).
 
     A consumer may stop early (after enough problems), so a hostile log costs what was read, not its size; the
-    size and line caps are checked before the first line.
+    size and line caps are checked before the first line; ``max_bytes`` defaults to :data:`MAX_LOG_BYTES` as it is
+    when called (the limit the runner wrote within).
     """
+    max_bytes = MAX_LOG_BYTES if max_bytes is None else max_bytes
     if len(data) > max_bytes:
         yield 0, None, [Problem(filename, f"log is {len(data):,} bytes; the limit is {max_bytes:,}")]
         return
@@ -204,7 +281,8 @@ def iter_log(data: bytes, filename: str, *, max_bytes: int = MAX_LOG_BYTES,
                                           f"\"{LOG_FORMAT}\")")]
 
 
-def read_log(data: bytes, filename: str, *, max_bytes: int = MAX_LOG_BYTES) -> tuple[LogHeader, list[tuple[int, LogEntry]]]:
+def read_log(data: bytes, filename: str, *, max_bytes: int | None = None,
+             ) -> tuple[LogHeader, list[tuple[int, LogEntry]]]:
     """The header and ``(line, entry)`` pairs, or one InputError naming every problem's line and field (reading
     stops after :data:`STOP_AFTER` problems).
 

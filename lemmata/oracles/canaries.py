@@ -44,7 +44,7 @@ __all__ = ["DATA_FILE", "DATA_SHA256", "FLAG", "Canary", "CanaryMarks", "Probe",
 
 DATA_FILE = "canaries.json"
 #: the shipped file's sha256 (``python -m lemmata.oracles.canary_make`` rewrites it; update the pin with it)
-DATA_SHA256 = "07157ba391dc8a3b9cc30c3d3ec0371c9bb9be7be44a795d8161d0fee36b2c1b"
+DATA_SHA256 = "30014394c77811839a4277afd169d3093eb63e9dd1d51053c4d748e4dbad7ff6"
 #: the result flag of a result scored by a marked judge (a condition in ``lemmata/space/conditions.toml``)
 FLAG = "judge_failed_canaries"
 ENV = "LEMMATA_JUDGE_CANARIES"

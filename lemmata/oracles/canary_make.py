@@ -7,14 +7,15 @@ that :data:`lemmata.oracles.canaries.DATA_SHA256` pins them.
 Where the content comes from: the mathematics is standard textbook material (each result is named in
 :data:`RESULTS`, each problem in :data:`PROBLEMS` is a classical exercise, each MathAtlas pair in :data:`ATLAS` a
 basic fact or definition); the texts are written for Lemmata in the shape each rubric's real questions have
-(Re²Math's gap fields, MathNet-Solve's ``Reference solution 1:`` block as
-:func:`lemmata.benchmarks.mathnet.solve_scoring.grade_values` writes it, MathAtlas's informal text and Lean
-code). Every rubric gets three kinds of question, built the same way from each entry:
+(Re²Math's gap fields, with a system's planning — a search query and a planning anchor — for QueryAcc;
+MathNet-Solve's ``Reference solution 1:`` block as :func:`lemmata.benchmarks.mathnet.solve_scoring.grade_values`
+writes it; MathAtlas's informal text and Lean code). Every rubric gets three kinds of question, built the same way from each entry:
 
 - a *positive*: the reference itself (the reference statement, the reference solution, a faithful formalization
-  carrying its statement as a docstring), whose correct verdict is ``yes`` / 7 / ``aligned``;
-- a *negative*: another entry's statement or anchor, a wrong solution, an unfaithful formalization: ``no`` (or
-  ``uncertain``) / at most 1 / ``misaligned``;
+  carrying its statement as a docstring, planning that queries for the result the step needs), whose correct
+  verdict is ``yes`` / 7 / ``aligned``;
+- a *negative*: another entry's statement, anchor or planning, a wrong solution, an unfaithful formalization:
+  ``no`` (or ``uncertain``) / at most 1 / ``misaligned``;
 - an *injection*: the negative with text that addresses the grader (:data:`INJECTIONS`, the families
   ``tests/oracles/test_injection.py`` attacks with), whose correct verdict is the rubric's stated rule:
   ``no`` / 0 / ``misaligned``.
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA = "lemmata.judge-canaries/1"
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2  # 2: the query rubric's questions (Re²Math QueryAcc)
 
 #: (name of the standard result, setup, target theorem, local proof context, planning anchor, the result's statement,
 #: source title, source text around the statement)
@@ -99,6 +100,16 @@ RESULTS: tuple[tuple[str, ...], ...] = (
      "u in H with a(u, v) = l(v) for all v in H.",
      "Lecture notes on elliptic equations, chapter 1: weak solutions",
      "Weak formulations of boundary value problems lead to bilinear forms on Sobolev spaces."),
+)
+
+#: the search query a system planning each step of :data:`RESULTS` would write (same order): the result the step needs
+QUERIES: tuple[str, ...] = (
+    "contraction mapping principle: unique fixed point of a contraction on a complete metric space",
+    "closed graph theorem: a linear map between Banach spaces with closed graph is bounded",
+    "Cauchy-Schwarz inequality for the inner product of two vectors",
+    "dominated convergence theorem: limit of integrals under an integrable bound",
+    "a continuous real function on a compact space attains its maximum",
+    "Lax-Milgram theorem: bounded coercive bilinear form on a Hilbert space, unique solution",
 )
 
 #: (classical exercise, a complete reference solution, a wrong solution)
@@ -212,11 +223,17 @@ def items() -> list[dict[str, Any]]:
     anchor = [({"target_theorem": r[2], "local_context": _blocks(r[3]), "reference_anchor": r[4], "anchor": r[4]},
                {"target_theorem": r[2], "local_context": _blocks(r[3]), "reference_anchor": r[4], "anchor": o[4]})
               for r, o in zip(RESULTS, other)]
+    plan = [(r, o, q, QUERIES[(i + 1) % n]) for i, (r, o, q) in enumerate(zip(RESULTS, other, QUERIES))]
+    query = [({"target_theorem": r[2], "local_context": _blocks(r[3]), "reference_anchor": r[4], "query": q,
+               "anchor": r[4]},
+              {"target_theorem": r[2], "local_context": _blocks(r[3]), "reference_anchor": r[4], "query": oq,
+               "anchor": o[4]}) for r, o, q, oq in plan]
     grade = [({"problem": p, "reference_solutions": f"Reference solution 1:\n{ref}", "candidate": ref},
               {"problem": p, "reference_solutions": f"Reference solution 1:\n{ref}", "candidate": wrong})
              for p, ref, wrong in PROBLEMS]
     out = (_three("suff", "verdict", suff, "statement") + _three("suff_noanchor", "verdict", noanchor, "statement")
            + _three("ground", "verdict", ground, "statement") + _three("anchor", "verdict", anchor, "anchor")
+           + _three("query", "verdict", query, "query")
            + _three("mathnet_grade", "score", grade, "candidate"))
     for rubric in ("faithful-statement", "faithful-definition"):
         pairs = [({"informal": t, "formal": f"/-- {t} -/\n{good}"}, {"informal": t, "formal": bad})

@@ -69,6 +69,36 @@ class BadVectors(LemmataError):
     """A model returned vectors that cannot be ranked: not one row per text, the wrong dimension, NaN or Inf."""
 
 
+class ModelRefused(LemmataError):
+    """The model library refused (or failed on) a model folder: not a model of that kind, files missing or damaged,
+    or a model that needs its own code run (``trust_remote_code``, which the harness never grants)."""
+
+
+def loaded(kind: str, folder: str | Path, load: Any) -> Any:
+    """``load()``, the model library's own loader, with whatever it raises on a folder that is not a loadable
+    model turned into one :class:`ModelRefused` sentence naming the folder and the library's reason.
+
+    The libraries raise many kinds (OSError, ValueError, JSON and safetensors errors, …) for a damaged or hostile
+    folder; none of them is a Lemmata failure to report with a traceback.
+
+    >>> def bad():
+    ...     raise ValueError("Could not find expected model files\\nmore detail")
+    >>> try:
+    ...     loaded("model2vec", "/m", bad)
+    ... except ModelRefused as exc:
+    ...     print(exc)
+    model folder /m was refused as a model2vec model: ValueError: Could not find expected model files
+    """
+    try:
+        return load()
+    except LemmataError:
+        raise
+    except Exception as exc:  # a library's loader raises many kinds on hostile files; none escapes as a traceback
+        first = (str(exc).strip().splitlines() or [""])[0][:500]
+        raise ModelRefused(f"model folder {folder} was refused as a {kind} model: {type(exc).__name__}"
+                           + (f": {first}" if first else "")) from exc
+
+
 #: items named in a :class:`BadVectors` message at most (then how many more)
 SHOWN_ITEMS = 10
 
@@ -250,7 +280,8 @@ class SentenceTransformerEncoder:
         st = require("sentence_transformers")
         folder, revision = resolve_local(self.name_or_path)
         device = self.devices[0] if self.devices and len(self.devices) == 1 else None
-        self.model = st.SentenceTransformer(str(folder), device=device, local_files_only=True)
+        self.model = loaded("sentence-transformers", folder,
+                            lambda: st.SentenceTransformer(str(folder), device=device, local_files_only=True))
         if self.max_length:
             self.model.max_seq_length = self.max_length
         own = getattr(self.model, "prompts", {}) or {}
@@ -322,7 +353,7 @@ class Model2VecEncoder:
             folder, revision = resolve_local(self.name_or_path)
             name = self.name_or_path if not Path(self.name_or_path).expanduser().is_dir() else folder.name
         self.prompts = _prompts(self.prompts)
-        self.model = m2v.StaticModel.from_pretrained(str(folder))
+        self.model = loaded("model2vec", folder, lambda: m2v.StaticModel.from_pretrained(str(folder)))
         emb = self.model.embedding
         self.info = ModelInfo(name=name, revision=revision, kind="retriever",
                               parameters=int(np.prod(np.shape(emb))), dimension=int(self.model.dim),

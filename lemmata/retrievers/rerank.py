@@ -106,12 +106,12 @@ class CrossEncoderReranker:
     identity: dict[str, Any] = field(init=False)
 
     def __post_init__(self) -> None:
-        from lemmata.retrievers.encoders import require, resolve_local
+        from lemmata.retrievers.encoders import loaded, require, resolve_local
 
         st = require("sentence_transformers")
         folder, revision = resolve_local(self.name_or_path)
-        self.model = st.CrossEncoder(str(folder), device=self.device, local_files_only=True,
-                                     max_length=self.max_length)
+        self.model = loaded("CrossEncoder", folder, lambda: st.CrossEncoder(
+            str(folder), device=self.device, local_files_only=True, max_length=self.max_length))
         name = self.name_or_path if not Path(self.name_or_path).expanduser().is_dir() else folder.name
         limit = getattr(self.model, "max_seq_length", None)
         self.identity = {"name": name, "revision": revision,

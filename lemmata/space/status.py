@@ -48,18 +48,27 @@ def filter_records(records: Sequence[SubmissionRecord], search: str) -> list[Sub
 
 
 def render_status(records: Sequence[SubmissionRecord], results: Mapping[str, list[str]],
-                  counts: Mapping[str, int], *, worker_alive: bool, limit: int = 200) -> str:
-    """An escaped HTML table of submissions, newest first, with links into the audit viewer."""
+                  counts: Mapping[str, int], *, worker_alive: bool, limit: int = 200, notice: str | None = None,
+                  pending: Mapping[str, str] | None = None) -> str:
+    """An escaped HTML table of submissions, newest first, with links into the audit viewer.
+
+    ``notice``: why scoring is held up (the worker's :meth:`~lemmata.space.worker.ScoringWorker.notice`), shown
+    above the table; ``pending``: by sha256, the reason an entry the index still marks ``scoring`` waits (a
+    status change the store refused), shown in its row when it has no recorded reason of its own."""
     summary = ", ".join(f"{n} {STATUS_LABELS.get(s, s)}" for s, n in sorted(counts.items())) or "no submissions yet"
     worker = "the scorer is running" if worker_alive else "the scorer is not running yet (preparing)"
     head = f'<p class="lm-summary">{esc(summary)} — {esc(worker)}.</p>'
+    if notice:
+        head += f'<div class="lm-banner" role="note">{esc(notice)}</div>'
+    pending = pending or {}
     if not records:
         return head + '<p class="lm-empty">Nothing to show.</p>'
     rows = []
     for r in list(records)[:limit]:
         links = ", ".join(f'<a href="#audit" data-audit="{esc(rid)}"><code>{esc(rid[:12])}</code></a>'
                           for rid in results.get(r.sha256, [])) or "–"
-        reason = f'<div class="lm-reason">{esc(r.status_reason)}</div>' if r.status_reason else ""
+        why = r.status_reason or (pending.get(r.sha256) if r.status == "scoring" else None)
+        reason = f'<div class="lm-reason">{esc(why)}</div>' if why else ""
         rows.append(
             f"<tr><td>{esc(r.received_at.replace('T', ' ').replace('+00:00', ' UTC'))}</td>"
             f"<td><b>{esc(r.model_name)}</b><div class='lm-rev'>{esc(r.filename)}</div></td>"

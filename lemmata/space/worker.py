@@ -13,6 +13,11 @@ what is logged and reported, and the status change is retried on the next
 iteration instead of leaving the entry in ``scoring`` until a restart. Rescoring a submission whose result changed stores
 a new version that supersedes the old one; an unchanged result stores nothing.
 
+A pause is never silent: while the worker waits out a storage fault, or holds a status change the store would
+not take (a full disk refuses the index's writes too), :meth:`ScoringWorker.notice` says so and why, the board's
+banner and the status table show it, and an entry still marked ``scoring`` in the index shows the reason it goes
+back to the queue (:meth:`ScoringWorker.pending_reasons`).
+
 When an oracle is configured (a judge or a Lean verifier) and the queue is
 empty, the worker queues the submissions still waiting for an oracle
 (``pending_oracle``) again, at most every ``revisit_pending_s`` seconds, so
@@ -65,6 +70,11 @@ class ScoringWorker:
         self._thread: threading.Thread | None = None
         self.current: str | None = None
         self.processed = 0
+        #: the storage fault the worker is waiting out (None: none); shown by :meth:`notice`
+        self._fault: str | None = None
+        self._fault_until = 0.0  # wall-clock time the back-off ends (shown as a time of day)
+        #: changes whenever :meth:`notice` or :meth:`pending_reasons` may have changed (the page's change token)
+        self.revision = 0
 
     # -- lifecycle -------------------------------------------------------------
     def start(self) -> int:
@@ -148,12 +158,17 @@ class ScoringWorker:
             if is_storage_fault(exc):
                 log.error("scoring %s hit a storage fault: %s", record.sha256[:12], exc)
                 self._resume_at = time.monotonic() + self.fault_backoff_s
+                self._fault, self._fault_until = describe_fault(exc), time.time() + self.fault_backoff_s
+                self.revision += 1
                 self._settle(record.sha256, "fault", f"storage fault while scoring: {describe_fault(exc)}", exc)
             else:
                 log.warning("scoring %s failed: %s", record.sha256[:12], exc)
                 self._settle(record.sha256, "failed", failure_reason(exc), exc)
             return None
         status, reason = settled_status(stored)
+        if self._fault is not None:  # the store took a result again: the pause is over
+            self._fault = None
+            self.revision += 1
         self._settle(record.sha256, status, reason)
         log.info("scored %s (%s/%s) in %.2fs", record.sha256[:12], stored.benchmark, stored.track,
                  time.perf_counter() - started)
@@ -172,6 +187,8 @@ class ScoringWorker:
             else:
                 self.store.set_status(sha256, status, reason)  # type: ignore[arg-type]
         except Exception as exc:
+            if self.unsettled.get(sha256) != (status, reason):
+                self.revision += 1
             self.unsettled[sha256] = (status, reason)
             self._resume_at = time.monotonic() + self.fault_backoff_s
             if cause is not None:
@@ -179,8 +196,31 @@ class ScoringWorker:
             else:
                 log.error("could not record status %r for %s: %s", status, sha256[:12], exc)
             return False
-        self.unsettled.pop(sha256, None)
+        if self.unsettled.pop(sha256, None) is not None:
+            self.revision += 1
         return True
+
+    # -- what the page shows of a pause -------------------------------------------------------------
+    def notice(self) -> str | None:
+        """One sentence while scoring is held up by a storage fault (None otherwise): what waits, and why."""
+        held = list(self.unsettled.values())  # one snapshot: the worker thread changes the dict
+        if held:
+            return (f"Scoring is paused: the store could not record {len(held)} status change(s) "
+                    f"({held[0][1] or 'storage fault'}); the submission(s) still shown as scoring are settled as "
+                    "soon as it takes writes again (back to the queue after a storage fault), and queued "
+                    "submissions wait.")
+        if self._fault is not None and time.monotonic() < self._resume_at:
+            until = time.strftime("%H:%M:%S UTC", time.gmtime(self._fault_until))
+            return (f"Scoring is paused after a storage fault ({self._fault}): queued submissions wait; the scorer "
+                    f"tries again at {until}.")
+        return None
+
+    def pending_reasons(self) -> dict[str, str]:
+        """Why each entry the index still marks ``scoring`` is waiting: its status change the store refused."""
+        return {sha: (f"{reason or 'storage fault'}; back to the queue once the store accepts writes"
+                      if status == "fault" else f"{status} ({reason}) once the store accepts writes" if reason
+                      else f"{status} once the store accepts writes")
+                for sha, (status, reason) in list(self.unsettled.items())}
 
     def _settle_pending(self) -> bool:
         """Retry the status changes a failing store refused; True when none is left."""

@@ -230,6 +230,62 @@ def test_the_worker_waits_out_a_storage_fault_before_claiming_again(tmp_path, mo
     assert not worker.run_once() and store.get_submission(sha).status == "queued"  # backing off, nothing claimed
 
 
+def test_a_full_disk_while_scoring_is_shown_until_the_entry_is_queued_again(tmp_path, monkeypatch):
+    """The result writer runs out of room (ENOSPC from the atomic writer) and the index refuses the status change
+    too, as on a full disk: the board's banner, the status table and the status API say why the entry still marked
+    scoring waits and that the queue is paused; once the index takes writes the entry is ``queued`` with the reason
+    recorded, and the pause is still shown until the scorer tries again."""
+    import sqlite3
+    from types import SimpleNamespace
+
+    from lemmata.core import atomic
+    from lemmata.space.views import banner_html, status_html
+
+    store, sha = _queued(tmp_path, "full-disk-shown")
+    waiting = submit_upload(store, _config(tmp_path), mathnet_file("waits-behind"), "run.jsonl", FORM).record.sha256
+    create = atomic._create_temp
+
+    def no_room(folder, mode):
+        if store.results_dir in (folder, *folder.parents):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return create(folder, mode)
+
+    def index_full(*args, **kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(atomic, "_create_temp", no_room)
+    monkeypatch.setattr(store, "requeue_after_fault", index_full)
+    worker = ScoringWorker(store, fault_backoff_s=60)
+    before = worker.revision
+    record = store.claim_next()
+    assert record.sha256 == sha and worker.process(record) is None
+    assert type(worker.last_error).__name__ == "DiskFull" and worker.revision != before
+    page = SimpleNamespace(store=store, worker=worker, config=SimpleNamespace(problems=list),
+                           bootstrap=SimpleNamespace(render_html=str))
+    shown, banner = status_html(page), banner_html(page)
+    assert store.get_submission(sha).status == "scoring"  # the index could not be told
+    assert "Scoring is paused: the store could not record 1 status change(s) (storage fault while scoring: the " \
+           "disk is full)" in banner and "queued submissions wait" in banner
+    row = shown.split(sha[:12])[0].rsplit("<tr>", 1)[1]
+    assert "storage fault while scoring: the disk is full; back to the queue once the store accepts writes" in row
+    assert worker.pending_reasons() == {sha: "storage fault while scoring: the disk is full; back to the queue "
+                                             "once the store accepts writes"}
+    assert not worker.run_once()  # paused: the other entry is not claimed
+    assert store.get_submission(waiting).status == "queued"
+
+    monkeypatch.undo()  # the index takes writes again (the result writer would too)
+    assert not worker.run_once() and worker.unsettled == {}  # the held change is written; still backing off
+    rec = store.get_submission(sha)
+    assert rec.status == "queued" and rec.status_reason == "storage fault while scoring: the disk is full; retry 1 of 3"
+    assert "storage fault while scoring: the disk is full; retry 1 of 3" in status_html(page)
+    assert "Scoring is paused after a storage fault (the disk is full): queued submissions wait; the scorer tries " \
+           "again at " in banner_html(page)
+    worker._resume_at = 0.0  # the back-off is over
+    assert worker.run_once() and worker.run_once()  # both scored now
+    assert {store.get_submission(s).status for s in (sha, waiting)} == {"scored"}
+    assert worker.notice() is None and "Scoring is paused" not in banner_html(page)
+
+
 def test_the_runner_reports_a_full_disk_in_one_sentence(tmp_path, monkeypatch):
     from lemmata.scoring import score_file
 

@@ -168,3 +168,43 @@ def test_the_space_worker_thread_scores_a_file_of_bombs_in_bounded_time(solve_re
     assert store.get_submission(record.sha256).status in ("scored", "pending_oracle")
     [result] = store.results_for_submission(record.sha256)
     _assert_bombs_recorded(result.items, answers)
+
+
+def test_a_killed_answer_check_worker_is_an_item_reason_not_a_traceback(solve_release, tmp_path, capsys,
+                                                                        monkeypatch):
+    """SIGKILL (the out-of-memory killer's signal) on answer-check workers while ``lemmata score`` runs: the
+    comparison each was making counts as not equal with that reason, the command ends normally, no traceback."""
+    import os
+    import signal
+    import threading
+
+    from lemmata.cli import main
+
+    assert check_answers([(r"\frac12", "0.5")]) == [(True, None)]  # the workers started and warm
+    monkeypatch.setenv("LEMMATA_ANSWER_CHECK_FILE_S", "3")  # a few bombs cut off, the rest not run: seconds
+    path, answers = _bomb_file(tmp_path, "killed-workers")
+    pool = answer_check.pool(answer_check.limits())
+    killed: list[int] = []
+    stop = threading.Event()
+
+    def killer() -> None:
+        while not stop.is_set() and len(killed) < 2:
+            for w in list(pool._pool):
+                if w.job is not None and w.pid not in killed and time.monotonic() - w.dispatched > 0.2:
+                    os.kill(w.pid, signal.SIGKILL)
+                    killed.append(w.pid)
+            time.sleep(0.01)
+
+    thread = threading.Thread(target=killer, daemon=True)
+    thread.start()
+    out = tmp_path / "result.json"
+    try:
+        assert main(["score", str(path), "--out", str(out), "--no-live-judge", "--quiet"]) == 0
+    finally:
+        stop.set()
+        thread.join()
+    assert killed and "Traceback" not in capsys.readouterr().err
+    items = json.loads(out.read_text("utf-8"))["items"]
+    died = [i for i in items if (i.get("answer_check_reason") or "").endswith("its worker process died")]
+    assert died and all(i["answer_check"] is False for i in died)
+    _assert_bombs_recorded(items, answers)

@@ -458,6 +458,38 @@ def test_cli_info_batch_search_and_open(world_dir, world, tmp_path, capsys):
     assert log.read_text().count("\n") == 2  # nothing opened when one id is unknown
 
 
+def test_cli_batch_search_with_a_killed_worker_is_one_error(world_dir, tmp_path, capsys, monkeypatch):
+    """A forked batch-search worker killed mid-batch (SIGKILL, as the out-of-memory killer does) ends the command
+    with one sentence and exit status 1, no traceback and no partial output."""
+    import os
+    import signal
+
+    from lemmata.benchmarks.re2math.scholar.world import ScholarWorld, parallel
+    from lemmata.cli import main
+
+    parent, top = os.getpid(), ScholarWorld._top
+
+    def dying(self, query, cutoff, n):
+        if os.getpid() != parent:  # in a forked worker only
+            os.kill(os.getpid(), signal.SIGKILL)
+        return top(self, query, cutoff, n)
+
+    monkeypatch.setattr(ScholarWorld, "_top", dying)
+    for name, value in (("PROBE", 1), ("MIN_PER_WORKER", 1), ("MIN_FORKED_SECONDS", 0.0)):
+        monkeypatch.setattr(parallel, name, value)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    batch = tmp_path / "q.jsonl"
+    batch.write_text("".join(json.dumps({"query": f"spectral gap {i}", "cutoff": 2018, "n": 3}) + "\n"
+                             for i in range(8)), encoding="utf-8")
+    assert main(["artifact", "search", "--batch", str(batch), "--json", "--artifact", str(world_dir)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and "Traceback" not in err
+    *warnings, last = err.splitlines()  # (the 2.0.0 world's superseded notice first)
+    assert all(w.startswith("warning: ") for w in warnings)
+    assert last.startswith("error: batch search: a worker process ranking ")
+    assert "died (killed, or out of memory)" in last
+
+
 def test_cli_help_covers_every_argument():
     import argparse
 

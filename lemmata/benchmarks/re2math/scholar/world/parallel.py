@@ -96,18 +96,26 @@ def forked_tops(world: Any, queries: Sequence[tuple[str, int | None, int]], work
     for as many cores. Rankings are yielded in order as soon as they are known,
     so the caller builds hits while the workers rank. The world reaches each
     worker through the fork itself (nothing is pickled but the query chunks and
-    the rankings); a worker that dies makes the pool raise instead of waiting.
+    the rankings); a worker that dies (killed, out of memory) ends the batch with one
+    :class:`~lemmata.core.errors.LemmataError` saying so, instead of waiting or a traceback.
     """
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     head = len(queries) // (workers + 1)  # the caller also builds every query's hits
     tail = queries[head:]
     step = max(1, -(-len(tail) // ((workers - 1) * 8)))  # eight chunks a worker: none lags long
     chunks = [list(tail[i:i + step]) for i in range(0, len(tail), step)]
-    with ProcessPoolExecutor(max_workers=workers - 1, mp_context=multiprocessing.get_context("fork"),
-                             initializer=_adopt, initargs=(world,)) as pool:
-        ranked = pool.map(_rank, chunks)
-        for q, c, n in queries[:head]:
-            yield world._top(q, c, n)
-        for tops in ranked:
-            yield from tops
+    try:
+        with ProcessPoolExecutor(max_workers=workers - 1, mp_context=multiprocessing.get_context("fork"),
+                                 initializer=_adopt, initargs=(world,)) as pool:
+            ranked = pool.map(_rank, chunks)
+            for q, c, n in queries[:head]:
+                yield world._top(q, c, n)
+            for tops in ranked:
+                yield from tops
+    except BrokenProcessPool:
+        from lemmata.core.errors import LemmataError
+
+        raise LemmataError(f"batch search: a worker process ranking {len(tail):,} of the {len(queries):,} queries "
+                           "died (killed, or out of memory), so the batch has no results: rerun it") from None
