@@ -71,7 +71,8 @@ def parse_track(selector: str) -> tuple[str, str | None]:
 
 
 def resolve_tasks(selectors: Sequence[str] | None, *, split: str = "test", year_cutoff: bool = True) -> list[Any]:
-    """The tasks the selectors name, in order (an unknown variant fails with the known ones)."""
+    """The tasks the selectors name, in order (an unknown variant fails with the known ones; a plain ``NAME`` leaves
+    out the variants run only on request)."""
     out = []
     for selector in selectors or default_tracks():
         name, variant = parse_track(selector)
@@ -82,6 +83,8 @@ def resolve_tasks(selectors: Sequence[str] | None, *, split: str = "test", year_
             if not chosen:
                 raise UnknownNameError(suggest(f"variant of {name}", variant, labels))
             tasks = chosen
+        else:
+            tasks = [t for t in tasks if not t.on_request]
         out.extend(tasks)
     return out
 

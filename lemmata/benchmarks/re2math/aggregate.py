@@ -183,6 +183,9 @@ def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessme
     if header.scope == "local_only":
         notes.append("Local-only scope: the system planned from the local proof blocks alone (no setup, no target "
                      "theorem); ranked apart.")
+    if header.cite_keys == "masked":
+        notes.append("Cite keys masked: the instance's own citation key was shown as \\cite{?} in every input "
+                     "field; ranked apart from unmasked runs.")
     if kind == "offline":
         notes.append(f"Offline frozen tuple: the headline is {head.label} — grounded means {head.grounded_by}; "
                      "Suff is judged from the gap and the statement alone (no source text, no anchor hint). "
@@ -215,6 +218,7 @@ def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessme
                # declared conditions that split the board's groups, present only when they differ from the paper's
                **({"condition": header.condition} if oracle_source else {}),
                **({"scope": header.scope} if header.scope != "global_local" else {}),
+               **({"cite_keys": header.cite_keys} if header.cite_keys == "masked" else {}),
                **({"superseded_by": successor} if successor else {}), **addressed.flags, **canary.flags},
         main=Score(metric=main_metric, value=tool.rate if complete else None,
                    interval=tool.wilson95 if complete else None, interval_kind="wilson95" if complete else None,

@@ -37,9 +37,11 @@ def audit_view(result: Result, item_id: str, submission: Validated | None, resou
     rows = resources.rows(result.frozen.dataset_release, result.frozen.split)
     row = rows[item_id]
     artifact = resources.artifact(result.frozen.retrieval_artifact) if result.frozen.retrieval_artifact else None
+    masked = result.flags.get("cite_keys") == "masked"  # stored before masking: no flag, the input as stored
     sections: list[tuple[str, str]] = [
-        (f"Input ({track} track, m = {window})",
-         fence(render_instance(row, track, window, result.flags.get("scope", "global_local")), "markdown")),
+        (f"Input ({track} track, m = {window}{', cite key masked' if masked else ''})",
+         fence(render_instance(row, track, window, result.flags.get("scope", "global_local"), mask_target_cite=masked),
+               "markdown")),
     ]
     rec = None
     if submission is not None:

@@ -43,8 +43,10 @@ def source_retrieval_run(retriever: str, variant: str, out_dir: str | Path, *, s
 
 def source_jobs() -> list[tuple[str, Callable[[Path], Path]]]:
     """The source-retrieval baseline runs (not in :func:`jobs`: they need the current world, see the CLI)."""
+    from lemmata.benchmarks.re2math.source.retrieval import SOURCE_VARIANTS
+
     return [(f"source retrieval, {variant}, {r}", lambda folder, r=r, v=variant: source_retrieval_run(r, v, folder))
-            for variant in ("raw", "assisted") for r in RETRIEVERS]
+            for variant in SOURCE_VARIANTS for r in RETRIEVERS]
 
 
 def jobs() -> list[tuple[str, Callable[[Path], Path]]]:

@@ -58,7 +58,7 @@ def register_render(sub) -> None:
     p.add_argument("--config", default="full", help="release config to look the instance up in (default full)")
     p.add_argument("--mask-target-cite", action="store_true",
                    help="replace the instance's own citation key inside \\cite-like commands by '?' "
-                        "(opt-in: the leaderboard's tracks and the agents' prompts are unmasked)")
+                        "(the input the offline agents read by default; without it the row is shown as stored)")
     p.add_argument("--scope", choices=("global_local", "local_only"), default="global_local",
                    help="global_local: setup, target theorem and local blocks (default); local_only: the local "
                         "blocks alone (the paper's planning-scope ablation)")
@@ -81,19 +81,28 @@ def run_render(args) -> int:
                          field="instance_id")
 
 
-def _ranking_args(p) -> None:
+def _ranking_args(p, variants: tuple[str, ...] = ("raw", "assisted"), note: str = "") -> None:
     """The options both ranking baselines take: which retrievers, which query rendering, which split."""
     from lemmata.harness.baselines import ALL, common_args
 
     p.add_argument("--retriever", choices=("bm25", "static", "hybrid", ALL), default=ALL,
                    help="bm25, static embeddings, their hybrid, or all (default all)")
-    p.add_argument("--variant", choices=("raw", "assisted", ALL), default=ALL, help="query rendering (window m=5)")
+    p.add_argument("--variant", choices=(*variants, ALL), default=ALL,
+                   help=f"query rendering (window m=5), or all (default all){note}")
     p.add_argument("--split", choices=("test", "dev"), default="test", help="query split (test = Eval-200)")
     common_args(p)
 
 
+def add_cite_keys_arg(p) -> None:
+    """``--cite-keys``, the same for every Re²Math agent on the offline world."""
+    p.add_argument("--cite-keys", choices=("masked", "unmasked"), default="masked",
+                   help="masked (default): the instance's own citation key reads \\cite{?} in the input, since it "
+                        "often names the answer; unmasked: the input as stored (ranked in its own group)")
+
+
 def register_baselines(rs, actions) -> None:
     """``lemmata baselines run theorem-retrieval | source-retrieval | agent``."""
+    from lemmata.benchmarks.re2math.source.retrieval import SOURCE_VARIANTS
     from lemmata.harness.baselines import common_args
 
     t = VERBS.add(rs, "baselines.run.theorem-retrieval")
@@ -101,7 +110,7 @@ def register_baselines(rs, actions) -> None:
     t.set_defaults(handler=run_theorem)
 
     sr = VERBS.add(rs, "baselines.run.source-retrieval")
-    _ranking_args(sr)
+    _ranking_args(sr, SOURCE_VARIANTS, "; *-masked: the instance's own cite key masked, the track's default")
     sr.set_defaults(handler=run_source)
 
     a = VERBS.add(rs, "baselines.run.agent")
@@ -109,6 +118,7 @@ def register_baselines(rs, actions) -> None:
                    help="raw: no anchor hint; assisted: with it (default assisted)")
     a.add_argument("--split", choices=("eval200/test", "pool/dev"), default="eval200/test",
                    help="instances to answer, as config/split (default eval200/test)")
+    add_cite_keys_arg(a)
     common_args(a, depth=False)
     a.set_defaults(handler=run_baseline_agent)
 
@@ -116,21 +126,22 @@ def register_baselines(rs, actions) -> None:
 def run_theorem(args) -> int:
     from lemmata.benchmarks.re2math.baselines import theorem_retrieval_run
 
-    return _retrieval_runs(args, theorem_retrieval_run)
+    return _retrieval_runs(args, theorem_retrieval_run, ("raw", "assisted"))
 
 
 def run_source(args) -> int:
     from lemmata.benchmarks.re2math.baselines import source_retrieval_run
+    from lemmata.benchmarks.re2math.source.retrieval import SOURCE_VARIANTS
 
-    return _retrieval_runs(args, source_retrieval_run)
+    return _retrieval_runs(args, source_retrieval_run, SOURCE_VARIANTS)
 
 
-def _retrieval_runs(args, run) -> int:
+def _retrieval_runs(args, run, variants: tuple[str, ...]) -> int:
     """Every chosen (rendering, retriever) pair of a retrieval baseline, each file scored as it is written."""
     from lemmata.harness.baselines import finish, out_folder, pick, store_of
 
     store = store_of(args)
-    for variant in pick(args.variant, ("raw", "assisted")):
+    for variant in pick(args.variant, variants):
         for retriever in pick(args.retriever, ("bm25", "static", "hybrid")):
             finish(run(retriever, variant, out_folder(args), split=args.split, depth=args.depth), store)
     return 0
@@ -140,5 +151,6 @@ def run_baseline_agent(args) -> int:
     from lemmata.benchmarks.re2math.agent.lexical import run_agent as agent
     from lemmata.harness.baselines import finish, out_folder, store_of
 
-    finish(agent(out_folder(args), track=args.agent_track, split=args.split), store_of(args))
+    finish(agent(out_folder(args), track=args.agent_track, split=args.split, cite_keys=args.cite_keys),
+           store_of(args))
     return 0

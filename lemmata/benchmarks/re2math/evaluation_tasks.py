@@ -75,9 +75,15 @@ def source_task(split: str = "test", variant: str = "raw", *, year_cutoff: bool 
 
 
 def tasks(name: str, *, split: str = "test", year_cutoff: bool = True) -> list[RankingTask]:
-    """Every variant of a Re²Math ranking track (``raw``, ``assisted``)."""
+    """Every variant of a Re²Math ranking track: theorem retrieval's ``raw``, ``assisted``; source retrieval's
+    ``raw-masked``, ``assisted-masked`` (the instance's own cite key masked: what a plain ``--track`` runs) and
+    ``raw``, ``assisted`` (the key as stored, run only when named: ``re2math-source-retrieval:raw``)."""
+    from lemmata.benchmarks.re2math.source.retrieval import MASKED_VARIANTS, SOURCE_VARIANTS
     from lemmata.benchmarks.re2math.theorem.retrieval import VARIANTS
 
     if name == "re2math-theorem-retrieval":
         return [theorem_task(split, v) for v in VARIANTS]
-    return [source_task(split, v, year_cutoff=year_cutoff) for v in VARIANTS]
+    out = [source_task(split, v, year_cutoff=year_cutoff) for v in SOURCE_VARIANTS]
+    for task, variant in zip(out, SOURCE_VARIANTS):
+        task.on_request = variant not in MASKED_VARIANTS
+    return out

@@ -7,6 +7,7 @@ rest: endpoint, request cache, run metadata, scoring.
 
 from __future__ import annotations
 
+from lemmata.benchmarks.re2math.commands import add_cite_keys_arg
 from lemmata.core.verbs import Verbs
 from lemmata.harness.runs import RunProtocol, Written, add_sampling_args, sampling_of
 
@@ -26,6 +27,7 @@ def _arguments(r) -> None:
     r.add_argument("--scope", choices=("global_local", "local_only"), default="global_local",
                    help="what the model plans from: setup, target theorem and local blocks (default), or the local "
                         "blocks alone (the paper's scope ablation, ranked in its own group)")
+    add_cite_keys_arg(r)
     add_sampling_args(r)
     r.add_argument("--artifacts", metavar="DIR", help="folder holding the built offline world (default: the "
                    "artifacts folder under LEMMATA_HOME, built there when missing)")
@@ -36,7 +38,8 @@ def _run(args, runner) -> Written:
 
     path, meta = run_offline_agent(runner, args.out, track=args.track, split=args.split, window=args.window,
                                    sampling=sampling_of(args), artifacts_root=args.artifacts,
-                                   condition=args.condition, scope=args.scope, quiet=args.quiet)
+                                   condition=args.condition, scope=args.scope, cite_keys=args.cite_keys,
+                                   quiet=args.quiet)
     return Written(path, meta)
 
 

@@ -24,6 +24,7 @@ from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.models import Exact
+from lemmata.benchmarks.re2math.render import CiteKeys, Scope
 from lemmata.formats.results import ModelInfo
 from lemmata.formats.envelope import Envelope, no_records, validate_model
 from lemmata.formats.schema import dumps, line_schema
@@ -83,9 +84,14 @@ class Header(Exact):
         "oracle-source: the system was handed the cited source's opened text and only extracted "
         "(oracle_statement; no query sent, nothing opened): the paper's oracle condition, headlined by Oracle "
         "ToolAcc and ranked in its own group")
-    scope: Literal["global_local", "local_only"] = Field(
+    scope: Scope = Field(
         default="global_local", description="what the system read to plan: setup, target theorem and the local "
         "blocks (global_local, the paper's default) or the local blocks alone (local_only, ranked apart)")
+    cite_keys: CiteKeys = Field(
+        default="unmasked", description="whether the system read the instance's own citation key: masked (each "
+        "input field's \\cite{KEY} of the cited work became \\cite{?}; what `lemmata run re2math` and the baseline "
+        "agent write on the offline world) or unmasked (the input as stored; a file without the field reads so). "
+        "The key often names the answer (author and year), so the two are ranked apart")
     flags: Flags
     max_queries: int = Field(default=PAPER_MAX_QUERIES, ge=1, le=MAX_QUERIES,
                              description="queries a record may send (the paper protocol: 1); a larger budget is "

@@ -18,7 +18,7 @@ from lemmata.core.errors import InputError, LemmataError
 from lemmata.oracles.chat import ChatJudge
 from lemmata.benchmarks.re2math.scoring import Re2MathHandler, Resources, judge_artifact_for, result_track
 from lemmata.formats.results import Result
-from lemmata.families import handler_for
+from lemmata.families import handler_for, judged_columns
 from lemmata.tracks.base import OracleConfig
 from lemmata.store import Store
 from lemmata.formats.envelope import parse_envelope
@@ -185,6 +185,7 @@ def test_live_judge_fills_the_cache_and_a_rescore_makes_no_calls(handler, exampl
     assert first.result_id == again.result_id == cached_only.result_id
     assert first.frozen.scoring_artifact == "re2math-judge:chat:judge-model:anchor.v2+query.v1+suff.v3"
     assert first.provenance["scoring_artifact"]["judge"]["model"] == "judge-model"
+    assert judged_columns()["re2math"].judge_of(first.model_dump(mode="json")) == "chat:judge-model"  # the board's
     # Suff is asked of every record with a statement (not only grounded ones), with no anchor in the prompt
     with_statement = [i for i in first.items if i["ground"]["verdict"] != "abstain"]
     assert with_statement and all(i["suff"]["by"] == "judge" for i in with_statement)
@@ -252,6 +253,29 @@ def test_oracle_source_condition_is_headlined_by_oracle_toolacc_in_its_own_group
     objs[0]["oracle_run"] = False
     with pytest.raises(InputError, match="needs oracle_run"):
         validate(handler, to_bytes(objs))
+
+
+def test_masked_cite_keys_rank_apart_and_audit_shows_the_masked_input(handler, example, judged):
+    """A header declaring ``cite_keys: masked`` (what new offline runs write) carries the flag and splits the group;
+    a file without the field (every stored result) reads unmasked: no flag, the group it always had."""
+    from lemmata.benchmarks.re2math.render import MASK_TOKEN, render_instance
+    from lemmata.space.conditions import badges, comparability_suffix
+
+    objs = lines_of(example)
+    objs[0]["cite_keys"] = "masked"
+    masked = score(handler, to_bytes(objs), judge=None, judge_dir=judged[0])
+    assert masked.flags["cite_keys"] == "masked" and "cite_keys" not in judged[1].flags
+    assert comparability_suffix(masked.flags) == "with cite key masked, window 5"
+    assert comparability_suffix(judged[1].flags) == "window 5"
+    assert ("cite key masked" in dict(badges(masked.flags))) and any("Cite keys masked" in n for n in masked.notes)
+    objs[0]["cite_keys"] = "unmasked"  # declared unmasked: the flags of a file without the field
+    assert score(handler, to_bytes(objs), judge=None, judge_dir=judged[0]).flags == judged[1].flags
+    rows = handler.resources.rows("re2math-1.0.0", "eval200/test")
+    iid = next(i for i, r in rows.items() if "{%s}" % r["z"]["citation_key"].strip() in render_instance(r, "raw", 5))
+    key = rows[iid]["z"]["citation_key"].strip()
+    shown = dict(handler.audit(masked, iid, None).sections)["Input (raw track, m = 5, cite key masked)"]
+    assert "{" + key + "}" not in shown and MASK_TOKEN in shown
+    assert "{" + key + "}" in handler.audit(judged[1], iid, None).sections[0][1]
 
 
 # -- integrity: tampered trajectories, tampered artifact, citing paper ----------------------------------------

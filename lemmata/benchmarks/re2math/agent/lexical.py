@@ -27,6 +27,10 @@ model in the loop, so every step is deterministic and easy to replace:
    extract is selected; if none has, the first is selected and the statement
    left null (an abstention).
 
+Every step reads the instance with its own cite key masked (``cite_keys="masked"``, the default of the offline
+world: the key often names the answer, so a query carrying it would find the source by its label);
+``cite_keys="unmasked"`` reads the input as stored, declared in the header and ranked apart.
+
 On the raw track the record also carries a planning *anchor* — here simply the
 last sentence of the last local proof block (:func:`raw_anchor`); the judge
 scores it against the hidden anchor hint (AnchorAcc).
@@ -146,11 +150,12 @@ def extract_sentence(text: str, proof_state: str) -> str | None:
 
 
 def solve(row: Mapping[str, Any], artifact: Any, *, track: str, window: int, max_queries: int = MAX_QUERIES,
-          max_opens: int = MAX_OPENED) -> dict[str, Any]:
+          max_opens: int = MAX_OPENED, cite_keys: str = "masked") -> dict[str, Any]:
     """One instance end to end: the submission record (queries with their candidates, openings, source, statement)."""
-    from lemmata.benchmarks.re2math.render import render_instance
+    from lemmata.benchmarks.re2math.render import render_instance, system_input
     from lemmata.benchmarks.re2math.scholar.identity import year_cutoff
 
+    row = system_input(row, cite_keys)
     iid = row["instance_id"]
     cutoff = year_cutoff(artifact, row)
     results = [artifact.search(q, cutoff, CANDIDATES_N, instance_id=iid)
@@ -176,7 +181,7 @@ def solve(row: Mapping[str, Any], artifact: Any, *, track: str, window: int, max
 
 
 def run_agent(out_dir: str | Path, *, track: str = "assisted", split: str = "eval200/test", window: int = 5,
-              artifact: Any = None) -> Path:
+              artifact: Any = None, cite_keys: str = "masked") -> Path:
     """Run the agent on every instance of ``split`` and write its Re²Math submission; returns the file."""
     from lemmata import __version__
     from lemmata.catalog import release_path
@@ -195,9 +200,11 @@ def run_agent(out_dir: str | Path, *, track: str = "assisted", split: str = "eva
         "model": {"name": AGENT_NAME, "revision": f"lemmata {__version__}"},
         "retrieval_artifact": artifact.artifact_id,
         "flags": {"tuned_on_pool": False, "used_external_tools": False},
-        "max_queries": MAX_QUERIES, "max_opens": MAX_OPENED,
+        "max_queries": MAX_QUERIES, "max_opens": MAX_OPENED, "cite_keys": cite_keys,
         "notes": "Offline non-LLM baseline: lemmata.benchmarks.re2math.agent, reproduced by `lemmata baselines run "
-                 f"agent --track {track} --split {split}`.",
+                 f"agent --track {track} --split {split} --cite-keys {cite_keys}`.",
     }
-    lines = [header, *(solve(row, artifact, track=track, window=window) for row in rows)]
-    return write_jsonl(Path(out_dir) / f"re2math.{split.replace('/', '-')}.{track}.lexical-agent.jsonl", lines)
+    lines = [header, *(solve(row, artifact, track=track, window=window, cite_keys=cite_keys) for row in rows)]
+    variant = "" if cite_keys == "masked" else f".{cite_keys}"
+    return write_jsonl(Path(out_dir) / f"re2math.{split.replace('/', '-')}.{track}{variant}.lexical-agent.jsonl",
+                       lines)

@@ -25,6 +25,10 @@ Two declared variants of the paper's (each recorded in the header, each ranked i
 * ``scope="local_only"`` — the planning scope: the prompts show the local proof blocks alone, the setup and the
   target theorem replaced by :data:`HIDDEN`.
 
+Every prompt reads the instance with its own cite key masked (``cite_keys="masked"``, the default: the key often
+names the answer, see :func:`lemmata.benchmarks.re2math.render.system_input`); ``cite_keys="unmasked"`` shows the
+input as stored, recorded in the header and ranked apart.
+
 **Budget by construction**: each stage sends at most one request per instance
 and the code has one search call and one open call per instance, so no
 trajectory can exceed the paper's budget (one query, one opened source); the
@@ -46,6 +50,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from lemmata.benchmarks.re2math.render import DEFAULT_CITE_KEYS, system_input
 from lemmata.formats.results import ModelInfo
 from lemmata.oracles.chat_runner import ChatJob, ChatRunner, Completion, Sampling
 from lemmata.oracles.judge import Rubric, parse_rubric
@@ -185,6 +190,7 @@ def shown_text(text: str, query: str, step: str) -> str:
 
 def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunner, *, track: str, window: int,
               sampling: Sampling = Sampling(), condition: str = "retrieval", scope: str = "global_local",
+              cite_keys: str = DEFAULT_CITE_KEYS,
               quiet: bool = False) -> tuple[list[dict[str, Any]], Counter, dict[str, str]]:
     """Every instance's record, abstentions counted by stage and reason, and each abstaining instance's reason.
 
@@ -211,7 +217,7 @@ def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunn
         abstained[f"{stage}: {reason.split(':')[0]}"] += 1
         reasons[iid] = f"{stage}: {reason}"
 
-    by_id = {row["instance_id"]: row for row in rows}
+    by_id = {row["instance_id"]: system_input(row, cite_keys) for row in rows}
     for iid in by_id:
         records[iid] = {"instance_id": iid, "queries": [], "opened": [], "selected_source": None, "statement": None}
         if oracle:
@@ -297,7 +303,8 @@ def model_info(runner: ChatRunner, sampling: Sampling) -> ModelInfo:
 def run_offline_agent(runner: ChatRunner, out_dir: str | Path, *, track: str = "raw", split: str = "eval200/test",
                       window: int = 5, sampling: Sampling = Sampling(), artifacts_root: str | Path | None = None,
                       rows: Sequence[Mapping[str, Any]] | None = None, condition: str = "retrieval",
-                      scope: str = "global_local", quiet: bool = False) -> tuple[Path, dict[str, Any]]:
+                      scope: str = "global_local", cite_keys: str = DEFAULT_CITE_KEYS,
+                      quiet: bool = False) -> tuple[Path, dict[str, Any]]:
     """Run the protocol on ``split`` of the current world; write the submission. Returns its path and run metadata.
 
     ``artifacts_root`` holds the built world (default: the artifacts folder, built there when missing).
@@ -318,7 +325,7 @@ def run_offline_agent(runner: ChatRunner, out_dir: str | Path, *, track: str = "
         config, _, name = split.partition("/")
         rows = list(open_release(release_path(RE2MATH)).rows(config, name))
     records, abstained, reasons = solve_all(rows, artifact, runner, track=track, window=window, sampling=sampling,
-                                            condition=condition, scope=scope, quiet=quiet)
+                                            condition=condition, scope=scope, cite_keys=cite_keys, quiet=quiet)
     oracle = condition == "oracle-source"
     header = {
         "format": SUBMISSION_FORMAT, "benchmark": "re2math", "release": RE2MATH.release_id, "split": split,
@@ -326,15 +333,17 @@ def run_offline_agent(runner: ChatRunner, out_dir: str | Path, *, track: str = "
         "retrieval_artifact": artifact.artifact_id,
         "flags": {"tuned_on_pool": False, "used_external_tools": False}, "max_queries": 1, "max_opens": 1,
         **({"oracle_run": True, "condition": condition} if oracle else {}),
-        **({"scope": scope} if scope != "global_local" else {}),
+        **({"scope": scope} if scope != "global_local" else {}), "cite_keys": cite_keys,
         "notes": (f"lemmata run re2math --condition oracle-source: the paper's oracle condition (prompts "
                   f"{PROMPT_VERSION}; the cited source's opened text given, one statement extracted) on "
                   f"{artifact.artifact_id}." if oracle else
                   f"lemmata run re2math: the paper's protocol (prompts {PROMPT_VERSION}; one query, at most one "
                   f"opened source) on {artifact.artifact_id}.")
-                 + (" Local-only scope: setup and target theorem not shown." if scope == "local_only" else ""),
+                 + (" Local-only scope: setup and target theorem not shown." if scope == "local_only" else "")
+                 + (" Cite keys unmasked: the input as stored." if cite_keys == "unmasked" else ""),
     }
-    variant = ("" if not oracle else ".oracle-source") + ("" if scope == "global_local" else f".{scope}")
+    variant = (("" if not oracle else ".oracle-source") + ("" if scope == "global_local" else f".{scope}")
+               + ("" if cite_keys == DEFAULT_CITE_KEYS else f".{cite_keys}"))
     path = Path(out_dir) / (f"re2math.{split.replace('/', '-')}.{track}.m{window}{variant}."
                             f"{slug(runner.endpoint.model)}.jsonl")
     write_jsonl(path, [header, *records])

@@ -16,10 +16,16 @@ themselves, in plain IR form, so any retriever can be scored on the step
   snippet: the year is left out because records dated before 1991 are all
   cited sources (arXiv begins in 1991), so a year would tell gold from
   haystack; the snippet is only authors and year again.
-- **queries** — one per instance, the same renderings as the theorem-retrieval
-  track (:func:`lemmata.benchmarks.re2math.theorem.retrieval.query_row`, window
-  m = 5, ``text_raw`` and ``text_assisted``), split as the release: ``test`` =
-  Eval-200 (``eval200/test``), ``train`` / ``dev`` from ``pool``.
+- **queries** — one per instance, split as the release: ``test`` = Eval-200
+  (``eval200/test``), ``train`` / ``dev`` from ``pool``; four renderings with
+  window m = 5 (:data:`SOURCE_VARIANTS`). New runs use ``raw-masked`` and
+  ``assisted-masked`` (``text_raw_masked``, ``text_assisted_masked``): the
+  instance's own cite key reads ``\\cite{?}`` (:func:`~lemmata.benchmarks.re2math.render.masked_input`),
+  because the key is often author and year, a query that names the answer.
+  ``raw`` and ``assisted`` (``text_raw``, ``text_assisted``: the theorem-retrieval
+  track's renderings, :func:`lemmata.benchmarks.re2math.theorem.retrieval.query_row`)
+  keep the key and the results made with them; a run declares its variant as
+  its ``track``, so the two never share a group.
 - **qrels** — each query's single relevant record is its cited source's record
   (:meth:`ScholarWorld.attribution`); one work is one record, so there is
   exactly one. In 2.1.0 a cited work's same-work arXiv twin (same normalised
@@ -47,6 +53,7 @@ from typing import Any
 from lemmata.core.errors import LemmataError
 from lemmata.core.hashing import sha256_file
 from lemmata.core.jsonl import write_jsonl
+from lemmata.benchmarks.re2math.render import render_instance
 from lemmata.benchmarks.re2math.theorem.retrieval import VARIANTS, WINDOW, query_row
 
 SOURCE_BENCHMARK = "re2math-source-retrieval"
@@ -55,11 +62,14 @@ SPLITS: dict[str, tuple[str, str]] = {"test": ("eval200", "test"), "train": ("po
                                       "dev": ("pool", "dev")}
 #: the header ``split`` values a run may answer (train is for fitting, never scored)
 SCORED_SPLITS: tuple[str, ...] = ("eval200/test", "pool/dev")
+#: the query renderings a run may rank for: the masked ones (the default for new runs), then the unmasked ones
+MASKED_VARIANTS: tuple[str, ...] = tuple(f"{v}-masked" for v in VARIANTS)
+SOURCE_VARIANTS: tuple[str, ...] = (*MASKED_VARIANTS, *VARIANTS)
 EXPORT_FILES = ("corpus.jsonl", *(f"queries/{s}.jsonl" for s in SPLITS), *(f"qrels/{s}.tsv" for s in SPLITS),
                 *(f"qrels/{s}.jsonl" for s in SPLITS), "README.md")
 
-__all__ = ["SOURCE_BENCHMARK", "SPLITS", "SCORED_SPLITS", "VARIANTS", "WINDOW", "SourceTrack", "make_source_track",
-           "default_source_track", "query_split", "write_beir"]
+__all__ = ["SOURCE_BENCHMARK", "SPLITS", "SCORED_SPLITS", "VARIANTS", "MASKED_VARIANTS", "SOURCE_VARIANTS", "WINDOW",
+           "SourceTrack", "make_source_track", "default_source_track", "query_split", "source_query_row", "write_beir"]
 
 
 def query_split(split: str) -> str:
@@ -72,6 +82,29 @@ def query_split(split: str) -> str:
         if "/".join(pair) == split:
             return name
     raise ValueError(f"unknown split {split!r}; expected one of {['/'.join(p) for p in SPLITS.values()]}")
+
+
+def source_query_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A query of the track: the theorem-retrieval track's row plus the masked renderings (one field per variant).
+
+    >>> q = source_query_row({"instance_id": "i", "paper_key": "p", "domain": "d", "z": {"citation_key": "K"},
+    ...     "x": {"global_context": {"setup": "S", "target_theorem": r"By \\cite{K}."}, "local_context": []}})
+    >>> [k for k in q if k.startswith("text_")], r"\\cite{K}" in q["text_raw"], q["text_raw_masked"].splitlines()[4]
+    (['text_raw', 'text_assisted', 'text_raw_masked', 'text_assisted_masked'], True, 'By \\\\cite{?}.')
+    """
+    return {**query_row(row), **{f"text_{v}_masked": render_instance(row, v, WINDOW, mask_target_cite=True)
+                                 for v in VARIANTS}}
+
+
+def variant_field(variant: str) -> str:
+    """The query row's field a variant ranks for.
+
+    >>> variant_field("raw"), variant_field("assisted-masked")
+    ('text_raw', 'text_assisted_masked')
+    """
+    if variant not in SOURCE_VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; expected one of {SOURCE_VARIANTS}")
+    return "text_" + variant.replace("-", "_")
 
 
 @dataclass(frozen=True)
@@ -93,9 +126,8 @@ class SourceTrack:
         return [index_text(t, a.split()) for t, a in zip(self.titles, self.authors)]
 
     def query_texts(self, split: str, variant: str) -> dict[str, str]:
-        if variant not in VARIANTS:
-            raise ValueError(f"unknown variant {variant!r}; expected one of {VARIANTS}")
-        return {q["_id"]: q[f"text_{variant}"] for q in self.queries[split]}
+        field = variant_field(variant)
+        return {q["_id"]: q[field] for q in self.queries[split]}
 
     def qrels_of(self, split: str) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
@@ -125,7 +157,7 @@ def make_source_track(world, release) -> SourceTrack:
     qrels: dict[str, list[dict[str, Any]]] = {}
     for split, (config, rsplit) in SPLITS.items():
         rows = release.rows(config, rsplit)
-        queries[split] = [query_row(r) for r in rows]
+        queries[split] = [source_query_row(r) for r in rows]
         qrels[split] = [{"query-id": r["instance_id"], "corpus-id": world.attribution(r["instance_id"]).record_id,
                          "score": 1} for r in rows]
     known = set(ids)
@@ -167,7 +199,8 @@ def write_beir(track: SourceTrack, out_dir: str | Path) -> list[str]:
     """Write the track as BEIR files with a dataset-card stub, loadable with ``datasets.load_dataset(out_dir, …)``.
 
     ``corpus.jsonl`` (``_id``, ``title``, ``text``), ``queries/<split>.jsonl``
-    (``_id``, ``text_raw``, ``text_assisted``, ``paper_key``, ``domain``),
+    (``_id``, ``text_raw``, ``text_assisted``, ``paper_key``, ``domain``, ``text_raw_masked``,
+    ``text_assisted_masked``),
     ``qrels/<split>.tsv`` (``query-id``, ``corpus-id``, ``score``; what BEIR
     tools read) with the same rows as ``qrels/<split>.jsonl`` (what the
     ``qrels`` config loads: ``load_dataset`` picks one reader for a folder, and
@@ -217,7 +250,9 @@ Written by `lemmata artifact export-beir`; rebuild it with the same command.
   record id, `title` the shown title, `text` the shown author surnames. No year, no abstract: both differ in
   distribution between cited sources and the arXiv haystack, so they would tell the answer's origin.
 - **queries** (`queries/<split>.jsonl`): one per Re²Math instance, `text_raw` / `text_assisted` = the Raw and
-  Assisted renderings with window m = {WINDOW}; `test` = Eval-200, `train` / `dev` from `pool` ({counts}).
+  Assisted renderings with window m = {WINDOW}, and `text_raw_masked` / `text_assisted_masked` = the same with the
+  instance's own cite key read as `\\cite{{?}}` (the track's default variants: the key often names the answer);
+  `test` = Eval-200, `train` / `dev` from `pool` ({counts}).
 - **qrels** (`qrels/<split>.tsv` for BEIR tools, the same rows as `qrels/<split>.jsonl` for `load_dataset`): each
   query's one relevant record is its cited source's record.{twins}
 

@@ -29,7 +29,9 @@ from pydantic import Field
 
 from lemmata.benchmarks.re2math.meta import RE2MATH
 from lemmata.benchmarks.re2math.scholar.worlds import WORLDS
-from lemmata.benchmarks.re2math.source.retrieval import SOURCE_BENCHMARK, default_source_track, query_split
+from lemmata.benchmarks.re2math.source.retrieval import (
+    MASKED_VARIANTS, SOURCE_BENCHMARK, SOURCE_VARIANTS, default_source_track, query_split,
+)
 from lemmata.formats.beir import Collection, Doc
 from lemmata.formats.results import FrozenTuple
 from lemmata.tracks.ranking import (
@@ -47,7 +49,10 @@ class SourceRunHeader(RunHeader):
         description="the offline world whose record ids the rankings use (2.1.0, the current world, for new runs)",
         examples=[WORLDS.current_id])  # what a header template offers: the current world, never a superseded one
     split: Literal["eval200/test", "pool/dev"]
-    track: Literal["raw", "assisted"] = Field(description="which rendering of the proof state is the query")
+    track: Literal["raw-masked", "assisted-masked", "raw", "assisted"] = Field(
+        description="which rendering of the proof state is the query: raw-masked or assisted-masked for new runs "
+                    "(the instance's own cite key reads \\cite{?}), raw or assisted with the key as stored; each "
+                    "ranked in its own group")
 
 
 @lru_cache(maxsize=8)
@@ -69,7 +74,7 @@ class SourceRetrievalHandler(RankingTrack):
     """Re²Math source retrieval: rank the world's records so that the cited source comes first."""
 
     benchmark = SOURCE_BENCHMARK
-    tracks = ("raw", "assisted")
+    tracks = SOURCE_VARIANTS
     header_model = SourceRunHeader
     selecting = ("release", "split", "track", "corpus")  # the world selects the collection too
     measures = RUN_MEASURES
@@ -107,9 +112,11 @@ class SourceRetrievalHandler(RankingTrack):
             f"Corpus: every record of {header.corpus}; no year cutoff applies in this track."]
 
     def flags(self, header: SourceRunHeader) -> dict:
-        """The header's flags, and the world that superseded the run's (the board's badge), if any."""
+        """The header's flags, the world that superseded the run's (the board's badge), if any, and the masked
+        cite key of a masked variant (its badge; the variant, the result's track, already splits the group)."""
         successor = WORLDS.superseded_by(header.corpus)
-        return {**header.flags.model_dump(), **({"superseded_by": successor} if successor else {})}
+        return {**header.flags.model_dump(), **({"superseded_by": successor} if successor else {}),
+                **({"cite_keys": "masked"} if header.track in MASKED_VARIANTS else {})}
 
     def provenance(self, header: SourceRunHeader, submission) -> dict:
         return {"header_notes": header.notes, "filename": submission.filename, "system": header.system}

@@ -52,6 +52,31 @@ def test_queries_come_from_the_proof_state_only():
     assert clip("word " * 10, 12) == "word word"
 
 
+def test_queries_and_proof_state_read_the_cite_key_masked_unless_declared():
+    """``solve`` searches with (and extracts against) the masked input by default; ``unmasked`` sends the key."""
+    from types import SimpleNamespace
+
+    from lemmata.benchmarks.re2math.agent.lexical import solve
+
+    sent: list[str] = []
+
+    class Searched:
+        def attribution(self, instance_id):
+            return SimpleNamespace(year_cutoff=2020)
+
+        def search(self, query, cutoff, n, *, instance_id=None):
+            sent.append(query)
+            return SimpleNamespace(query=query, candidates=[], ids=lambda: [])
+
+    row = {"instance_id": "p_gap_0", "z": {"citation_key": "Lin97"},
+           "x": {"global_context": {"setup": "S", "target_theorem": r"T holds by \cite[Thm 2]{Lin97}."},
+                 "local_context": ["b1"], "anchor_hint": ""}}
+    masked = solve(row, Searched(), track="raw", window=5)
+    unmasked = solve(row, Searched(), track="raw", window=5, cite_keys="unmasked")
+    assert sent == [r"T holds by \cite[Thm 2]{?}.", r"T holds by \cite[Thm 2]{Lin97}."]
+    assert [masked["queries"][0]["text"], unmasked["queries"][0]["text"]] == sent
+
+
 def test_submission_is_valid_and_replays(submission, records):
     header, recs = records
     assert header["benchmark"] == "re2math" and header["split"] == "eval200/test" and header["track"] == "assisted"

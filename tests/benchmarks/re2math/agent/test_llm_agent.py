@@ -74,6 +74,7 @@ def test_run_re2math_scores_pending_then_judge_completes_a_new_version(world_hom
     lines = [json.loads(x) for x in first_bytes.decode("utf-8").splitlines()]
     header, records = lines[0], lines[1:]
     assert header["retrieval_artifact"] == "re2math-scholar-offline-2.1.0" and header["window"] == 3
+    assert header["cite_keys"] == "masked"  # the offline default, declared
     assert (header["max_queries"], header["max_opens"]) == (1, 1)
     assert header["model"]["endpoint_model"] == "agent-x-0125"
     assert header["model"]["prompt_version"] == "re2math-e3.v1+e4.v1"
@@ -211,3 +212,32 @@ def test_oracle_source_condition_opens_the_cited_source_and_local_scope_hides_th
         "p2_gap_0": "oracle: no cited source attributed"}
     assert len(seen) == 5 and all(f"### TARGET THEOREM\n{HIDDEN}" in t and "Theorem" not in t for t in seen)
     assert any("[cited-p0_gap_0] Work cited-p0_gap_0" in t for t in seen)
+
+
+def test_prompts_mask_the_instance_cite_key_by_default_and_unmasked_is_declared(tmp_path):
+    """Every prompt reads ``\\cite{?}`` where the input cites the instance's own source; ``cite_keys="unmasked"``
+    shows the key (the CLI run above declares ``cite_keys`` in its header)."""
+    from lemmata.benchmarks.re2math.agent.llm_agent import solve_all
+    from lemmata.oracles.chat_runner import ChatRunner, Endpoint
+
+    def cited(i: int) -> dict:
+        row = _row(i)
+        row["z"] = {"citation_key": "BW1817"}
+        row["x"]["global_context"]["target_theorem"] += r" By \cite[Thm.~1]{BW1817}."
+        row["x"]["local_context"][-1] += r" As in \citet{Other,BW1817}."
+        return row
+
+    for cite_keys, shown in (("masked", r"\cite[Thm.~1]{?}"), ("unmasked", r"\cite[Thm.~1]{BW1817}")):
+        seen: list[str] = []
+
+        def reader(body: dict) -> str:
+            seen.append(body["messages"][-1]["content"])
+            return '{"query": "bolzano weierstrass", "anchor": "x"}' if "## E3" in seen[-1] else '{"source": null}'
+
+        with ChatDouble(reader) as server:
+            with ChatRunner(Endpoint(base_url=server.base_url, model="m", backoff_s=0)) as runner:
+                solve_all([cited(0)], _World(), runner, track="raw", window=1, cite_keys=cite_keys, quiet=True)
+        assert len(seen) == 2 and all(shown in t for t in seen)
+        assert all(("BW1817" in t) == (cite_keys == "unmasked") for t in seen)
+        assert all(("{Other,?}" in t) == (cite_keys == "masked") for t in seen)
+

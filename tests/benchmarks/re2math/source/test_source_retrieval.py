@@ -240,6 +240,21 @@ def test_hybrid_on_score_arrays_equals_list_fusion():
 
 # -- baselines and the CLI ----------------------------------------------------------------------------------------
 
+def test_shipped_example_is_what_evaluate_writes(worlds_in_home, track_21, tmp_path):
+    """The Submit tab's example run is ``lemmata evaluate --model bm25 --depth 10`` on raw-masked, byte for byte.
+
+    It sits beside the CLI baseline below: both index the world's records, which BM25 indexes once per process.
+    """
+    from lemmata.harness.evaluate import evaluate
+    from test_ranking_examples import SOURCE_EXAMPLE, assert_shipped
+
+    ((example, (selector, name)),) = SOURCE_EXAMPLE.items()
+    (run,) = evaluate("bm25", [selector], out=tmp_path, depth=10, quiet=True)
+    assert run.path.name == name
+    assert_shipped(example, run)
+    assert json.loads(run.path.read_text("utf-8").splitlines()[0])["corpus"] == WORLD_21  # the current world
+
+
 def test_bm25_baseline_through_the_cli_scores_well_above_chance(track_21, tmp_path, capsys):
     from lemmata.cli import main
 
@@ -280,6 +295,32 @@ def test_cli_export_beir_loads_with_datasets_and_hashes_match(track, tmp_path, c
     assert queries.num_rows == 135 and queries[0]["text_assisted"] == track.queries["dev"][0]["text_assisted"]
     assert write_beir(track, tmp_path / "again") and \
         sha256_file(tmp_path / "again" / "README.md") == sha256_file(out / "README.md")  # deterministic
+
+
+def test_masked_variants_are_the_default_and_rank_apart(track, track_21, release, tmp_path):
+    """New runs rank for queries whose own cite key reads \\cite{?}; the unmasked variants stay, named only."""
+    from lemmata.harness.evaluate import resolve_tasks
+
+    rows = release.rows("eval200", "test")
+    for q, r in zip(track_21.queries["test"], rows):
+        assert q["text_raw_masked"] == render_instance(r, "raw", 5, mask_target_cite=True)
+        assert q["text_assisted_masked"] == render_instance(r, "assisted", 5, mask_target_cite=True)
+    differ = {v: sum(q[f"text_{v}"] != q[f"text_{v}_masked"] for q in track_21.queries["test"])
+              for v in ("raw", "assisted")}
+    assert differ == {"raw": 28, "assisted": 28}  # the Eval-200 inputs that carry their own key
+    name = SOURCE_BENCHMARK
+    assert [t.name for t in resolve_tasks([name], year_cutoff=False)] == [f"{name}:raw-masked",
+                                                                           f"{name}:assisted-masked"]
+    assert [t.name for t in resolve_tasks([f"{name}:raw"], year_cutoff=False)] == [f"{name}:raw"]
+    gold = {q["query-id"]: q["corpus-id"] for q in track.qrels["test"]}
+    records = [{"query_id": q, "ranking": [{"doc_id": g, "score": 1.0}]} for q, g in gold.items()]
+    results = {}
+    for variant in ("raw", "raw-masked"):
+        path = tmp_path / f"{variant}.jsonl"
+        path.write_bytes(_bytes(_header(track=variant), records))
+        results[variant] = score_file(path, Store(tmp_path / "store"))
+    assert results["raw-masked"].track == "raw-masked" and results["raw"].track == "raw"  # two board tables
+    assert results["raw-masked"].flags["cite_keys"] == "masked" and "cite_keys" not in results["raw"].flags
 
 
 def _root():
