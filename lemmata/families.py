@@ -18,21 +18,22 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lemmata.core.errors import InputError
+from lemmata.core.errors import InputError, LemmataError
 from lemmata.core.family import Family
 from lemmata.core.meta import BenchmarkMeta
 from lemmata.core.registry import Registry, UnknownNameError, resolve, suggest
 
 if TYPE_CHECKING:  # pragma: no cover
-    from lemmata.core.family import StartupStep
+    from lemmata.core.family import PaperMap, StartupStep
     from lemmata.formats.schema import SchemaFile
     from lemmata.tracks.base import TrackHandler
 
 __all__ = [
     "ENTRY_POINT_GROUP", "FAMILIES", "UnknownNameError", "artifact_versions", "baseline_commands", "baseline_jobs",
     "briefs", "builder_classes", "commands", "conditions", "default_evaluation_tracks", "evaluation_tracks", "families",
-    "get_benchmark", "handler_for", "known_benchmarks", "list_benchmarks", "panels", "refresh",
-    "registry", "reported_importers", "run_protocols", "schema_files", "startup_steps",
+    "get_benchmark", "handler_for", "headline_choices", "judged_columns", "known_benchmarks", "list_benchmarks",
+    "panels", "paper_tables", "refresh", "registry", "reported_importers", "run_protocols", "schema_files",
+    "startup_steps",
 ]
 
 #: benchmark families (the ``family`` of their releases) and their packages under ``lemmata.benchmarks``, in the
@@ -66,7 +67,8 @@ def families() -> Registry[Family]:
 def refresh() -> None:
     """Forget every table read from :data:`FAMILIES` and the entry points, so a family added is seen (plug-ins,
     tests)."""
-    for cached in (families, registry, handlers, evaluation_tracks, run_protocols):
+    for cached in (families, registry, handlers, evaluation_tracks, run_protocols, judged_columns,
+                   headline_choices):
         cached.cache_clear()
 
 
@@ -195,6 +197,13 @@ def run_protocols() -> Registry[Any]:
     return _by_name("run protocol", object, "runs")
 
 
+@lru_cache(maxsize=1)
+def headline_choices() -> Registry[Any]:
+    """Submission benchmark -> the function giving a result document's other headlines (``Family.headlines``): what
+    the board offers to rank a group by besides the stored headline."""
+    return _by_name("headline choices", object, "headlines")
+
+
 def commands() -> list[Callable[[Any], None]]:
     """The ``register(subparsers)`` function of every family's own CLI verb, family by family."""
     return [resolve(ref) for _, ref in _refs("commands")]  # type: ignore[misc]
@@ -229,6 +238,12 @@ def briefs() -> dict[str, Any]:
     return out
 
 
+def paper_tables() -> dict[str, "PaperMap"]:
+    """Family -> its paper-table map (each table of its paper and the command giving its counterpart), for every
+    family that declares one, in family order."""
+    return {name: m for name, f in families().items() if (m := f.load_paper_tables()) is not None}
+
+
 def startup_steps() -> list["StartupStep"]:
     """Every start-up step the families need the space to run (e.g. build a current artifact), family by family."""
     return [resolve(ref) for _, ref in _refs("startup")]  # type: ignore[misc]
@@ -242,3 +257,16 @@ def conditions() -> list[Any]:
 def panels() -> list[Any]:
     """Every family's extra board panel, in family order."""
     return [resolve(ref) for _, ref in _refs("panels")]
+
+
+@lru_cache(maxsize=1)
+def judged_columns() -> dict[str, Any]:
+    """Submission benchmark -> the board columns a judge decides there
+    (:class:`lemmata.core.family.JudgedColumns`), from every family that declares them."""
+    out: dict[str, Any] = {}
+    for _, ref in _refs("judged"):
+        found: Any = resolve(ref)
+        if found.benchmark in out:
+            raise LemmataError(f"{ref}: the judged columns of {found.benchmark!r} are declared twice")
+        out[found.benchmark] = found
+    return out

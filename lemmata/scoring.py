@@ -23,14 +23,15 @@ from lemmata import families
 from lemmata.core.errors import InputError, LemmataError, Problem
 from lemmata.core.hashing import sha256_bytes
 from lemmata.core.registry import suggest
-from lemmata.formats.results import Result
+from lemmata.formats.results import Result, RunUsage
+from lemmata.formats.runner_log import declared_log_sha256, log_beside
 from lemmata.store import Store, SubmissionRecord
 from lemmata.store.faults import describe_fault, is_storage_fault
 from lemmata.tracks.base import OracleConfig, Validated
 
 __all__ = ["FAULT_RETRIES", "SUBMITTER", "attach_runner_log", "chain_version", "failure_reason", "oracles_from_env",
-           "recognised", "score_file", "score_stored", "score_upload", "score_validated", "settled_status",
-           "validate_upload"]
+           "recognised", "runner_log_beside", "score_file", "score_stored", "score_upload", "score_validated",
+           "settled_status", "validate_upload"]
 
 log = logging.getLogger("lemmata.scoring")
 #: the longest failure reason recorded on a submission
@@ -43,13 +44,14 @@ SUBMITTER = "lemmata-baselines"
 
 def score_file(path: str | Path, store: Store, *, submitter: str = SUBMITTER,
                oracles: OracleConfig | None = None, runner_log: str | Path | None = None) -> Result:
-    """Validate ``path`` (with the runner request log its header declares, if any), add both to ``store`` and
-    score it; returns the stored (latest) result."""
+    """Validate ``path`` (with the runner request log its header declares, if any: ``runner_log``, else the one
+    beside it, :func:`runner_log_beside`), add both to ``store`` and score it; returns the stored (latest) result."""
     path = Path(path)
     data = path.read_bytes()
-    log_data = Path(runner_log).read_bytes() if runner_log is not None else None
+    log_path = runner_log_beside(path, data, runner_log)
+    log_data = log_path.read_bytes() if log_path is not None else None
     validated = validate_upload(data, path.name, runner_log=log_data,
-                                runner_log_name=Path(runner_log).name if runner_log is not None else "runner-log.jsonl")
+                                runner_log_name=log_path.name if log_path is not None else "runner-log.jsonl")
     record, _ = store.add_submission(
         data, filename=path.name, benchmark=validated.benchmark, track=validated.track,
         model_name=validated.model.name, submitter=submitter, header=validated.header.model_dump(mode="json"),
@@ -105,9 +107,9 @@ def score_stored(store: Store, record: SubmissionRecord, oracles: OracleConfig) 
     data = store.submission_bytes(record.sha256)
     log_data = store.runner_log_for(data)  # verified against the sha256 the verified upload declares
     validated = validate_upload(data, record.filename, max_bytes=max(len(data), 1), runner_log=log_data,
-                                runner_log_name=f"{Path(record.filename).stem}.runner-log.jsonl")
-    result = families.handler_for(validated.benchmark).score(validated, received_at=record.received_at,
-                                                              oracles=oracles)
+                                runner_log_name=log_beside(record.filename).name)
+    result = with_usage(families.handler_for(validated.benchmark).score(validated, received_at=record.received_at,
+                                                                         oracles=oracles), validated)
     if result.submission_sha256 != record.sha256:
         raise ValueError("the handler returned a result for a different submission")
     stored, _ = store.add_result(chain_version(store, result))
@@ -135,6 +137,38 @@ def validate_upload(data: bytes, filename: str, *, max_bytes: int | None = None,
     return attach_runner_log(validated, runner_log, runner_log_name)
 
 
+def runner_log_beside(path: Path, data: bytes, given: str | Path | None = None) -> Path | None:
+    """The request log to check the submission file ``path`` (bytes ``data``) against: ``given``, else the log
+    ``lemmata run`` wrote beside it (:func:`~lemmata.formats.runner_log.log_beside`) when the file's header
+    declares one and it is there, else None. So ``lemmata score FILE`` checks the log the space checks for the
+    *runner log* badge without being told, and both give the same result."""
+    if given is not None:
+        log = Path(given)
+        if not log.is_file():
+            raise InputError.one(str(log), "no such file", field="runner_log")
+        return log
+    beside = log_beside(path)
+    return beside if beside.is_file() and declared_log_sha256(_first_object(data)) is not None else None
+
+
+def _first_object(data: bytes) -> Any:
+    """The first non-blank line parsed as JSON (the header of a well-formed upload), or None: validation reports
+    whatever is wrong with it."""
+    import json
+
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        if data[start:end].strip():
+            try:
+                return json.loads(data[start:end])
+            except ValueError:
+                return None
+        start = end + 1
+    return None
+
+
 def attach_runner_log(validated: "Validated", log: bytes | None, log_name: str) -> "Validated":
     """``validated`` with its runner request log checked, or unchanged when neither the header nor the caller
     names a log; InputError when one names a log the other lacks, when the log does not hash to the header's
@@ -159,7 +193,22 @@ def attach_runner_log(validated: "Validated", log: bytes | None, log_name: str) 
                                        f"runner.log_sha256 {declared[:12]}…: it was edited after the run hashed it, or "
                                        "it is another run's log", field="runner.log_sha256")
     outcome = families.handler_for(validated.benchmark).check_runner_log(validated, log, log_name)
-    return dataclasses.replace(validated, runner_log=outcome)
+    return dataclasses.replace(validated, runner_log=outcome, usage=log_usage(log, log_name))
+
+
+def log_usage(log: bytes, log_name: str) -> RunUsage | None:
+    """The tokens and price a checked request log reports, summed over its answers (None: none reported)."""
+    from lemmata.formats.runner_log import read_log
+
+    _, entries = read_log(log, log_name)
+    return RunUsage.of([entry.answer.model_dump() for _, entry in entries])
+
+
+def with_usage(result: Result, validated: Validated) -> Result:
+    """``result`` carrying the run's usage where its log reported any (a result without usage keeps its id)."""
+    if validated.usage is None or result.usage is not None:
+        return result
+    return result.model_copy(update={"usage": validated.usage}).finalized()
 
 
 def _validate(data: bytes, filename: str, max_bytes: int | None) -> "Validated":
@@ -232,4 +281,5 @@ def score_validated(validated: Validated, *, received_at: str | None = None, ora
     if hasattr(handler, "quiet"):
         handler.quiet = quiet
     received = received_at or dt.datetime.now(dt.timezone.utc).date().isoformat()
-    return handler, handler.score(validated, received_at=received, oracles=oracles or OracleConfig())
+    return handler, with_usage(handler.score(validated, received_at=received, oracles=oracles or OracleConfig()),
+                               validated)

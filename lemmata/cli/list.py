@@ -12,11 +12,21 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true",
                    help="print the full metadata records as JSON, each with its 'release_id', 'built' "
                         "(true/false) and 'path' (the release folder, where it is or would be built)")
+    p.add_argument("--paper-tables", action="store_true",
+                   help="print the paper-table map instead (Markdown, the README's section): every table of each "
+                        "benchmark's paper and the command giving its Lemmata counterpart, or why none runs offline")
     p.set_defaults(handler=run)
 
 
 def run(args) -> int:
     import json
+
+    if args.paper_tables:
+        from lemmata.cli.paper_map import markdown
+        from lemmata.families import paper_tables
+
+        print(markdown(paper_tables()))
+        return 0
 
     from lemmata.catalog import release_root
     from lemmata.core.paths import releases_dir

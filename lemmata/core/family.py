@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from lemmata.core.errors import Error
 from lemmata.core.models import Frozen
@@ -39,6 +39,37 @@ class Brief(BaseModel):
     score_meaning: str
 
 
+class PaperTable(Frozen):
+    """One table or figure of a family's paper and the command giving its Lemmata counterpart for a model of yours
+    (a row of the README's paper-table map), or why none can run offline."""
+
+    label: str = Field(description="the paper's own label ('Table 9'), else the name the transcription or the "
+                                   "authors' released file gives the table")
+    shows: str = Field(description="what the paper reports in it, in a few words")
+    reported: str | None = Field(default=None, description="where Lemmata keeps the printed numbers (a "
+                                 "transcription's path and table, or the authors' released file and key); None: "
+                                 "not transcribed")
+    command: str | None = Field(default=None, pattern=r"^lemmata [a-z]",
+                                description="the `lemmata ...` command producing the counterpart (placeholders in "
+                                            "capitals); None: no command can, and ``note`` says why")
+    note: str = Field(default="", description="how the counterpart differs from the paper's, or why there is none")
+
+    @model_validator(mode="after")
+    def _why_not(self) -> "PaperTable":
+        if self.command is None and not self.note:
+            raise ValueError("a table without a command needs a note saying why none can run offline")
+        return self
+
+
+class PaperMap(Frozen):
+    """A family's paper and its tables, as the family's ``paper_tables.toml`` declares them."""
+
+    paper: str = Field(description="the paper's title")
+    url: str = Field(pattern=r"^https://", description="the paper's address")
+    coverage: str = Field(description="which of the paper's tables and figures the rows cover, and which not")
+    table: tuple[PaperTable, ...] = Field(min_length=1)
+
+
 class Condition(Frozen):
     """One declared condition a header flag may carry."""
 
@@ -56,6 +87,46 @@ class Condition(Frozen):
         """
         found = flags.get(self.flag)
         return found is True if self.value is True else (isinstance(found, str) and found == self.value)
+
+
+class JudgedColumns(Frozen):
+    """The board columns of one submission benchmark whose numbers a judge decides (``Family.judged``).
+
+    The board shows, beside them, how well that judge agrees with people (its calibration record,
+    :mod:`lemmata.oracles.calibration`) or that it is uncalibrated; it finds the judge of a result at ``judge``, a
+    dotted path into the stored result document.
+    """
+
+    benchmark: str = Field(description="the header 'benchmark' value of the results, e.g. 'mathatlas'")
+    columns: tuple[str, ...] = Field(min_length=1, description="metric keys a judge decides, as the board names "
+                                     "them (the main metric, or a key of the result's metrics)")
+    judge: str = Field(pattern=r"^[a-z_]+(\.[a-z_]+)+$",
+                       description="where a result records its judge's id, e.g. 'provenance.judge.id'")
+    decides: str = Field(description="what the judge decides, in a few words (shown in the tooltip)")
+
+    def judge_of(self, doc: Mapping[str, Any]) -> str | None:
+        """The judge id a result document records at :attr:`judge` (None: scored without a judge — nothing recorded,
+        or the id ``none`` a scorer records then — so the judge's verdicts are pending).
+
+        >>> cols = JudgedColumns(benchmark="b", columns=("x",), judge="provenance.judge.id", decides="d")
+        >>> cols.judge_of({"provenance": {"judge": {"id": "chat:m"}}}), cols.judge_of({"provenance": {"judge": None}})
+        ('chat:m', None)
+        >>> cols.judge_of({"provenance": {"judge": {"id": "none"}}}) is None
+        True
+        """
+        found: Any = doc
+        for key in self.judge.split("."):
+            found = found.get(key) if isinstance(found, Mapping) else None
+        return found if isinstance(found, str) and found and found != "none" else None
+
+    def covers(self, column: str) -> bool:
+        """Whether a board column (a metric key, or one of its parts: ``proof_grade.macro``) is judge-decided.
+
+        >>> cols = JudgedColumns(benchmark="b", columns=("proof_grade",), judge="provenance.grader.id", decides="d")
+        >>> cols.covers("proof_grade"), cols.covers("proof_grade.macro"), cols.covers("proof_grades")
+        (True, True, False)
+        """
+        return any(column == c or column.startswith(c + ".") for c in self.columns)
 
 
 @dataclass(frozen=True)
@@ -127,12 +198,20 @@ class Family(BaseModel):
                                "submission benchmark with task, given, returns, score_meaning) or 'module:attribute' "
                                "of a mapping from each submission benchmark to its overview Brief (what a visitor "
                                "reads before any number)")
+    headlines: dict[str, str] = Field(default_factory=dict, description="submission benchmark -> 'module:function' "
+                                      "giving, from a stored result document, the other headlines a visitor may rank "
+                                      "its board group by ({label: value}; e.g. TaoBench's pass@k for every k ≤ n)")
+    paper_tables: str | None = Field(default=None, description="a TOML file in the package ('paper_tables.toml', "
+                                     "a PaperMap: the paper, then one [[table]] per table or figure) mapping the "
+                                     "paper's tables to the commands that give their counterparts")
     startup: tuple[str, ...] = Field(default=(), description="'module:attribute' of each StartupStep the space "
                                      "runs for the family when it starts (e.g. building its current artifact)")
     panels: tuple[str, ...] = Field(default=(), description="'module:attribute' of each Panel the family adds to "
                                     "the Across-benchmarks tab")
     conditions: tuple[str, ...] = Field(default=(), description="'module:attribute' of each declared run Condition "
                                         "of the family's own (a header flag shown as a badge, or splitting groups)")
+    judged: tuple[str, ...] = Field(default=(), description="'module:attribute' of each JudgedColumns record: the "
+                                    "board columns a judge decides, shown with that judge's calibration")
 
     @property
     def name(self) -> str:
@@ -160,3 +239,13 @@ class Family(BaseModel):
         if not self.briefs.endswith(".toml"):
             return dict(self.load(self.briefs))  # type: ignore[call-overload]
         return {name: Brief.model_validate(body) for name, body in read_toml(self.package, self.briefs).items()}
+
+    def load_paper_tables(self) -> PaperMap | None:
+        """The family's paper-table map (None: the family declares none); a wrong field names the file and field."""
+        if not self.paper_tables:
+            return None
+        try:
+            return PaperMap.model_validate(read_toml(self.package, self.paper_tables))
+        except ValidationError as e:
+            where = "; ".join(f"{'.'.join(map(str, err['loc'])) or '(top)'}: {err['msg']}" for err in e.errors())
+            raise Error(f"{self.package.replace('.', '/')}/{self.paper_tables}: {where}") from None

@@ -186,6 +186,44 @@ class Score(Frozen):
     _omit_unbounded = omit_when_none("bounds")  # results stored before the field keep their bytes and ids
 
 
+class RunUsage(Frozen):
+    """What an LLM run spent, summed over the answers of its runner request log, as the endpoint reported them.
+
+    Self-reported like the log (the scorer checks the log against the release, but cannot recompute what an
+    endpoint charged): tokens are counted over the answers that report them, and ``cost`` only where every
+    answer reports one (an endpoint that reports no price gives None, never 0). Not part of a score.
+
+    >>> RunUsage.of([{"prompt_tokens": 10, "completion_tokens": 5, "cost": 0.5},
+    ...              {"prompt_tokens": 3, "completion_tokens": None}, {"abstention": "timeout"}]).model_dump()
+    {'answers': 3, 'reporting': 2, 'prompt_tokens': 13, 'completion_tokens': 5, 'cost': None}
+    >>> RunUsage.of([{"text": "x"}]) is None
+    True
+    """
+
+    answers: int = Field(ge=0, description="answers in the run's request log")
+    reporting: int = Field(ge=0, description="answers whose endpoint reported token usage")
+    prompt_tokens: int = Field(ge=0)
+    completion_tokens: int = Field(ge=0)
+    cost: float | None = Field(default=None, ge=0, description="total price, where every answer reports one")
+
+    @classmethod
+    def of(cls, answers: list[dict[str, Any]]) -> "RunUsage | None":
+        """The sums over logged answers (``LoggedAnswer`` dumps); None when no answer reports any usage."""
+        def count(a: dict[str, Any], key: str) -> int:
+            v = a.get(key)
+            return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else 0
+
+        reporting = [a for a in answers if count(a, "prompt_tokens") or count(a, "completion_tokens")]
+        if not reporting:
+            return None
+        costs = [a.get("cost") for a in answers]
+        priced = all(isinstance(c, (int, float)) and not isinstance(c, bool) and c >= 0 for c in costs)
+        return cls(answers=len(answers), reporting=len(reporting),
+                   prompt_tokens=sum(count(a, "prompt_tokens") for a in answers),
+                   completion_tokens=sum(count(a, "completion_tokens") for a in answers),
+                   cost=round(float(sum(costs)), 6) if priced else None)  # type: ignore[arg-type]
+
+
 class Result(Frozen):
     schema_version: Literal["lemmata.result/1"] = RESULT_SCHEMA
     result_id: str = ""
@@ -206,13 +244,16 @@ class Result(Frozen):
     status: Status = "complete"
     notes: list[str] = Field(default_factory=list)
     provenance: dict[str, Any] = Field(default_factory=dict)
+    #: tokens and price of an LLM run, from its runner request log (None: no log, or no usage reported in it)
+    usage: RunUsage | None = None
     scored_at: str = Field(description="wall-clock time of scoring; the only field that differs between rescoring runs")
     sealed_sha256: str | None = Field(
         default=None, pattern=r"^[0-9a-f]{64}$",
         description="hash of every stored field but result_id and itself (scored_at included): binds the date, "
                     "which the result id leaves out so that rescoring the same file gives the same id")
 
-    _omit_unsealed = omit_when_none("sealed_sha256")  # results stored before the seal keep their bytes and ids
+    # results stored before the seal, and results without usage, keep their bytes and ids
+    _omit_unsealed = omit_when_none("sealed_sha256", "usage")
 
     def content_id(self) -> str:
         """Hash of the result without ``result_id``, ``scored_at`` and the seal (the same file scored twice has

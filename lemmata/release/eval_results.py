@@ -59,6 +59,12 @@ def refusals(results: Iterable[Result]) -> list[Problem]:
     return out
 
 
+def dataset_id(meta: BenchmarkMeta, owner: str) -> str:
+    """The Hub dataset a release is published as, and whose leaderboard its ``.eval_results`` entries join (every
+    version of a release publishes to the same repository, so its task ids stay put)."""
+    return f"{owner}/{meta.name}"
+
+
 def entry(result: Result, meta: BenchmarkMeta, *, owner: str, board_url: str) -> dict[str, Any]:
     """One ``.eval_results`` entry (as ``huggingface_hub`` serialises it) of a final result of release ``meta``."""
     from huggingface_hub import EvalResultEntry, eval_result_entries_to_yaml
@@ -67,7 +73,7 @@ def entry(result: Result, meta: BenchmarkMeta, *, owner: str, board_url: str) ->
     if problems:
         raise InputError(problems)
     made = EvalResultEntry(
-        dataset_id=f"{owner}/{meta.name}", task_id=task_id(meta, result.track), value=result.main.value,
+        dataset_id=dataset_id(meta, owner), task_id=task_id(meta, result.track), value=result.main.value,
         date=result.frozen.date, source_url=audit_url(result.result_id, board_url),
         source_name="Lemmata audit" if result.kind == "scored" else "Lemmata (reported in the paper)",
         notes=notes(result))

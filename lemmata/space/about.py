@@ -41,7 +41,10 @@ silently rescored. The date is shown but does not split groups.
 **Reported vs scored here.** Rows marked <span class="lm-badge lm-reported">reported</span> are numbers
 transcribed from the benchmark's paper; they were not recomputed. Rows marked
 <span class="lm-badge lm-scored">scored here</span> were computed by this space from uploaded predictions
-with the public scorer, and every item can be inspected in the **Audit** tab.
+with the public scorer, and every item can be inspected in the **Audit** tab. Entries marked
+<span class="lm-badge lm-hub">reported on the Hub</span> are read from the Hub's leaderboard of the release's
+dataset (a model repository's `.eval_results` file): shown as the repository reports them, with the Hub's own
+rank and *verified* flag, in a group of their own, and never ranked with the rows scored here.
 
 **Pending is not success.** Items that need an oracle (an LLM judge, a Lean checker) that was not
 available are *pending*: they count as not yet scored, never as correct, and the row shows how many.
@@ -76,6 +79,11 @@ abstract where one exists — arXiv records only, so an opening still tells more
 
 **Ties share a rank**; the interval next to each score (its kind is shown on hover) says how much the
 number could move with a different sample of items.
+
+**One row per system.** A system submitted again to the same group — the same declared model identity: name,
+revision, prompts, index, sampling — is listed once, by its newest entry (not its best: keeping the best of
+several attempts would rank a maximum); earlier entries keep their audit pages. A paper's reported row is never
+merged with a submission.
 
 **Declared conditions.** Submitters declare how a system was built and run; the declarations show as grey
 badges next to the model. Conditions that change what the system was given (external tools or data, Lean's

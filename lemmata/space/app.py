@@ -219,7 +219,8 @@ def build_app(ctx: SpaceContext):
             rec = ctx.store.get_submission((sha256 or "").strip().lower())
             if rec is None:
                 return {"sha256": sha256, "status": None}
-            return {"sha256": rec.sha256, "status": rec.status, "reason": rec.status_reason,
+            return {"sha256": rec.sha256, "status": rec.status,
+                    "reason": rec.status_reason or ctx.worker.pending_reasons().get(rec.sha256),
                     "benchmark": rec.benchmark, "track": rec.track, "model": rec.model_name,
                     "received_at": rec.received_at, "result_ids": ctx.store.result_ids_for_submission(rec.sha256)}
 

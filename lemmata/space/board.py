@@ -6,6 +6,10 @@ comparability (:mod:`lemmata.space.conditions`); ranks are computed within a
 group only, over all of its visible rows, before any search or filter: a search
 narrows what is listed, never what a rank means. Equal scores share a rank
 (1, 2, 2, 4); rows with no computable score yet are listed unranked.
+
+A group lists each declared system once (:func:`newest_per_system`): a system submitted again — the same
+:meth:`~lemmata.formats.results.ModelInfo.identity` — is shown by its newest entry, as a model has one row on
+MTEB's board; keeping its best entry instead would rank the maximum over attempts.
 """
 
 from __future__ import annotations
@@ -24,12 +28,15 @@ from lemmata.formats.names import near_duplicates
 from lemmata.metrics.bounds import PendingBounds
 from lemmata.metrics.ranks import tie_counts
 from lemmata.space.conditions import PrintedAggregate, printed_aggregate, view_group_key
+from lemmata.space.hub_results import HubGroup, HubResults, hub_targets
+from lemmata.space.judges import JudgeNote, judge_note, judged_for, load_calibrations
 from lemmata.space.rank_ranges import SYNC_CACHE, RankRangeCache
 from lemmata.space.safety import csv_cell, csv_line
 from lemmata.space.rows import ROW_SUMMARY
 from lemmata.store import ResultIntegrityError, Store
 
-KindFilter = Literal["all", "reported", "scored"]
+#: which source a view lists: every one, a paper's reported rows, rows scored here, or results reported on the Hub
+KindFilter = Literal["all", "reported", "scored", "hub"]
 SORT_KEYS = ("rank", "model", "kind", "date", "pending", "n", "params", "dim")
 #: the declared model metadata a column shows (sort key -> ``ModelInfo`` field)
 MODEL_COLUMNS = {"params": "parameters", "dim": "dimension"}
@@ -88,6 +95,12 @@ class BoardRow:
     rank_range: tuple[int, int] | None = None
     #: how many other ranked entries of the group have an overlapping rank range
     ties: int = 0
+    #: the id of the judge that decided the columns its family declares judge-decided (None: no judge recorded)
+    judge: str | None = None
+    #: an LLM run's tokens and price as its request log reports them (``RunUsage`` as stored; empty: none)
+    usage: dict[str, Any] = field(default_factory=dict)
+    #: other headlines the group may be ranked by, label -> value (``Family.headlines``: TaoBench's pass@k, k ≤ n)
+    headlines: dict[str, Any] = field(default_factory=dict)
 
     @property
     def printed(self) -> PrintedAggregate | None:
@@ -126,6 +139,8 @@ class BoardGroup:
     conditions: str = ""
     #: False while the group's rank ranges are still being computed (the board re-renders when they arrive)
     ranges_ready: bool = True
+    #: the group's judge-decided columns and the calibration of each judge that decided them (None: no such column)
+    judges: JudgeNote | None = None
 
     @property
     def pending_total(self) -> int:
@@ -153,6 +168,8 @@ class BoardQuery(BaseModel):
     open_weights: bool = False
     #: only models that declare at most this many parameters ('' = any size; e.g. '1e9')
     max_params: str = ""
+    #: rank by another headline the entries offer (e.g. 'pass@128 (tao)'); '' = the stored headline
+    headline: str = ""
 
     def to_params(self) -> dict[str, str]:
         """Non-default fields, as URL query parameters."""
@@ -160,7 +177,7 @@ class BoardQuery(BaseModel):
         if self.open_weights:
             out["open"] = "1"
         for key, default in (("benchmark", None), ("track", None), ("group", ""), ("search", ""),
-                             ("sort", DEFAULT_SORT), ("kind", "all"), ("max_params", "")):
+                             ("sort", DEFAULT_SORT), ("kind", "all"), ("max_params", ""), ("headline", "")):
             value = getattr(self, key)
             if value not in (None, "", default):
                 out[key] = str(value)
@@ -211,6 +228,9 @@ def row_from_index(row: Mapping[str, Any]) -> BoardRow:
         bounds=_bounds(summary.get("bounds")),
         model=model if isinstance(model, dict) else {},
         item_scores=_item_scores(summary.get("item_scores")),
+        judge=summary["judge"] if isinstance(summary.get("judge"), str) else None,
+        headlines=summary["headlines"] if isinstance(summary.get("headlines"), dict) else {},
+        usage=summary["usage"] if isinstance(summary.get("usage"), dict) else {},
     )
 
 
@@ -391,6 +411,12 @@ class BoardView:
     matched: int
     total: int
     notices: tuple[str, ...] = field(default_factory=tuple)
+    #: the Hub-reported results of the view's releases, each dataset's leaderboard its own group (never ranked here)
+    hub: tuple[HubGroup, ...] = ()
+    #: why no Hub-reported result is listed (offline, not read yet), '' when they were read
+    hub_status: str = ""
+    #: the other headlines the view's entries offer (the Headline menu), in natural order
+    headlines: tuple[str, ...] = ()
 
     @property
     def rows(self) -> list[BoardRow]:
@@ -441,12 +467,65 @@ def _tracks(rows: Sequence[BoardRow], catalog: Mapping[str, Sequence[str]], benc
     return listed + sorted(found - set(listed))
 
 
+def identity_of(row: BoardRow) -> str:
+    """The row's declared system identity (reported rows from a paper share a name only when they name the same
+    system, so they are keyed like any other)."""
+    from lemmata.formats.results import ModelInfo
+
+    try:
+        return ModelInfo.model_validate(row.model or {"name": row.model_name}).identity()
+    except ValueError:
+        return ModelInfo(name=row.model_name[:200] or "?").identity()
+
+
+def newest_per_system(rows: Sequence[BoardRow]) -> tuple[list[BoardRow], int]:
+    """One row per system in each group — benchmark, track, group (conditions included), kind and declared model
+    identity — the newest by receipt day, then scoring time; and how many earlier entries that leaves out.
+
+    A paper's reported row and a scored submission are never taken for one another (the kind is in the key), and
+    a row whose file failed its integrity check is always listed (it has no identity to trust). Input order is
+    kept.
+
+    >>> base = row_from_index({"result_id": "a", "submission_sha256": "0" * 64, "kind": "scored",
+    ...     "benchmark": "b", "track": "t", "group_key": "g", "model_name": "static", "main_value": 0.4,
+    ...     "pending": 0, "status": "complete", "scored_at": "2026-11-20T10:00:00", "version": 1})
+    >>> again = replace(base, result_id="b", value=0.5, scored_at="2026-11-21T09:00:00")
+    >>> other = replace(base, result_id="c", model_name="bm25")
+    >>> kept, left_out = newest_per_system([base, other, again])
+    >>> [r.result_id for r in kept], left_out
+    (['c', 'b'], 1)
+    """
+    newest: dict[tuple[str, ...], BoardRow] = {}
+    for r in rows:
+        if r.integrity:
+            continue
+        key = (r.benchmark, r.track, r.view_key, r.kind, identity_of(r))
+        if key not in newest or (_date_key(r), r.scored_at, r.result_id) > (
+                _date_key(newest[key]), newest[key].scored_at, newest[key].result_id):
+            newest[key] = r
+    kept_ids = {id(r) for r in newest.values()}
+    kept = [r for r in rows if r.integrity or id(r) in kept_ids]
+    return kept, len(rows) - len(kept)
+
+
 def build_view(rows: Sequence[BoardRow], query: BoardQuery,
-               catalog: Mapping[str, Sequence[str]] | None = None, ranges: RankRangeCache | None = None) -> BoardView:
+               catalog: Mapping[str, Sequence[str]] | None = None, ranges: RankRangeCache | None = None,
+               hub: HubResults | None = None) -> BoardView:
     """Filter, group, rank and sort rows for one benchmark and track; each group's rank ranges come from
-    ``ranges`` (a space's own cache, computing large groups in the background), else are computed here."""
+    ``ranges`` (a space's own cache, computing large groups in the background), else are computed here. ``hub``
+    adds the Hub-reported results of the view's releases, each dataset's leaderboard in a group of its own."""
     query, notices = normalize_query(rows, query, catalog)
-    selected = _flag_look_alikes([r for r in rows if r.benchmark == query.benchmark and r.track == query.track])
+    selected, earlier = newest_per_system([r for r in rows if r.benchmark == query.benchmark and r.track == query.track])
+    offered = headline_labels(selected)
+    if query.headline and query.headline not in offered:
+        notices.append(f"No entry here offers the headline {query.headline!r}; ranked by the stored headline.")
+        query = query.model_copy(update={"headline": ""})
+    if query.headline:
+        selected = [with_headline(r, query.headline) for r in selected]
+    selected = _flag_look_alikes(selected)
+    if earlier:
+        notices.append(f"{earlier} earlier entr{'y' if earlier == 1 else 'ies'} of a system submitted again "
+                       "(same model identity, same group) not listed: each system shows its newest entry.")
     by_group: dict[str, list[BoardRow]] = {}
     for r in selected:
         by_group.setdefault(r.view_key, []).append(r)
@@ -454,9 +533,11 @@ def build_view(rows: Sequence[BoardRow], query: BoardQuery,
     groups = []
     matched = 0
     higher = higher_is_better(query.benchmark) if query.benchmark else True
+    judged = judged_for(query.benchmark)
+    calibrations = load_calibrations() if judged else None  # read once per view (and re-read only when changed)
     # newest release first, then key: the group a visitor most likely wants comes first
     for key in sorted(by_group, key=lambda k: (-max(_date_key(r) for r in by_group[k]), k)):
-        if query.group and key != query.group:
+        if (query.group and key != query.group) or query.kind == "hub":
             continue
         spans = (ranges or SYNC_CACHE).get(by_group[key], higher)
         ranked = rank_rows(by_group[key], higher, spans)
@@ -464,11 +545,14 @@ def build_view(rows: Sequence[BoardRow], query: BoardQuery,
                  and model_matches(r.model, query.open_weights, query.max_params)]
         matched += len(shown)
         frozen = {k: v for k, v in next((r.frozen for r in ranked if r.frozen), {}).items() if k != "date"}
+        metric, diagnostics = next((r.metric for r in ranked if r.metric), ""), diagnostic_columns(ranked)
         groups.append(BoardGroup(key=key, frozen=frozen, rows=tuple(sort_rows(shown, query.sort)),
-                                 total_rows=len(ranked), diagnostics=diagnostic_columns(ranked),
-                                 higher_is_better=higher, metric=next((r.metric for r in ranked if r.metric), ""),
+                                 total_rows=len(ranked), diagnostics=diagnostics,
+                                 higher_is_better=higher, metric=metric,
                                  conditions=key[len(ranked[0].group_key) + 3:] if key != ranked[0].group_key else "",
-                                 ranges_ready=spans is not None))
+                                 ranges_ready=spans is not None,
+                                 judges=judge_note(judged, (metric, *diagnostics), ranked, calibrations)
+                                 if judged else None))
     alike = sorted({r.model_name for r in selected if r.look_alike})
     if alike:
         notices.append(f"{len(alike)} model names look like another name on this board (same characters to a "
@@ -482,7 +566,49 @@ def build_view(rows: Sequence[BoardRow], query: BoardQuery,
         benchmarks=tuple(list(catalog or {}) + sorted({r.benchmark for r in rows} - set(catalog or {}))),
         tracks=tuple(_tracks(rows, catalog or {}, query.benchmark)),
         group_keys=tuple(sorted(by_group)), matched=matched, total=len(selected), notices=tuple(notices),
+        headlines=offered,
+        **_hub_part(hub, query, by_group, terms),
     )
+
+
+def headline_labels(rows: Iterable[BoardRow]) -> tuple[str, ...]:
+    """Every other headline the rows offer, in natural order (``pass@2`` before ``pass@10``).
+
+    >>> r = BoardRow.__new__(BoardRow)
+    >>> object.__setattr__(r, "headlines", {"pass@10 (tao)": 0.2, "pass@2 (tao)": 0.1})
+    >>> headline_labels([r])
+    ('pass@2 (tao)', 'pass@10 (tao)')
+    """
+    labels = {label for r in rows for label in r.headlines}
+    return tuple(sorted(labels, key=lambda s: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]))
+
+
+def with_headline(row: BoardRow, label: str) -> BoardRow:
+    """The row as ranked by another headline: its value, no interval, bounds or per-item scores (those describe the
+    stored headline). A row that offers other headlines but not this one (pass@k with k above its n) gets no value
+    and a note saying why; a row that offers none (a paper's reported row, in a group of its own) is unchanged."""
+    if not row.headlines:
+        return row
+    value = row.headlines.get(label)
+    note = () if label in row.headlines else (
+        f"{label} is not estimable from this entry; it offers {', '.join(headline_labels([row])[-1:])} at most.",)
+    return replace(row, metric=label, value=value if isinstance(value, (int, float)) else None, interval=None,
+                   interval_kind=None, count=None, total=None, bounds=None, item_scores=None, main_detail={},
+                   notes=note + row.notes)
+
+
+def _hub_part(hub: HubResults | None, query: BoardQuery, by_group: Mapping[str, Sequence[BoardRow]],
+              terms: list[str]) -> dict[str, Any]:
+    """The view's Hub groups and status: none for a view of another source or of one frozen-tuple group; an
+    entry declares no model metadata, so the open-weights and size filters (which an undeclared value never
+    passes) leave none."""
+    if hub is None or query.kind not in ("all", "hub") or query.group:
+        return {}
+    # one release per group (it is part of the frozen tuple): the first row of each names it
+    releases = {str(rows[0].frozen.get("dataset_release") or "") for rows in by_group.values() if rows}
+    targets = hub_targets(query.benchmark, query.track, releases)
+    passes = model_matches({}, query.open_weights, query.max_params)
+    return {"hub": hub.groups(targets, terms, lambda e: passes), "hub_status": hub.status}
 
 
 def _flag_look_alikes(rows: list[BoardRow]) -> list[BoardRow]:
@@ -532,12 +658,35 @@ def export_records(view: BoardView) -> list[dict[str, Any]]:
                 "interval_kind": r.interval_kind, "count": r.count, "total": r.total, "pending": r.pending,
                 **bounds_record(r),
                 "status": r.status, "result_id": r.result_id, "submission_sha256": r.submission_sha256,
-                "version": r.version,
+                "version": r.version, **usage_record(r),
             }
             for name in g.diagnostics:
                 rec[f"metric.{name}"] = r.metrics.get(name)
             out.append(rec)
     return out
+
+
+#: the usage columns an LLM run's group shows (glossary keys ``usage.*``), in order
+USAGE_COLUMNS = ("prompt_tokens", "completion_tokens", "cost")
+
+
+def usage_number(row: BoardRow, key: str) -> float | None:
+    """One usage number of a row (None: not reported; a value of the wrong type counts as not reported).
+
+    >>> base = row_from_index({"result_id": "a", "submission_sha256": "0" * 64, "kind": "scored", "benchmark": "b",
+    ...     "track": "t", "group_key": "g", "model_name": "m", "main_value": .5, "pending": 0, "status": "complete",
+    ...     "scored_at": "", "version": 1})
+    >>> row = replace(base, usage={"prompt_tokens": 1200, "completion_tokens": 300, "cost": None})
+    >>> usage_number(row, "prompt_tokens"), usage_number(row, "cost"), usage_number(base, "prompt_tokens")
+    (1200, None, None)
+    """
+    value = row.usage.get(key)
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def usage_record(row: BoardRow) -> dict[str, Any]:
+    """Export fields of an LLM run's usage (empty when the row reports none)."""
+    return {f"usage.{k}": usage_number(row, k) for k in USAGE_COLUMNS} if row.usage else {}
 
 
 def bounds_record(row: BoardRow) -> dict[str, Any]:
@@ -580,6 +729,11 @@ def to_json(view: BoardView) -> str:
         for g in view.groups]}
     if left_out(view):
         doc["left_out"] = left_out(view)
+    if view.hub:  # as the Hub reported them, apart from the groups (never ranked with them)
+        doc["reported_on_the_hub"] = [
+            {"dataset": h.dataset_id, "task_id": h.task_id, "state": h.board.state, "fetched_at": h.board.fetched_at,
+             "reply_sha256": h.board.sha256, "entries": [e.model_dump(mode="json", by_alias=True) for e in h.entries]}
+            for h in view.hub]
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 

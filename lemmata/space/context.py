@@ -16,6 +16,7 @@ from lemmata.space.board import BoardRow, load_rows
 from lemmata.space.bootstrap import Bootstrap, Skip, Step, baselines_step, release_step, reported_step
 from lemmata.space.config import SpaceConfig
 from lemmata.space.rank_ranges import RankRangeCache
+from lemmata.space.hub_results import HubResults, all_datasets
 from lemmata.space.hub_sync import restore, start_scheduler, sync_plan
 from lemmata.space.rows import ROW_SUMMARY
 from lemmata.space.worker import ScoringWorker
@@ -71,6 +72,8 @@ class SpaceContext:
     remove_exports: Any = field(default=None, repr=False)
     #: the board groups' rank ranges, computed once per set of result ids (large groups in the background)
     rank_ranges: RankRangeCache = field(default_factory=RankRangeCache, repr=False)
+    #: every release's leaderboard on the Hub, read at start-up (kept by content under the cache folder)
+    hub_results: HubResults = field(default_factory=lambda: HubResults(hub_cache()), repr=False)
     _catalog: dict[str, tuple[str, ...]] | None = field(default=None, repr=False)
     _rows: tuple[int, list[BoardRow]] | None = field(default=None, repr=False)
     _rows_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -104,7 +107,8 @@ class SpaceContext:
 
     def change_token(self) -> str:
         """Changes whenever anything the page shows may have changed (store or start-up progress)."""
-        return f"{self.store.generation()}:{self.bootstrap.revision}:{self.rank_ranges.revision}"
+        return (f"{self.store.generation()}:{self.bootstrap.revision}:{self.rank_ranges.revision}:"
+                f"{self.hub_results.revision}:{self.worker.revision}")
 
     def catalog(self) -> dict[str, tuple[str, ...]]:
         """Every benchmark a submission can name, with its tracks, flagship first (computed once)."""
@@ -169,6 +173,14 @@ def default_steps(ctx: SpaceContext) -> list[Step]:
         ctx.oracles, text = oracles_from_env()
         return text
 
+    def hub_run(report):
+        from huggingface_hub import constants
+
+        if constants.is_offline_mode():
+            ctx.hub_results.load((), offline=True)
+            raise Skip("offline (HF_HUB_OFFLINE=1): results reported on the Hub are not loaded")
+        return ctx.hub_results.load(all_datasets(), report=report)
+
     def worker_run(report):
         requeued = ctx.worker.start()
         return "scorer running" + (f"; {requeued} interrupted submission(s) requeued" if requeued else "")
@@ -182,7 +194,15 @@ def default_steps(ctx: SpaceContext) -> list[Step]:
         Step("worker", "starting the scorer", worker_run),
         Step("reported", "importing reported rows from the papers", optional(reported_step(store))),
         Step("baselines", "scoring the offline baselines", optional(baselines_step(store, lemmata_home() / "baselines"))),
+        Step("hub", "reading results reported on the Hub", hub_run),
     ]
+
+
+def hub_cache() -> Path:
+    """Where the Hub leaderboard replies are kept, by content."""
+    from lemmata.core.paths import lemmata_home
+
+    return lemmata_home() / "cache" / "hub-leaderboards"
 
 
 def startup_steps() -> list:

@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lemmata.space.board import BoardRow, rank_rows
+from lemmata.metrics.glossary import describe
+from lemmata.space.board import BoardRow, identity_of, newest_per_system, rank_rows
 from lemmata.formats.numbers import number_format
 from lemmata.space.safety import esc
 
@@ -69,23 +70,12 @@ class ModelRow:
     cells: dict[tuple[str, str], Cell] = field(default_factory=dict)
 
 
-def identity_of(row: BoardRow) -> str:
-    """The row's declared system identity (reported rows from a paper share a name only when they name the same
-    system, so they are keyed like any other)."""
-    from lemmata.formats.results import ModelInfo
-
-    try:
-        return ModelInfo.model_validate(row.model or {"name": row.model_name}).identity()
-    except ValueError:
-        return ModelInfo(name=row.model_name[:200] or "?").identity()
-
-
 def build_matrix(rows: Sequence[BoardRow], order: Sequence[str] = ()) -> tuple[list[Column], list[ModelRow]]:
     """Columns (benchmark/track with their reference group, benchmarks in ``order`` first) and one row per model
     identity."""
     from lemmata.space.board import higher_is_better  # one rule for the direction of a score
 
-    usable = [r for r in rows if not r.integrity]
+    usable, _ = newest_per_system([r for r in rows if not r.integrity])  # a board group's rows, as the board lists
     groups: dict[tuple[str, str], dict[str, list[BoardRow]]] = {}
     for r in usable:
         groups.setdefault((r.benchmark, r.track), {}).setdefault(r.view_key, []).append(r)
@@ -163,10 +153,12 @@ def render_matrix(columns: Sequence[Column], models: Sequence[ModelRow], *, kind
     head = ["<th>Model</th>", '<th title="declared type">Type</th>', '<th title="declared parameter count">Params</th>',
             '<th title="embedding dimension (retrievers)">Dim</th>', '<th title="weights publicly downloadable">Open</th>',
             '<th title="the model\'s licence">Licence</th>']
-    for c in columns:
-        head.append(f'<th title="{esc(c.metric)} in group {esc(c.group)} ({"higher" if c.higher_is_better else "lower"} '
-                    f'is better)"><a href="#board" data-open="{esc(c.benchmark)}" data-track="{esc(c.track)}" '
-                    f'data-group="{esc(c.group)}">{esc(c.label)}</a><br><span class="lm-metric">{esc(c.metric)}'
+    for c in columns:  # the metric by its glossary label, as the board heads it (never the stored key)
+        term = describe(c.metric)
+        head.append(f'<th title="{esc(term.label)}: {esc(term.definition)} In group {esc(c.group)} '
+                    f'({"higher" if c.higher_is_better else "lower"} is better; key: {esc(c.metric)})">'
+                    f'<a href="#board" data-open="{esc(c.benchmark)}" data-track="{esc(c.track)}" '
+                    f'data-group="{esc(c.group)}">{esc(c.label)}</a><br><span class="lm-metric">{esc(term.label)}'
                     "</span></th>")
     body = []
     for m in shown:

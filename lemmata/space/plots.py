@@ -321,3 +321,73 @@ def forest_svg(rows: Sequence[BoardRow], metric: str, *, title: str = "", limit:
         caption += f" Top {len(shown)} of {len(rows)} shown."
     parts.append(f"<figcaption>{caption}</figcaption></figure>")
     return "".join(parts)
+
+
+def cost_axis(rows: Sequence[BoardRow]) -> tuple[str, list[tuple[BoardRow, float]]]:
+    """What the cost-versus-score plot puts on x: the price where every plotted run reports one, else the tokens
+    (in + out); and each scored LLM run with its x. Runs without usage are left out (nothing to place them by).
+
+    >>> from dataclasses import replace
+    >>> from lemmata.space.board import row_from_index
+    >>> r = row_from_index({"result_id": "a", "submission_sha256": "0" * 64, "kind": "scored", "benchmark": "b",
+    ...     "track": "t", "group_key": "g", "model_name": "m", "main_value": 0.5, "pending": 0, "status": "complete",
+    ...     "scored_at": "", "version": 1})
+    >>> a = replace(r, usage={"prompt_tokens": 900, "completion_tokens": 100, "cost": 0.02})
+    >>> b = replace(r, result_id="b", usage={"prompt_tokens": 50, "completion_tokens": 50, "cost": None})
+    >>> axis, placed = cost_axis([a, b])
+    >>> cost_axis([a, r])[0], axis, [(row.result_id, x) for row, x in placed]
+    ('usage.cost', 'tokens', [('a', 1000), ('b', 100)])
+    """
+    from lemmata.space.board import usage_number
+
+    runs = [r for r in rows if r.usage and r.rank_value is not None and math.isfinite(r.rank_value)]
+    if runs and all(usage_number(r, "cost") is not None for r in runs):
+        return "usage.cost", [(r, float(usage_number(r, "cost"))) for r in runs]  # type: ignore[arg-type]
+    placed = [(r, (usage_number(r, "prompt_tokens") or 0) + (usage_number(r, "completion_tokens") or 0)) for r in runs]
+    return "tokens", [(r, x) for r, x in placed if x > 0]
+
+
+def cost_svg(rows: Sequence[BoardRow], metric: str, *, limit: int = MAX_FOREST_ROWS) -> str:
+    """Score against what each LLM run cost (its price, else its tokens) as an inline SVG scatter; '' when no
+    listed entry reports usage (a retrieval group, runs without a request log)."""
+    from lemmata.metrics.glossary import describe
+
+    axis, placed = cost_axis(rows)
+    placed = placed[:limit]
+    if not placed:
+        return ""
+    xs, ys = [x for _, x in placed], [r.rank_value for r, _ in placed]
+    x_hi = max(xs) * 1.05 or 1.0
+    y_lo, y_hi = (0.0, 1.0) if min(ys) >= 0 and max(ys) <= 1 else (min(ys), max(ys) if max(ys) > min(ys) else min(ys) + 1)
+    x_ticks, y_ticks = _ticks(0.0, x_hi), _ticks(y_lo, y_hi)
+    x_hi, y_lo, y_hi = max(x_hi, x_ticks[-1]), min(y_lo, y_ticks[0]), max(y_hi, y_ticks[-1])
+    left, plot_w, plot_h, top, bottom = 60, 460, 260, 10, 40
+    width, height = left + plot_w + 20, top + plot_h + bottom
+
+    def px(v: float) -> float:
+        return left + plot_w * v / x_hi
+
+    def py(v: float) -> float:
+        return top + plot_h * (1 - (v - y_lo) / (y_hi - y_lo))
+
+    x_title = describe("usage.cost").label if axis == "usage.cost" else "Tokens (in + out)"
+    parts = [f'<figure class="lm-forest"><svg role="img" viewBox="0 0 {width} {height}" width="100%" '
+             f'style="max-width:{width}px" xmlns="http://www.w3.org/2000/svg">'
+             f"<title>{esc(plot_title(metric, None))} against {esc(x_title.lower())}</title>"]
+    parts += [f'<line x1="{px(t):.1f}" x2="{px(t):.1f}" y1="{top}" y2="{top + plot_h}" stroke="currentColor" '
+              f'stroke-opacity="0.15"/><text x="{px(t):.1f}" y="{top + plot_h + 14}" text-anchor="middle">{t:g}</text>'
+              for t in x_ticks]
+    parts += [f'<line x1="{left}" x2="{left + plot_w}" y1="{py(t):.1f}" y2="{py(t):.1f}" stroke="currentColor" '
+              f'stroke-opacity="0.15"/><text x="{left - 6}" y="{py(t) + 4:.1f}" text-anchor="end">{t:g}</text>'
+              for t in y_ticks]
+    parts.append(f'<text x="{left + plot_w / 2:.0f}" y="{height - 4}" text-anchor="middle">{esc(x_title)}</text>')
+    for r, x in placed:
+        color = "#b45309" if r.kind == "reported" else "#1d4ed8"
+        parts.append(f'<circle cx="{px(x):.1f}" cy="{py(r.rank_value):.1f}" r="4" fill="{color}"><title>'
+                     f"{esc(r.model_name)}: {r.rank_value:.4g} at {x:,.4g}</title></circle>")
+    parts.append("</svg>")
+    caption = (f"Each dot: an LLM run's score against its {'price' if axis == 'usage.cost' else 'tokens in + out'}, "
+               "as its runner request log reports them (self-reported with the log; hover a dot for the model).")
+    if axis == "tokens":
+        caption += " Not every run reports a price, so tokens are plotted."
+    return f"{''.join(parts)}<figcaption>{caption}</figcaption></figure>"

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from lemmata.core.hashing import sha256_json
+from lemmata.families import headline_choices, judged_columns
 from lemmata.metrics.bounds import result_bounds
 from lemmata.metrics.ranks import item_scores
 from lemmata.store import RowSummary
@@ -90,11 +91,21 @@ def summary_of(doc: dict[str, Any]) -> dict[str, Any]:
     bounds = result_bounds(doc)  # confirmed so far and the most that could still count (lemmata.metrics.bounds)
     if bounds is not None:
         summary["bounds"] = bounds.model_dump()
-    for optional in ("breakdowns", "flags", "main_detail", "item_scores"):
+    judged = judged_columns().get(str(doc.get("benchmark")))
+    judge = judged.judge_of(doc) if judged is not None else None
+    if judge is not None:  # the judge of the columns its family declares judge-decided (lemmata.space.judges)
+        summary["judge"] = judge[:200]
+    if isinstance(doc.get("usage"), dict):  # an LLM run's tokens and price (only results stored with it carry one)
+        summary["usage"] = doc["usage"]
+    offers = headline_choices()
+    if doc.get("benchmark") in offers:  # other headlines a visitor may rank the group by (e.g. pass@k, k ≤ n)
+        summary["headlines"] = offers[doc["benchmark"]](doc)
+    for optional in ("breakdowns", "flags", "main_detail", "item_scores", "headlines"):
         if optional in summary and len(json.dumps(summary[optional], default=str)) > _SUMMARY_LIMIT:
             summary[optional] = {}
     return summary
 
 
 #: what the space's store keeps of each result for its board rows
-ROW_SUMMARY = RowSummary(version=6, of=summary_of)  # 6: per-item scores of the main metric (rank ranges)
+#: 7: the judge of the judge-decided columns; 8: the other headlines a family offers (pass@k, k ≤ n)
+ROW_SUMMARY = RowSummary(version=8, of=summary_of)

@@ -14,8 +14,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from lemmata.metrics.glossary import describe
-from lemmata.space.board import BoardGroup, BoardRow, BoardView, parse_sort
+from lemmata.space.board import USAGE_COLUMNS, BoardGroup, BoardRow, BoardView, parse_sort, usage_number
 from lemmata.space.conditions import badges
+from lemmata.space.hub_table import HUB_CSS, render_hub_group
+from lemmata.space.judges import MARK, JudgeNote
 from lemmata.formats.numbers import number_format, score_text  # noqa: F401  (one format for board, audit, exports)
 from lemmata.space.safety import esc, link
 
@@ -233,6 +235,8 @@ def group_caption(group: BoardGroup) -> str:
     if group.conditions:
         cells.append(f'<span class="lm-tuple-item"><span class="lm-tuple-k">declared conditions</span> '
                      f'<code>{esc(group.conditions)}</code></span>')
+    if group.judges is not None:
+        cells.append(judge_caption(group.judges))
     counts = group.counts
     stats = [f"{len(group.rows)} of {group.total_rows} shown" if len(group.rows) != group.total_rows
              else f"{group.total_rows} entr{'y' if group.total_rows == 1 else 'ies'}"]
@@ -243,6 +247,27 @@ def group_caption(group: BoardGroup) -> str:
         stats.append("rank ranges: computing…")
     return (f'<caption><span class="lm-tuple-title">Frozen tuple</span> {"".join(cells)}'
             f'<span class="lm-group-stats">{esc(" · ".join(stats))}</span></caption>')
+
+
+def judge_caption(note: JudgeNote) -> str:
+    """The caption line naming a group's judge-decided columns and each judge's calibration (or "uncalibrated").
+
+    >>> from lemmata.space.judges import JudgeLine
+    >>> html = judge_caption(JudgeNote(("correct",), "faithfulness", (JudgeLine("j", "j: uncalibrated", "t", False),)))
+    >>> 'title="t">j: uncalibrated</span>' in html, "lm-uncalibrated" in html
+    (True, True)
+    """
+    judges = " · ".join(f'<span class="lm-judge{"" if line.calibrated else " lm-uncalibrated"}" '
+                        f'title="{esc(line.tip)}">{esc(line.text)}</span>' for line in note.lines)
+    return (f'<span class="lm-tuple-item lm-judges"><span class="lm-tuple-k">{MARK} judge-decided '
+            f"({esc(', '.join(note.columns))}; {esc(note.decides)})</span> {judges}</span>")
+
+
+def _judged(group: BoardGroup, column: str, label: str, tip: str) -> tuple[str, str]:
+    """A column's header text and tooltip, marked and extended when a judge decides it."""
+    if group.judges is None or not group.judges.covers(column):
+        return label, tip
+    return f"{label} {MARK}", f"{tip} {group.judges.tip}"
 
 
 #: headline metrics of ranking tracks (their rows get the model metadata columns)
@@ -269,6 +294,22 @@ def params_text(n: Any) -> str:
         if n >= div:
             return f"{n / div:.2g}{unit}" if n / div < 10 else f"{n / div:.0f}{unit}"
     return f"{n:g}"
+
+
+def usage_heads(keys: Sequence[str]) -> list[str]:
+    """Header cells of the usage columns (glossary ``usage.*``: what the run's request log reports)."""
+    return [f'<th title="{esc(tip)}">{esc(label)}</th>' for label, tip in (column_label(f"usage.{k}") for k in keys)]
+
+
+def usage_text(value: float | None, key: str) -> str:
+    """A usage cell: tokens with thousands separators, a price to four decimals, – where not reported.
+
+    >>> usage_text(1234567, "prompt_tokens"), usage_text(0.01234, "cost"), usage_text(None, "cost")
+    ('1,234,567', '0.0123', '<span class="lm-none">–</span>')
+    """
+    if value is None:
+        return '<span class="lm-none">–</span>'
+    return f"{value:.4f}" if key == "cost" else f"{value:,.0f}"
 
 
 def rank_range_note(row: BoardRow) -> str:
@@ -303,7 +344,7 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
     lo_axis, hi_axis = _axis(rows)
     interval_kinds = ", ".join(sorted({r.interval_kind for r in rows if r.interval and r.interval_kind}))
     better = "higher is better" if group.higher_is_better else "lower is better"
-    main_label, main_tip = column_label(metric)
+    main_label, main_tip = _judged(group, metric, *column_label(metric))
     recomputed = any(r.printed is not None for r in rows)
     head = [
         _th("#", "rank", active, "official rank within this group (ties share a rank); below it, the 95% rank "
@@ -328,7 +369,9 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
         head += [_th("Params", "params", active, "declared parameter count", numeric=True),
                  _th("Dim", "dim", active, "declared embedding dimension", numeric=True),
                  '<th class="t" title="declared: weights publicly downloadable">Open</th>']
-    labels = {d: column_label(d, metric) for d in group.diagnostics}
+    usage = [k for k in USAGE_COLUMNS if any(usage_number(r, k) is not None for r in group.rows)]
+    head += usage_heads(usage)  # an LLM run's tokens and price, where its request log reports them
+    labels = {d: _judged(group, d, *column_label(d, metric)) for d in group.diagnostics}
     head += [_th(labels[d][0], f"m.{d}", active, labels[d][1], numeric=True, cls="lm-diag", breaks=True)
              for d in group.diagnostics]
     head += ['<th class="t lm-entry" title="open the per-item audit of this entry">Entry</th>']
@@ -361,6 +404,7 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
             cells += [f"<td>{params_text(r.model.get('parameters'))}</td>",
                       f"<td>{esc(dim) if isinstance(dim, int) and not isinstance(dim, bool) else '–'}</td>",
                       f'<td class="t">{"yes" if ow is True else "no" if ow is False else "–"}</td>']
+        cells += [f"<td>{usage_text(usage_number(r, k), k)}</td>" for k in usage]
         cells += [f"<td>{fmt(r.metrics.get(d), diag_fmt[d])}</td>" for d in group.diagnostics]
         cells += [f'<td class="t lm-entry"><a href="#audit" data-audit="{esc(r.result_id)}"><code>{esc(r.short_id)}</code>'
                   f"</a></td>"]
@@ -389,11 +433,17 @@ def render_board(view: BoardView) -> str:
     parts = ['<div class="lm-board">']
     for notice in view.notices:
         parts.append(f'<p class="lm-notice">{esc(notice)}</p>')
+    hub = [render_hub_group(h, q.show_all) for h in view.hub]
+    if view.hub_status and q.kind in ("all", "hub"):
+        hub.append(f'<p class="lm-summary">{esc(view.hub_status)}</p>')
+    elif q.kind == "hub" and not hub:
+        hub.append(f'<p class="lm-empty">No result reported on the Hub for {esc(q.benchmark)} / {esc(q.track)}.</p>')
     if not view.groups:
         where = f" for {q.benchmark} / {q.track}" if q.benchmark else ""
-        parts.append(f'<p class="lm-empty">No entries{esc(where)} yet. Upload predictions in the '
-                     f"<b>Submit</b> tab; reported rows from the papers appear once they are imported.</p></div>")
-        return "".join(parts)
+        if q.kind != "hub":
+            parts.append(f'<p class="lm-empty">No entries{esc(where)} yet. Upload predictions in the '
+                         f"<b>Submit</b> tab; reported rows from the papers appear once they are imported.</p>")
+        return "".join(parts + hub) + "</div>"
     summary = (f"{view.matched} of {view.total} entr{'y' if view.total == 1 else 'ies'} in "
                f"{len(view.groups)} group{'s' if len(view.groups) != 1 else ''}")
     if len(view.group_keys) > 1 and not q.group:
@@ -401,6 +451,7 @@ def render_board(view: BoardView) -> str:
                    "and are never ranked together"
     parts.append(f'<p class="lm-summary">{esc(summary)}</p>')
     parts += [render_group(g, q.sort, q.show_all) for g in view.groups]
+    parts += hub
     parts.append("</div>")
     return "".join(parts)
 
@@ -457,6 +508,9 @@ BOARD_CSS = """
   background: var(--background-fill-primary); box-shadow: -1px 0 0 var(--border-color-primary); }
 .lm-table th.lm-entry { z-index: 2; }
 .lm-none { color: var(--body-text-color-subdued); }
+.lm-judges { display: block; }
+.lm-judge { font-size: 0.88em; }
+.lm-uncalibrated { color: #92400e; font-weight: 600; }
 .lm-more { all: unset; cursor: pointer; color: var(--color-accent); text-decoration: underline; margin-left: 0.4rem; }
 .lm-table td.lm-empty { text-align: left; }
 .lm-empty { padding: 1rem; color: var(--body-text-color-subdued); }
@@ -492,7 +546,10 @@ BOARD_CSS = """
   vertical-align: -0.05rem; }
 #lm-audit { overflow-wrap: anywhere; }
 #lm-audit table { display: block; max-width: 100%; overflow-x: auto; }
-#lm-audit td, #lm-audit th { white-space: normal !important; overflow-wrap: anywhere; vertical-align: top; }
+/* audit tables: headers on one line; cell text wraps between words (break-word splits a word only when it alone
+   overflows, so short cells are never broken letter by letter); a table wider than the pane scrolls sideways */
+#lm-audit th { white-space: nowrap !important; vertical-align: top; }
+#lm-audit td { white-space: normal !important; overflow-wrap: break-word; vertical-align: top; }
 #lm-audit pre, #lm-audit code { white-space: pre-wrap !important; overflow-wrap: anywhere; word-break: break-word; }
 #lm-audit blockquote { white-space: pre-wrap; }
-"""
+""" + HUB_CSS

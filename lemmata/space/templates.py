@@ -3,8 +3,9 @@
 The header template is generated from the benchmark's committed JSON Schema
 (the same models the handler validates with) and the registry (the release the
 space serves), so it cannot drift from what is accepted: every required field
-is filled with the first allowed value, a number with its lower bound, a
-boolean with ``false``, and the model name with a placeholder to replace.
+is filled with an allowed value (the schema's own example, else the shipped
+example's, else the first), a number with its lower bound, a boolean with
+``false``, and the model name with a placeholder to replace.
 """
 
 from __future__ import annotations
@@ -49,13 +50,17 @@ def _value(schema: dict[str, Any], node: dict[str, Any], name: str, release: str
     ('raw', 1)
     >>> _value({}, {"enum": ["world-2.0.0", "world-2.1.0"], "examples": ["world-2.1.0"]}, "corpus", None)
     'world-2.1.0'
+    >>> _value({}, {"enum": ["zero-shot", "retriever-rag"], "examples": ["zero-shot"]}, "track", None,
+    ...        shipped={"track": "retriever-rag"}), _value({}, {"enum": [1, 3, 5]}, "window", None, {"window": 5})
+    ('zero-shot', 5)
     """
     node = _resolve(schema, node)
     if "const" in node:
         return node["const"]
-    if "enum" in node:  # the shipped example's choice (Re²Math's canonical window), else the schema's own example
-        offered = [shipped.get(name)] if shipped else []  # (the current world, not a superseded one), else the first
-        offered += [*node.get("examples", ()), node.get("default")]
+    if "enum" in node:  # the schema's own example (the current world, not a superseded one; MathNet-Solve's
+        # zero-shot, which needs no retrieval declaration), else the shipped example's choice (Re²Math's canonical
+        # window), else the first
+        offered = [*node.get("examples", ()), *([shipped.get(name)] if shipped else []), node.get("default")]
         return next((v for v in offered if v in node["enum"]), node["enum"][0])
     kind = node.get("type")
     if kind == "object":

@@ -31,9 +31,10 @@ TABS = ("overview", "board", "matrix", "submit", "status", "audit", "about", "ad
 ALL_GROUPS = "all"
 FAST_POLL_SECONDS = 0.5
 MAX_SEARCH = 200
-KIND_CHOICES = [("All", "all"), ("Scored here", "scored"), ("Reported", "reported")]
+KIND_CHOICES = [("All", "all"), ("Scored here", "scored"), ("Reported", "reported"),
+                ("Reported on the Hub", "hub")]
 #: the URL parameters that describe a board view (a URL with any of them and no ``tab`` opens the board)
-BOARD_PARAMS = ("benchmark", "track", "group", "search", "sort", "kind", "all", "open", "max_params")
+BOARD_PARAMS = ("benchmark", "track", "group", "search", "sort", "kind", "all", "open", "max_params", "headline")
 _SORT_LABELS = {
     "rank": ("Rank, best first", "Rank, worst first"),
     "model": ("Model A→Z", "Model Z→A"),
@@ -61,8 +62,8 @@ URL_SYNC_JS = """
 # -- pure helpers (tested without a browser) -------------------------------------------------------
 def query_from_params(params: dict[str, str]) -> BoardQuery:
     """A BoardQuery from URL parameters; malformed values fall back to defaults."""
-    fields = {k: str(params[k])[:MAX_SEARCH] for k in ("benchmark", "track", "group", "search", "sort", "kind")
-              if params.get(k)}
+    fields = {k: str(params[k])[:MAX_SEARCH] for k in ("benchmark", "track", "group", "search", "sort", "kind",
+                                                       "headline") if params.get(k)}
     if params.get("all") == "1":
         fields["show_all"] = True
     if params.get("open") == "1":
@@ -89,7 +90,7 @@ class BoardControls:
     (:func:`query_from_params`): a value that is no longer valid falls back as a malformed URL's does.
 
     >>> controls, rest = BoardControls.read(["re2math", "raw", "all", "<bad>", "gpt", "", True, False, "1e9", None,
-    ...                                      "entry"])
+    ...                                      "", "entry"])
     >>> controls.query.query_string(), controls.dim, rest
     ('?all=1&benchmark=re2math&track=raw&search=gpt&max_params=1e9', None, ('entry',))
     >>> controls.with_params(track="", all="", sort="model:desc").query.query_string()
@@ -98,7 +99,7 @@ class BoardControls:
 
     #: the controls' order in an event's inputs (``BoardTab.controls``), which is :meth:`of`'s arguments' order
     FIELDS: ClassVar[tuple[str, ...]] = ("benchmark", "track", "group", "kind", "search", "sort", "show_all",
-                                         "open_weights", "max_params", "dim")
+                                         "open_weights", "max_params", "dim", "headline")
 
     query: BoardQuery = field(default_factory=BoardQuery)
     #: the plots' breakdown as the visitor picked it (None: the plotted group's most common one)
@@ -107,12 +108,13 @@ class BoardControls:
     @classmethod
     def of(cls, benchmark: Any = None, track: Any = None, group: Any = None, kind: Any = None, search: Any = None,
            sort: Any = None, show_all: Any = False, open_weights: Any = False, max_params: Any = "",
-           dim: Any = None) -> "BoardControls":
+           dim: Any = None, headline: Any = "") -> "BoardControls":
         """The controls from their raw values (anything a browser may send)."""
         query = query_from_params({"benchmark": benchmark or "", "track": track or "", "group": group or "",
                                    "kind": kind or "", "search": (search or "")[:MAX_SEARCH], "sort": sort or "",
                                    "all": "1" if show_all else "", "open": "1" if open_weights is True else "",
-                                   "max_params": max_params if isinstance(max_params, str) else ""})
+                                   "max_params": max_params if isinstance(max_params, str) else "",
+                                   "headline": headline if isinstance(headline, str) else ""})
         return cls(query=query, dim=dim if isinstance(dim, str) else None)
 
     @classmethod
@@ -129,7 +131,8 @@ class BoardControls:
     def view(self, ctx: SpaceContext) -> BoardView:
         """The board these controls show (an unknown benchmark, track or group replaced by an available one)."""
         # a context without its own cache (a test's stand-in) gets the ranges computed on this thread
-        return build_view(ctx.rows(), self.query, ctx.catalog(), getattr(ctx, "rank_ranges", None))
+        return build_view(ctx.rows(), self.query, ctx.catalog(), getattr(ctx, "rank_ranges", None),
+                          getattr(ctx, "hub_results", None))
 
 
 def compose_qs(query: BoardQuery, tab: str | None = None, entry: str | None = None, item: str | None = None) -> str:
@@ -259,7 +262,8 @@ def write_exports(ctx: SpaceContext, view: BoardView) -> tuple[Path, Path]:
 
 
 def banner_html(ctx: SpaceContext) -> str:
-    problems = "".join(f'<div class="lm-banner" role="note">{esc(p)}</div>' for p in ctx.config.problems())
+    notes = [*ctx.config.problems(), *filter(None, [ctx.worker.notice()])]  # a scoring pause is shown on the board
+    problems = "".join(f'<div class="lm-banner" role="note">{esc(p)}</div>' for p in notes)
     return problems + ctx.bootstrap.render_html()
 
 
@@ -315,7 +319,8 @@ def status_html(ctx: SpaceContext, search: str = "") -> str:
 
     records = filter_records(ctx.store.list_submissions(limit=2000), search or "")
     results = {r.sha256: ctx.store.result_ids_for_submission(r.sha256) for r in records[:200]}
-    return render_status(records, results, ctx.store.status_counts(), worker_alive=ctx.worker.alive)
+    return render_status(records, results, ctx.store.status_counts(), worker_alive=ctx.worker.alive,
+                         notice=ctx.worker.notice(), pending=ctx.worker.pending_reasons())
 
 
 def sync_kwargs(url_qs) -> dict[str, Any]:

@@ -45,6 +45,9 @@ class Validated:
     lines: tuple[int, ...] = ()
     #: the outcome of the runner request-log check (:meth:`TrackHandler.check_runner_log`); None: self-reported
     runner_log: Any | None = None
+    #: tokens and price the run's request log reports (:class:`~lemmata.formats.results.RunUsage`); None: no log,
+    #: or no usage in it. Attached to the result by the one scoring path (:mod:`lemmata.scoring`)
+    usage: Any | None = None
 
     @property
     def declared_runner_log(self) -> str | None:

@@ -79,6 +79,9 @@ class RankingTask:
     protocol: dict[str, Any] = field(default_factory=dict)
     #: declared flags the task itself sets (e.g. ``year_cutoff``: a condition that splits the board's group)
     flags: dict[str, Any] = field(default_factory=dict)
+    #: run only when its variant is named (``NAME:VARIANT``), never by a plain ``NAME``: a variant kept for the results
+    #: made with it while new runs use another (Re²Math source retrieval's unmasked queries)
+    on_request: bool = False
 
 
 @dataclass
@@ -204,12 +207,12 @@ class BaselineRanker:
         return self.info
 
     def rank(self, part: Part) -> PartRun:
-        from lemmata.retrievers.baseline import build_retriever
+        from lemmata.retrievers.baseline import shared_retriever
 
         start = time.perf_counter()
         where = f" ({part.label})" if part.label else ""
         self._say(f"{self.name}: indexing {len(part.doc_ids):,} documents{where}")
-        index = build_retriever(self.name, part.doc_ids, part.texts())
+        index = shared_retriever(self.name, part.doc_ids, part.texts())  # raw and assisted: one build
         qids = list(part.queries)
         texts = [part.queries[q] for q in qids]
         self._say(f"{self.name}: index built in {time.perf_counter() - start:.1f} s; ranking {len(qids):,} queries")

@@ -12,7 +12,10 @@ installed 2.4.0):
   "value": …}`` (file content base64) → ``{"commitUrl", "commitOid", "pullRequestUrl"}``; a pull request's
   commit lands on ``refs/pr/<n>``, never on ``main``,
 - ``GET /api/{type}s/{repo}/tree/{rev}`` (``list_repo_files``) → the files of that revision,
-- ``POST /api/{type}s/{repo}/tag/{rev}`` ``{"tag", "message"}``.
+- ``POST /api/{type}s/{repo}/tag/{rev}`` ``{"tag", "message"}``,
+- ``GET /api/datasets/{repo}/leaderboard`` (``HfApi.get_dataset_leaderboard``; the Hub's page "Accessing Benchmark
+  Leaderboard Data") → the bytes a test put in :attr:`CommitHub.leaderboards` for that dataset, as JSON; 404 with
+  ``X-Error-Code: RepoNotFound`` for a dataset without one.
 
 Anything else answers 404, and every request is recorded, so a test can assert which paths were used.
 """
@@ -44,6 +47,8 @@ class CommitHub:
     def __init__(self) -> None:
         self.repos: dict[tuple[str, str], Repo] = {}
         self.requests: list[str] = []
+        #: the body each dataset's leaderboard answers with (bytes as given, so a test can send a hostile reply)
+        self.leaderboards: dict[str, bytes] = {}
         hub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -96,6 +101,8 @@ class CommitHub:
                 return self._create(h, json.loads(body))
             if path == "/api/validate-yaml":
                 return self._send(h, 200, {})
+            if h.command == "GET" and path.startswith("/api/datasets/") and path.endswith("/leaderboard"):
+                return self._leaderboard(h, path[len("/api/datasets/"):-len("/leaderboard")])
             for kind in ("model", "dataset"):
                 prefix = f"/api/{kind}s/"
                 if not path.startswith(prefix):
@@ -118,6 +125,19 @@ class CommitHub:
                         return self._send(h, 200, [{"type": "file", "path": p, "size": len(d),
                                                     "oid": hashlib.sha1(d).hexdigest()} for p, d in sorted(files.items())])
             return self._send(h, 404, {"error": "Repository not found"}, {"X-Error-Code": "RepoNotFound"})
+
+    def _leaderboard(self, h: BaseHTTPRequestHandler, dataset_id: str) -> None:
+        if dataset_id not in self.leaderboards:
+            return self._send(h, 404, {"error": "Repository not found"}, {"X-Error-Code": "RepoNotFound"})
+        payload = self.leaderboards[dataset_id]
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json; charset=utf-8")
+        h.send_header("Content-Length", str(len(payload)))
+        h.end_headers()
+        try:
+            h.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):  # a client that stops reading a reply over its cap
+            pass
 
     def _create(self, h: BaseHTTPRequestHandler, doc: dict) -> None:
         kind = doc.get("type") or "model"

@@ -207,3 +207,45 @@ def test_every_column_a_board_can_show_has_a_glossary_entry(tmp_path):
     keys |= {(k, "proof_grade") for k in ("proof_grade.micro", "proof_grade.macro", "answer_check")}
     undefined = sorted(k for k, main in keys if "(no glossary entry)" in describe(k, main).definition)
     assert undefined == []
+
+
+def _static_run(day: int, value: float, *, revision: str = "lemmata 0.1.0", kind: str = "scored") -> object:
+    """The static baseline's identity as `lemmata evaluate --model static` declares it, received on ``day``."""
+    return make_result(
+        kind=kind, benchmark="mathnet-retrieve", track="hard",
+        frozen=FrozenTuple(dataset_release="mathnet-retrieve-1.0.0", split="qrels/hard", retrieval_artifact=None,
+                           scoring_artifact="lemmata-retrieval/1", date=f"2026-11-{day:02d}"),
+        submission_sha256=sha256_bytes(f"static-{day}-{revision}-{kind}".encode()),
+        model=ModelInfo(name="Static embeddings (tokenlearn-static-model)", revision=revision),
+        main=Score(metric="recall@5", value=value, total=5), metrics={"recall@5": {"mean": value}})
+
+
+def test_a_system_submitted_twice_is_one_row_its_newest(tmp_path):
+    """The same declared system (one model identity) submitted twice in one group shows once — its newest entry,
+    not its best — on the board, in the exports and in the cross-benchmark matrix; another revision is another
+    system."""
+    from lemmata.space.matrix import build_matrix
+
+    st = Store(tmp_path)
+    runs = [_static_run(20, 0.8), _static_run(21, 0.6), _static_run(19, 0.7, revision="lemmata 0.2.0")]
+    for run in runs:
+        st.add_result(run)
+    _, newest, other = runs
+    view = build_view(load_rows(st), BoardQuery(benchmark="mathnet-retrieve", track="hard"))
+    (group,) = view.groups
+    assert sorted((r.model_revision, r.value) for r in group.rows) == [("lemmata 0.1.0", 0.6), ("lemmata 0.2.0", 0.7)]
+    assert {r.result_id for r in group.rows} == {newest.result_id, other.result_id}
+    assert [r.rank for r in group.rows] == [1, 2] and group.total_rows == 2 and view.total == 2
+    assert any("1 earlier entry of a system submitted again" in n for n in view.notices)
+    assert len(export_records(view)) == 2
+    _, models = build_matrix(load_rows(st))
+    cells = sorted((m.model.get("revision"), c.value) for m in models for c in m.cells.values())
+    assert cells == [("lemmata 0.1.0", 0.6), ("lemmata 0.2.0", 0.7)]
+
+
+def test_a_reported_row_is_never_merged_with_a_submission_of_the_same_name(tmp_path):
+    st = Store(tmp_path)
+    st.add_result(_static_run(20, 0.8, kind="reported"))
+    st.add_result(_static_run(21, 0.6))
+    (group,) = build_view(load_rows(st), BoardQuery(benchmark="mathnet-retrieve", track="hard")).groups
+    assert sorted((r.kind, r.value) for r in group.rows) == [("reported", 0.8), ("scored", 0.6)]

@@ -10,12 +10,20 @@ the first start builds the releases from the mirror beside the checkout, the
 retrieval artifact, the reported rows and the baselines. One server serves every
 check. Any error toast, failed request, console error or server traceback fails
 the test. Screenshots of every tab go to ``test-output/readme-literal/``.
+
+One test walks every control of every benchmark on that server (every track of
+every benchmark on the Leaderboard with its sort, source, group and breakdown
+menus; every benchmark's Submit guide; an Audit entry of every benchmark; the
+matrix filters) and fails on a raw key where a label belongs, a column without a
+glossary entry, a clipped table (wider than its box, which does not scroll) or
+an error.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -265,6 +273,197 @@ def test_readme_literal_upload_for_a_hub_only_release_says_why_in_the_panel(serv
         _shot(page, f"7-unavailable-{n}")
     w.check()
     assert page.locator(".error, [data-testid=toast-body]").filter(has_text="Error").count() == 0
+    page.close()
+    log = server["log"].read_text(encoding="utf-8", errors="replace")
+    assert not [s for s in SERVER_FAILURES if s in log], log[-6000:]
+
+
+# -- the walk over every control of every benchmark ----------------------------------------------------------------
+
+#: a raw key where a label belongs: a snake_case or dotted metric key, the sort menu's internal prefix, a raw "pm"
+RAW_KEY = re.compile(r"[a-z]_[a-z]|\bm\.[a-z]|\b(?:micro|macro) pm\b")
+#: every visible table whose content is wider than a box that cuts it off instead of scrolling (or that pushes the
+#: whole page sideways): ``scrollWidth > clientWidth`` on the first ancestor that does not let it overflow visibly
+CLIPPED_TABLES_JS = """() => {
+  const out = [];
+  for (const table of document.querySelectorAll('table')) {
+    if (table.getClientRects().length === 0) continue;
+    for (let el = table; el && el !== document.body; el = el.parentElement) {
+      if (el.scrollWidth <= el.clientWidth + 1 || el.clientWidth === 0) continue;
+      const overflow = getComputedStyle(el).overflowX;
+      if (overflow === 'auto' || overflow === 'scroll') break;
+      if (overflow !== 'visible') {
+        out.push(`${(table.closest('[id]') || {}).id}: a ${table.scrollWidth}px table cut to ${el.clientWidth}px`);
+        break;
+      }
+    }
+  }
+  const page = document.documentElement;
+  if (page.scrollWidth > page.clientWidth + 1) out.push(`the page scrolls sideways (${page.scrollWidth}px)`);
+  return out;
+}"""
+#: what the walk reads as labels: column headers and the options of the menus that name columns
+LABELS = "#lm-board th, #lm-matrix th, #lm-mathrag th"
+#: the elements matching a selector that are on screen (a hidden tab's are not)
+VISIBLE_JS = "(sel) => [...document.querySelectorAll(sel)].filter(e => e.getClientRects().length > 0)"
+
+
+class Walk(Watched):
+    """A watched page that drives controls by their element ids and checks what each state shows."""
+
+    def __init__(self, browser) -> None:
+        super().__init__(browser)
+        self.trail: list[str] = []
+        self.found: list[str] = []
+
+    def settle(self) -> None:
+        """Wait until no event is running (no progress indicator), then a moment for a late toast."""
+        self.page.wait_for_timeout(60)
+        try:
+            self.page.wait_for_function(
+                "() => !document.querySelector('.progress-text, .eta-bar, .wrap.default.full:not(.hide)')",
+                timeout=30_000)
+        except Exception:  # a slow render is no error in itself; what the page then shows is checked
+            pass
+
+    def options(self, elem_id: str, *, may_be_empty: bool = False) -> list[str]:
+        """The option labels of a dropdown (left open; the ✓ of the selected one dropped)."""
+        self.page.mouse.click(2, 2)  # a dropdown still focused from the last pick does not open on a click
+        self.page.locator(f"#{elem_id} input").first.click()
+        options = self.page.locator("[role=option]")
+        try:
+            options.first.wait_for(timeout=2_000 if may_be_empty else 15_000)
+        except Exception:
+            if not may_be_empty:
+                raise
+            self.page.keyboard.press("Escape")
+            return []
+        return [t.split("\n")[-1].strip() for t in options.all_inner_texts()]
+
+    def choose(self, elem_id: str, index: int) -> str:
+        label = self.options(elem_id)[index]
+        self.trail.append(f"{elem_id} = {label!r}")
+        self.page.locator("[role=option]").nth(index).click()
+        self.settle()
+        return label
+
+    def click(self, locator, what: str) -> None:
+        self.trail.append(f"click {what}")
+        locator.click()
+        self.settle()
+
+    def check(self, menus: tuple[str, ...] = ()) -> None:
+        """Labels, glossary and table widths of the current state; ``menus``: dropdowns whose options are labels."""
+        where = " > ".join(self.trail[-3:])
+        labels = self.page.evaluate(VISIBLE_JS + ".map(e => e.innerText.trim())", LABELS)
+        for menu in menus:
+            if self.page.locator(f"#{menu} input").first.is_visible():
+                labels += self.options(menu)
+                labels.append(self.page.locator(f"#{menu} input").first.input_value())
+                self.page.keyboard.press("Escape")
+        self.found += [f"{where}: raw key {t!r}" for t in labels if RAW_KEY.search(t)]
+        undefined = [t for t in self.page.evaluate(VISIBLE_JS + ".map(e => e.title)", "[title]")
+                     if "no glossary entry" in t]
+        self.found += [f"{where}: undefined column ({t[:80]})" for t in undefined]
+        self.found += [f"{where}: {c}" for c in self.page.evaluate(CLIPPED_TABLES_JS)]
+        toasts = self.page.locator("[data-testid=toast-body].error")
+        self.found += [f"{where}: error toast {t}" for t in (toasts.all_inner_texts() if toasts.count() else [])]
+        self.found += [f"{where}: {p}" for p in self.problems]
+        self.problems.clear()
+
+    def tab(self, name: str) -> None:
+        self.trail.append(f"tab {name}")
+        self.page.get_by_role("tab", name=name, exact=True).click()
+        self.settle()
+
+
+def test_clipped_table_detector_sees_a_cut_off_table(server, browser):
+    """The walk's width check is real: a table wider than a box with ``overflow: hidden`` is reported, the same
+    table in a scrolling box is not."""
+    w = Watched(browser)
+    w.page.goto(server["url"] + "/?tab=about")
+    w.page.locator("#lm-tab-about").wait_for(timeout=60_000)
+    wide = "<table><tr>" + "<td>a_rather_long_cell_without_spaces_in_it</td>" * 40 + "</tr></table>"
+    for overflow, reported in (("hidden", True), ("auto", False)):
+        w.page.evaluate("""([html, overflow]) => { const box = document.createElement('div');
+            box.id = 'lm-probe'; box.style.cssText = `width: 300px; overflow-x: ${overflow}`; box.innerHTML = html;
+            document.body.prepend(box); }""", [wide, overflow])
+        clipped = [c for c in w.page.evaluate(CLIPPED_TABLES_JS) if c.startswith("lm-probe")]
+        assert bool(clipped) is reported, (overflow, clipped)
+        w.page.evaluate("() => document.getElementById('lm-probe').remove()")
+    w.page.close()
+
+
+def test_readme_literal_walk_every_control_of_every_benchmark(server, browser):
+    """Every track of every benchmark on the Leaderboard (with its sort, source, group and breakdown menus), every
+    benchmark's Submit guide, an Audit entry of every benchmark with one of its items and every matrix filter:
+    no raw key, no column without a glossary entry, no clipped table, no error."""
+    w = Walk(browser)
+    page = w.page
+    page.goto(server["url"] + "/")
+    page.wait_for_selector("#lm-overview .lm-card", timeout=60_000)
+    w.check()
+    w.tab("Leaderboard")
+    page.wait_for_selector("#lm-board .lm-board", timeout=60_000)
+    benchmarks = w.options("lm-benchmark")
+    page.keyboard.press("Escape")
+    assert len(benchmarks) >= 10, benchmarks
+    for b in range(len(benchmarks)):
+        w.choose("lm-benchmark", b)
+        for t in range(len(w.options("lm-track"))):
+            w.choose("lm-track", t)
+            w.check(menus=("lm-sort", "lm-dim"))
+        if not page.locator("#lm-board tbody tr").count():
+            continue  # a Hub-only benchmark with nothing on its board: no other control changes anything
+        w.choose("lm-sort", -1)  # sorted by its last column, then the other menus under that sort
+        w.check(menus=("lm-sort",))
+        w.click(page.locator("#lm-kind [data-testid='Reported-radio-label']"), "source: reported")
+        w.click(page.locator("#lm-kind [data-testid='All-radio-label']"), "source: all")
+        if len(w.options("lm-group")) > 2:  # "all groups" and more than one group
+            page.keyboard.press("Escape")
+            w.choose("lm-group", -1)
+        else:
+            page.keyboard.press("Escape")
+        if page.locator("#lm-dim input").first.is_visible():
+            w.choose("lm-dim", -1)
+        more = page.locator("#lm-board [data-rows]")
+        if more.count():
+            w.click(more.first, "show all/top")
+        w.check(menus=("lm-sort", "lm-dim"))
+    w.click(page.locator("#lm-open label"), "open weights only")
+    w.choose("lm-size", -1)
+    w.check()
+    w.tab("Submit")
+    for b in range(len(w.options("lm-submit-benchmark"))):
+        name = w.choose("lm-submit-benchmark", b)
+        assert f'"benchmark": "{name}"' in page.locator("#lm-submit-guide").inner_text(), name
+        w.check()
+    w.tab("Audit")
+    entries = w.options("lm-audit-entry")
+    page.keyboard.press("Escape")
+    for bench in benchmarks:  # an entry of every benchmark that has one (labels read "model · benchmark/track · …")
+        index = next((i for i, e in enumerate(entries) if f" · {bench}/" in e), None)
+        if index is None:
+            continue
+        w.choose("lm-audit-entry", index)
+        if page.locator("#lm-audit-item input").first.is_visible() and w.options("lm-audit-item", may_be_empty=True):
+            page.keyboard.press("Escape")
+            w.choose("lm-audit-item", 0)
+        w.check()
+    w.tab("Across benchmarks")
+    page.wait_for_selector("#lm-matrix table", timeout=30_000)
+    for label in page.locator("#lm-matrix-kinds label").all_inner_texts():
+        w.click(page.locator("#lm-matrix-kinds label", has_text=label).first, f"type {label}")
+        w.click(page.locator("#lm-matrix-kinds label", has_text=label).first, f"type {label} again")
+    for label in page.locator("#lm-matrix-source label").all_inner_texts():
+        w.click(page.locator("#lm-matrix-source label", has_text=label).first, f"source {label}")
+    w.click(page.locator("#lm-matrix-open label"), "open weights only")
+    w.choose("lm-matrix-size", -1)
+    w.check()
+    for name in ("Status", "About & cite", "Benchmarks"):
+        w.tab(name)
+        w.check()
+    assert w.found == [], "\n".join(w.found)
     page.close()
     log = server["log"].read_text(encoding="utf-8", errors="replace")
     assert not [s for s in SERVER_FAILURES if s in log], log[-6000:]

@@ -158,7 +158,8 @@ def test_board_controls_read_the_model_filters_and_stale_values(tmp_path):
     ctx = SimpleNamespace(rows=lambda: load_rows(st), catalog=lambda: {"re2math": ("raw",)})
 
     def view(*filters):
-        controls, rest = BoardControls.read(("re2math", "raw", "", "all", "", "", False, *filters, None, "after"))
+        controls, rest = BoardControls.read(("re2math", "raw", "", "all", "", "", False, *filters, None, "",
+                                             "after"))
         assert rest == ("after",)
         return controls.view(ctx)
 

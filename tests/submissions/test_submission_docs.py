@@ -1,4 +1,4 @@
-"""The user-facing submission formats of MathNet-Retrieve, MIRB, MathAtlas and MA-Align stay true.
+"""The user-facing submission formats of MathNet-Retrieve, MathNet-Solve, MIRB, MathAtlas and MA-Align stay true.
 
 - every example in ``submissions/`` validates and scores through ``validate_upload`` and its handler against the
   release built from the test fixture, and is exactly what its ``make_example.py`` produces;
@@ -14,6 +14,7 @@ import doctest
 import importlib.util
 import json
 import re
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,7 @@ RECEIVED = "2026-11-22T08:30:00+00:00"
 #: example file -> (benchmark, README that documents it)
 EXAMPLES = {
     "mathnet/example-mathnet-retrieve-hard.jsonl": ("mathnet-retrieve", "mathnet/README.md"),
+    "mathnet/example-mathnet-solve.jsonl": ("mathnet-solve", "mathnet/README.md"),
     "mirb/example-mirb.jsonl": ("mirb", "mirb/README.md"),
     "mathatlas/example-mathatlas-statements.jsonl": ("mathatlas", "mathatlas/README.md"),
     "mathatlas/example-mathatlas-definitions.jsonl": ("mathatlas", "mathatlas/README.md"),
@@ -45,11 +47,13 @@ def served_releases():
     """The fixture releases where the handlers look for them ($LEMMATA_HOME/releases)."""
     from lemmata.benchmarks.mathatlas.builder import MaAlignBuilder, MathAtlasBuilder
     from lemmata.benchmarks.mathnet.builder import MathNetRetrieveBuilder
+    from lemmata.benchmarks.mathnet.solve_builder import MathNetSolveBuilder
     from lemmata.benchmarks.mirb.builder import MirbBuilder
     from lemmata.core.paths import releases_dir
 
     hub = ROOT / "tests" / "fixtures" / "hub"
     for cls, src, rid in ((MathNetRetrieveBuilder, hub / "MathNet-Retrieve", "mathnet-retrieve-1.0.0"),
+                          (MathNetSolveBuilder, hub / "MathNet", "mathnet-solve-1.1.0"),
                           (MirbBuilder, hub / "mirb", "mirb-1.0.0"),
                           (MathAtlasBuilder, hub / "MathAtlas", "mathatlas-2.0.0"),
                           (MaAlignBuilder, hub / "MathAtlas", "ma-align-2.0.0")):
@@ -57,8 +61,18 @@ def served_releases():
             cls(source_dir=src).build(releases_dir(), quiet=True)
 
 
-def _script(folder: str):
-    spec = importlib.util.spec_from_file_location(f"make_example_{folder}", SUB / folder / "make_example.py")
+#: example script (under ``submissions/``) -> the examples it writes
+SCRIPTS = {
+    "mathnet/make_example.py": ["mathnet/example-mathnet-retrieve-hard.jsonl"],
+    "mathnet/make_example_solve.py": ["mathnet/example-mathnet-solve.jsonl"],
+    "mirb/make_example.py": ["mirb/example-mirb.jsonl"],
+    "mathatlas/make_example.py": ["mathatlas/example-ma-align.jsonl", "mathatlas/example-mathatlas-definitions.jsonl",
+                                  "mathatlas/example-mathatlas-statements.jsonl"],
+}
+
+
+def _script(folder: str, name: str = "make_example.py"):
+    spec = importlib.util.spec_from_file_location(f"{Path(name).stem}_{folder}", SUB / folder / name)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -74,13 +88,18 @@ def _dump(objs: list[dict]) -> bytes:
 
 # -- examples ------------------------------------------------------------------------------------------------
 
+@lru_cache(maxsize=None)
+def scored(example: str):
+    """The validated example and its result (scored once per run: MathNet-Solve's answer check takes seconds)."""
+    validated = validate_upload((SUB / example).read_bytes(), Path(example).name)
+    return validated, handler_for(validated.benchmark).score(validated, received_at=RECEIVED, oracles=OracleConfig())
+
+
 @pytest.mark.parametrize("example", sorted(EXAMPLES))
 def test_example_validates_and_scores_against_the_fixture_release(example):
     benchmark, _ = EXAMPLES[example]
-    data = (SUB / example).read_bytes()
-    validated = validate_upload(data, Path(example).name)
+    validated, result = scored(example)
     assert validated.benchmark == benchmark
-    result = handler_for(benchmark).score(validated, received_at=RECEIVED, oracles=OracleConfig())
     assert result.kind == "scored" and result.benchmark == benchmark
     assert result.frozen.dataset_release == _lines(example)[0]["release"]
     assert result.frozen.date == "2026-11-22"
@@ -90,14 +109,18 @@ def test_example_validates_and_scores_against_the_fixture_release(example):
 
 def result_summary(example: str) -> str:
     """The validation summary and the scored result of an example, as its README shows them."""
-    validated = validate_upload((SUB / example).read_bytes(), Path(example).name)
-    r = handler_for(validated.benchmark).score(validated, received_at=RECEIVED, oracles=OracleConfig())
+    validated, r = scored(example)
     interval = f" [{r.main.interval[0]:.4f}, {r.main.interval[1]:.4f}] {r.main.interval_kind}" if r.main.interval else ""
     counted = f" ({r.main.count}/{r.main.total})" if r.main.count is not None else ""
     if r.benchmark == "mathnet-retrieve":
         detail = ", ".join(f"{k} {r.metrics[k]['mean']:.4f}" for k in ("recall@1", "recall@5", "recall@10"))
     elif r.benchmark == "mirb":
         detail = ", ".join(f"{d} {v:.4f}" for d, v in r.metrics["per_dataset"].items())
+    elif r.benchmark == "mathnet-solve":
+        grade, check = r.metrics["proof_grade"], r.metrics["answer_check"]
+        detail = (f"proof grade {grade['count']}/{grade['total']} ({grade['pending']} pending, bounds "
+                  f"[{grade['bounds'][0]:.4f}, {grade['bounds'][1]:.4f}]), answer check {check['count']}/"
+                  f"{check['total']}")
     elif r.benchmark == "mathatlas":
         rate = r.metrics["compile_rate"]
         detail = (f"compile rate {rate['count']}/{rate['total']} ({rate['pending']} pending), "
@@ -106,7 +129,7 @@ def result_summary(example: str) -> str:
         m = r.metrics
         detail = (", ".join(f"{k} {m[k]['value']:.4f}" if m[k]["value"] is not None else f"{k} undefined"
                             for k in ("precision", "recall", "f1")) + f", confusion {m['confusion']}")
-    scorer = re.sub(r"pytrec_eval-[0-9.]+", "pytrec_eval-<version>", r.frozen.scoring_artifact)
+    scorer = re.sub(r"(pytrec_eval|math-verify)-[0-9.]+", r"\1-<version>", r.frozen.scoring_artifact)
     return "\n".join([
         f"valid: {validated.summary}",
         f"main score: {r.main.metric} {r.main.value:.4f}{interval}{counted}",
@@ -155,18 +178,26 @@ def test_mathatlas_examples_state_no_verdict_and_ma_align_gives_labels():
     assert {type(r["faithful"]) for r in align[1:]} <= {bool, type(None)}
 
 
-@pytest.mark.parametrize("folder", ["mathnet", "mirb", "mathatlas"])
-def test_examples_are_exactly_what_their_scripts_write(folder, tmp_path):
-    module = _script(folder)
+def test_every_example_has_its_script():
+    assert sorted(e for written in SCRIPTS.values() for e in written) == sorted(EXAMPLES)
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_examples_are_exactly_what_their_scripts_write(script, tmp_path):
+    from lemmata.core.paths import releases_dir
+
+    folder, name = script.split("/")
+    module = _script(folder, name)
     if folder == "mathatlas":
         module.main(["--out-dir", str(tmp_path)])
         written = {p.name: p.read_bytes() for p in tmp_path.glob("*.jsonl")}
     else:
-        name = next(e for e in EXAMPLES if e.startswith(folder + "/")).split("/")[1]
-        module.main(["--out", str(tmp_path / name)])
-        written = {name: (tmp_path / name).read_bytes()}
-    committed = {Path(e).name: (SUB / e).read_bytes() for e in EXAMPLES if e.startswith(folder + "/")}
-    assert written == committed
+        (out,) = [Path(e).name for e in SCRIPTS[script]]
+        # MathNet-Solve's script reads the fixture releases this module built (its own build is the same bytes)
+        module.main(["--out", str(tmp_path / out)]
+                    + (["--releases", str(releases_dir())] if name == "make_example_solve.py" else []))
+        written = {out: (tmp_path / out).read_bytes()}
+    assert written == {Path(e).name: (SUB / e).read_bytes() for e in SCRIPTS[script]}
 
 
 def test_example_script_doctests_pass():
@@ -178,8 +209,9 @@ def test_example_script_doctests_pass():
 # -- schemas ---------------------------------------------------------------------------------------------------
 
 #: the Hub-pinned benchmarks (header ``benchmark`` values) and where each one's user documentation lives
-HUB_BENCHMARKS = ("mathnet-retrieve", "mirb", "mathatlas", "ma-align")
-READMES = {"mathnet-retrieve": "submissions/mathnet/README.md", "mirb": "submissions/mirb/README.md",
+HUB_BENCHMARKS = ("mathnet-retrieve", "mathnet-solve", "mirb", "mathatlas", "ma-align")
+READMES = {"mathnet-retrieve": "submissions/mathnet/README.md", "mathnet-solve": "submissions/mathnet/README.md",
+           "mirb": "submissions/mirb/README.md",
            "mathatlas": "submissions/mathatlas/README.md", "ma-align": "submissions/mathatlas/README.md"}
 
 
@@ -194,6 +226,10 @@ def _models(benchmark):
     from lemmata.families import handlers
 
     cls = handlers()[benchmark]
+    if benchmark == "mathnet-solve":  # not a ranking track: its handler validates with these two models
+        from lemmata.benchmarks.mathnet.solve_track import Header, SolveRecord
+
+        return Header, SolveRecord
     return cls.header_model, cls.record_model or RankingRecord
 
 

@@ -9,7 +9,8 @@ scoring. Its agreement with each of MA-Align's two label sets (the published lab
 is accuracy (Wilson 95%), precision, recall and F1 of the *aligned* class (pair bootstrap 95%,
 :func:`~lemmata.benchmarks.mathatlas.track.judge_report`) and Cohen's kappa (pair bootstrap 95%,
 :mod:`lemmata.metrics.agreement`), overall and per kind. The record is written into the judge's artifact folder
-as ``CALIBRATION.json`` beside its ``ARTIFACT.json``: the calibration belongs to that judge and rubric set.
+as ``CALIBRATION.json`` beside its ``ARTIFACT.json`` (:mod:`lemmata.oracles.calibration`): the calibration
+belongs to that judge and rubric set, and the board shows it beside every column that judge decides.
 A pair the judge could not answer (the endpoint failed) leaves the calibration incomplete: nothing is written.
 """
 
@@ -19,14 +20,14 @@ import json
 from typing import Any
 
 from lemmata.core.verbs import Verbs
+from lemmata.oracles.calibration import CALIBRATION_FILE, SCHEMA
 
 VERBS = Verbs("lemmata.benchmarks.mathatlas")
 
-CALIBRATION_FILE = "CALIBRATION.json"
-SCHEMA = "lemmata.judge-calibration/1"
 
-
-def _agreement(gold: list[bool], predicted: list[bool]) -> dict[str, Any]:
+def agreement(gold: list[bool], predicted: list[bool]) -> dict[str, Any]:
+    """A judge's predictions against one label set: :func:`~lemmata.benchmarks.mathatlas.track.judge_report` and
+    Cohen's kappa with its pair-bootstrap interval (a :class:`lemmata.oracles.calibration.Agreement`)."""
     from lemmata.benchmarks.mathatlas.track import judge_report
     from lemmata.metrics.agreement import cohen_kappa, kappa_interval
 
@@ -44,6 +45,7 @@ def calibrate(oracles: Any, *, quiet: bool = True) -> tuple[dict[str, Any], Any]
     from lemmata.catalog import load_release, read_columns
     from lemmata.core.errors import LemmataError
     from lemmata.formats.results import now_iso
+    from lemmata.oracles.calibration import Calibration
 
     judge = alignment_judge_from(oracles.extra.get("judge") or oracles.judge)
     if judge is None:
@@ -63,20 +65,21 @@ def calibrate(oracles: Any, *, quiet: bool = True) -> tuple[dict[str, Any], Any]
     label_sets = {}
     for name in LABEL_SETS:
         gold = [p[name if name == "relabel" else "label"] == "aligned" for p in pairs]
-        by_kind = {kind: _agreement([g for g, p in zip(gold, pairs) if p["kind"] == kind],
+        by_kind = {kind: agreement([g for g, p in zip(gold, pairs) if p["kind"] == kind],
                                     [x for x, p in zip(predicted, pairs) if p["kind"] == kind])
                    for kind in sorted({p["kind"] for p in pairs})}
-        label_sets[name] = {"source": LABEL_SETS[name], **_agreement(gold, predicted), "by_kind": by_kind}
+        label_sets[name] = {"source": LABEL_SETS[name], **agreement(gold, predicted), "by_kind": by_kind}
     record = {
         "schema": SCHEMA, "artifact_id": artifact.artifact_id, "judge": artifact.manifest.judge,
         "rubrics": {k: pin.model_dump() for k, pin in artifact.manifest.rubrics.items()},
-        "release": MA_ALIGN.release_id, "pairs": len(pairs),
+        "release": MA_ALIGN.release_id, "measured_on": "MA-Align", "headline": "published", "pairs": len(pairs),
         "unparsable": sum(v.get("parsed") is False for v in verdicts),
         "settled_by_rule": sum(v.get("settled_by") == "rule" for v in verdicts),
         "label_sets": label_sets, "calibrated_at": now_iso(),
         "items": [{"pair_id": p["pair_id"], "kind": p["kind"], "predicted": x, "published": p["label"] == "aligned",
                    "relabel": p["relabel"] == "aligned"} for p, x in zip(pairs, predicted)],
     }
+    Calibration.model_validate(record)  # what the board reads back (lemmata.oracles.calibration)
     return record, artifact
 
 

@@ -19,14 +19,13 @@ not compiling), its reason kept in the run's metadata. Requests go through
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from lemmata.benchmarks.mathatlas.extract import extract_lean
-from lemmata.oracles.chat_runner import ChatJob, ChatRunner, Sampling
-from lemmata.oracles.judge import Rubric, parse_rubric
+from lemmata.benchmarks.mathatlas.templates import template, version_of
+from lemmata.oracles.chat_runner import ChatJob, ChatRunner, Completion, Sampling
+from lemmata.oracles.judge import Rubric
 
 PROMPTS = {"statement": ("formalize-statement", 1), "definition": ("formalize-definition", 1)}
 #: upstream ``DependencyContext`` defaults: direct dependencies shown, characters of each
@@ -38,16 +37,13 @@ CONTEXT_HEADER = ("## Background: prerequisites of this item\nThe item below com
 __all__ = ["PROMPTS", "context_block", "formalize", "prompt", "prompt_version", "run_mathatlas"]
 
 
-@lru_cache(maxsize=None)
 def prompt(kind: str) -> Rubric:
-    name, version = PROMPTS[kind]
-    return parse_rubric(name, version, (resources.files("lemmata.benchmarks.mathatlas") / "prompts"
-                                        / f"{name}.v{version}.md").read_bytes())
+    return template(*PROMPTS[kind])
 
 
 def prompt_version() -> str:
     """The prompt ids a run declares, e.g. ``formalize-definition.v1+formalize-statement.v1``."""
-    return "+".join(sorted(prompt(kind).id for kind in PROMPTS))
+    return version_of(PROMPTS)
 
 
 def _truncate(text: str) -> str:
@@ -114,22 +110,28 @@ def formalize(runner: ChatRunner, release_id: str, entity_ids: list[str], *, con
         shown[e] = [t for t in row["dependencies"] if t in rows][:MAX_DEPS] if block else []
         jobs.append(ChatJob(id=e, sampling=sampling, messages=tuple(prompt(kind).render(
             {"context": block + "\n\n" if block else "", "text": row["statement"].strip()}))))
-    answers = runner.run(jobs, desc=f"MathAtlas ({context})", quiet=quiet)
-    records, abstained, reasons = [], Counter(), {}
-    for e in entity_ids:
-        c = answers[e]
+    formal: dict[str, str | None] = {}
+    abstained: Counter[str] = Counter()
+    reasons: dict[str, str] = {}
+
+    def read(job: ChatJob, c: Completion) -> None:
+        """Each answer as it arrives (lexing Lean while other requests are still in flight): its Lean, or why not."""
         lean = extract_lean(c.text) if c.ok else ""
-        rules = "definitions" if rows[e]["entity_type"] == "definition" else "statements"
+        rules = "definitions" if rows[job.id]["entity_type"] == "definition" else "statements"
         problems = statement_problems(lean, rules)[:1] if lean else []
         why = (c.abstention or "no Lean in the reply") if not lean else (
             f"refused by the formal-statement rules: line {problems[0][0]}: {problems[0][1]}" if problems else None)
         if why:
             abstained[why.split(":")[0]] += 1
-            reasons[e] = why
-        records.append({"entity_id": e, "formal_statement": None if why else lean})
+            reasons[job.id] = why
+        formal[job.id] = None if why else lean
+
+    runner.run(jobs, desc=f"MathAtlas ({context})", quiet=quiet, on_answer=read)
+    records = [{"entity_id": e, "formal_statement": formal[e]} for e in entity_ids]
     meta = {"entities": len(entity_ids), "context": context,
             "with_dependency_context": sum(1 for v in shown.values() if v),
-            "abstentions": dict(sorted(abstained.items())), "abstention_reasons": reasons}
+            "abstentions": dict(sorted(abstained.items())),
+            "abstention_reasons": {e: reasons[e] for e in entity_ids if e in reasons}}  # entity order: stable bytes
     return records, meta
 
 

@@ -29,16 +29,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, StrictStr
 
 from lemmata.benchmarks.mathatlas.extract import FORCED_HEADER, with_forced_header
+from lemmata.benchmarks.mathatlas.templates import templates
 from lemmata.core.hashing import sha256_bytes
 from lemmata.oracles.chat import ChatConfig, ChatJudge
-from lemmata.oracles.judge import MAX_REASON_CHARS, Judge, JudgeArtifact, Rubric, parse_reply, parse_rubric, shown_reply
+from lemmata.oracles.judge import MAX_REASON_CHARS, Judge, JudgeArtifact, Rubric, parse_reply, shown_reply
 
 BENCHMARK = "mathatlas"
 #: the judge rubric of each kind of entity (a definition, or a statement: theorem, example, exercise)
@@ -105,11 +105,7 @@ def alignment_judge_from(judge: Any) -> Judge | None:
 @lru_cache(maxsize=None)
 def rubrics() -> dict[str, Rubric]:
     """The two shipped judge rubrics, by entity kind."""
-    out = {}
-    for kind, (name, version) in RUBRICS.items():
-        data = (resources.files("lemmata.benchmarks.mathatlas") / "prompts" / f"{name}.v{version}.md").read_bytes()
-        out[kind] = parse_rubric(name, version, data)
-    return out
+    return templates(RUBRICS)
 
 
 def rubric_kind(entity_type: str) -> str:

@@ -31,7 +31,7 @@ from lemmata.benchmarks.mathnet.solve_scoring import (
     grade_values, scoring_artifact_id, start_answer_check, summarize,
 )
 from lemmata.core.errors import InputError, Problem
-from lemmata.core.models import Frozen
+from lemmata.core.models import Exact, Frozen
 from lemmata.formats.envelope import Envelope, validate_model
 from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result
 from lemmata.formats.schema import SchemaFile, dumps, line_schema
@@ -45,7 +45,7 @@ from lemmata.tracks.ranking import received_date
 MAX_SOLUTION_CHARS = 100_000
 
 
-class RetrievalSpec(Frozen):
+class RetrievalSpec(Exact):
     retriever: ModelInfo = Field(description="the retriever's identity (as `lemmata evaluate` records it)")
     spec: str = Field(min_length=1, max_length=500, description="the retriever spec the run used")
     k: int = Field(ge=1, le=MAX_K, description="retrieved problems shown per query")
@@ -59,11 +59,12 @@ class SolverInfo(ModelInfo):
         description="what the model read of a figure: 'text' (its description) or 'text+image' (image parts)")
 
 
-class Header(Frozen):
+class Header(Exact):
     format: Literal["lemmata-submission/1"]
     benchmark: Literal["mathnet-solve"]
     release: str = Field(pattern=r"^mathnet-solve-\d+\.\d+\.\d+$")
-    track: Literal["zero-shot", "expert-rag", "retriever-rag"] = Field(description="the MathRAG condition")
+    track: Literal["zero-shot", "expert-rag", "retriever-rag"] = Field(
+        description="the MathRAG condition", examples=["zero-shot"])  # a template's choice: it declares no retrieval
     subset: Literal["lemmata_strat_70", "lemmata_strat_5500", "full"] = Field(
         description="the problems split the run answers (Lemmata's stratified subsets, or every problem)")
     model: SolverInfo

@@ -10,7 +10,7 @@ source-retrieval track over the offline world, the same two modules), ``agent/``
 ``baselines`` (offline baselines).
 """
 
-from lemmata.core.family import Condition, Family
+from lemmata.core.family import Condition, Family, JudgedColumns
 
 FAMILY = Family(
     package=__name__, releases="meta:RELEASES", builders=("builder:Re2MathBuilder",),  # what it publishes
@@ -22,8 +22,9 @@ FAMILY = Family(
                 "re2math-source-retrieval": "evaluation_tasks:tasks"},
     evaluation_on_request=("re2math-source-retrieval",), runs={"re2math": "runs:PROTOCOL"},  # 354k records: by name
     commands=("commands:register_render", "commands:register", "scholar.commands:register"),  # its own verbs
-    baseline_commands=("commands:register_baselines",), briefs="briefs.toml", startup=("startup:WORLD",),
-    conditions=(":ORACLE_SOURCE", ":LOCAL_ONLY_SCOPE"),
+    baseline_commands=("commands:register_baselines",), briefs="briefs.toml", paper_tables="paper_tables.toml",
+    startup=("startup:WORLD",),
+    conditions=(":ORACLE_SOURCE", ":LOCAL_ONLY_SCOPE", ":CITE_KEYS_MASKED"), judged=(":JUDGED",),
 )
 
 #: the paper's oracle condition (``lemmata run re2math --condition oracle-source``): extraction alone, its own group
@@ -35,3 +36,15 @@ ORACLE_SOURCE = Condition(flag="condition", badge="oracle source", splits=True, 
 LOCAL_ONLY_SCOPE = Condition(flag="scope", badge="local-only scope", splits=True, value="local_only",
                              description="the system planned from the local proof blocks alone: the setup and the "
                                          "target theorem were not shown")
+#: the offline default for new runs (``--cite-keys``, ``render.system_input``): the instance's own cite key masked in
+#: the input. Results stored before carry no flag and read unmasked, so their groups are unchanged; masked runs rank
+#: apart
+CITE_KEYS_MASKED = Condition(flag="cite_keys", badge="cite key masked", splits=True, value="masked",
+                             description="the instance's own citation key was masked in the input (\\cite{?}): "
+                                         "the key often names the cited work, so unmasked runs rank apart")
+#: the rates a Suff, Ground, AnchorMatch or QueryMatch verdict enters (``aggregate``; provenance ``scoring_artifact``):
+#: SourceAcc, CiteRecall and OracleCoverage come from the source-identity matcher, not the judge
+JUDGED = JudgedColumns(benchmark="re2math", judge="provenance.scoring_artifact.judge.id",
+                       columns=("ToolAcc", "OfflineToolAcc", "Oracle ToolAcc", "Oracle OfflineToolAcc", "SuffRate",
+                                "GroundRate", "AnchorAcc", "QueryAcc", "AltSourceToolAcc", "AltSourceSuccessRate"),
+                       decides="Suff (and, live, Ground), AnchorMatch and QueryMatch of each instance")

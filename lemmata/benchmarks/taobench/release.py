@@ -79,6 +79,13 @@ class TaoRelease:
             self._exercises[key] = locate(item.lean, item.decl)  # type: ignore[arg-type]
         return self._exercises[key]
 
+    def local_definitions(self, fqn: str) -> int:
+        """How many definitions the exercise's Tao file declares before it (:mod:`.context`; the Mathlib twin is
+        read in its Tao twin's bucket)."""
+        from lemmata.benchmarks.taobench.context import local_definitions
+
+        return local_definitions(self.exercise(fqn, "tao"))
+
 
 def release_meta(release_id: str) -> BenchmarkMeta:
     for meta in RELEASES:

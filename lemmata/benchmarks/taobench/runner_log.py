@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lemmata.benchmarks.taobench.release import TaoRelease
-from lemmata.benchmarks.taobench.sampler import PROMPTS, TaskSpec, attempt_from, jobs_for, split_item
+from lemmata.benchmarks.taobench.sampler import (CONDITION_PROMPTS, PROMPTS, TaskSpec, attempt_from, jobs_for,
+                                                 split_item)
 from lemmata.benchmarks.taobench.submission import BENCHMARK, Header, Record
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.hashing import sha256_bytes
@@ -106,6 +107,9 @@ def check_runner_log(release: TaoRelease, header: Header, records: list[Record],
                                                  "n answers drawn per exercise: either the attempts were filtered "
                                                  "(then they cannot match the log) or the flag is wrong", None,
                                 "header.flags.filtered_attempts"))
+    if log_header.prompt_version in PROMPTS:  # an unknown one is named below, once
+        head("prompt_version", log_header.prompt_version, CONDITION_PROMPTS[header.condition],
+             f"the submission header's condition ({header.condition or 'the paper protocol'}) is run with")
     if log_header.prompt_version not in PROMPTS:
         problems.append(Problem(filename, f"unknown prompt version {log_header.prompt_version!r}: the scorer "
                                           f"recomputes the prompts of {', '.join(sorted(PROMPTS))} only", hline,

@@ -17,7 +17,12 @@ def _arguments(t) -> None:
     t.add_argument("--top-p", type=float, default=None, help="nucleus sampling (default: the server's)")
     t.add_argument("--release", default="taobench-150-1.1.0", help="release id (default taobench-150-1.1.0)")
     t.add_argument("--formulation", choices=("tao", "mathlib", "both"), default="both",
-                   help="which formulations to answer (default both)")
+                   help="which formulations to answer (default both; tao under --condition without-context)")
+    t.add_argument("--condition", choices=("with-context", "without-context"), default="with-context",
+                   help="with-context (default): the paper's protocol, the model sees each exercise's official "
+                        "file; without-context: the paper's ablation, the statement alone with none of the local "
+                        "definitions its file declares before it (prompt taobench-prove-without-context.v1, Tao's "
+                        "formulation only; a board group of its own)")
     t.add_argument("--limit", type=int, metavar="K", help="only the first K exercises (a smoke run: the others count "
                    "as failed)")
 
@@ -28,7 +33,7 @@ def _run(args, runner) -> Written:
     from lemmata.benchmarks.taobench.release import open_taobench
     from lemmata.benchmarks.taobench.sampler import sample_submission, write_lines
     from lemmata.core.errors import InputError
-    from lemmata.formats.runner_log import RUNNER_LOG_SUFFIX
+    from lemmata.formats.runner_log import log_beside
     from lemmata.oracles.judge import slug
     from lemmata.store.files import atomic_write
 
@@ -36,14 +41,20 @@ def _run(args, runner) -> Written:
         raise InputError.one("lemmata run taobench", "--n must be between 1 and 256", field="n")
     temperature = args.temperature if args.temperature is not None else (0.0 if args.n == 1 else 1.0)
     sampling = sampling_of(args, temperature=temperature, top_p=args.top_p)
+    condition = None if args.condition == "with-context" else args.condition
+    if condition and args.formulation == "mathlib":
+        raise InputError.one("lemmata run taobench", "--condition without-context removes the local definitions of "
+                             "Tao's files; a Mathlib twin has none: use --formulation tao", field="formulation")
     release = open_taobench(args.release, args.releases)
-    formulations = ("tao", "mathlib") if args.formulation == "both" else (args.formulation,)
+    formulations = ("tao",) if condition else ("tao", "mathlib") if args.formulation == "both" else (args.formulation,)
     lines, meta, log = sample_submission(release, runner, n=args.n, sampling=sampling, formulations=formulations,
-                                         limit=args.limit, quiet=args.quiet)
-    stem = Path(args.out) / f"taobench.{args.release}.{slug(args.model)}.n{args.n}"
-    log_path = stem.with_name(stem.name + RUNNER_LOG_SUFFIX)
+                                         limit=args.limit, quiet=args.quiet, condition=condition)
+    stem = Path(args.out) / (f"taobench.{args.release}.{slug(args.model)}.n{args.n}"
+                             + (f".{condition}" if condition else ""))
+    submission = stem.with_name(stem.name + ".jsonl")
+    log_path = log_beside(submission)  # where `lemmata score FILE` finds it
     atomic_write(log_path, log)  # first: a submission never names a log that is not written
-    path = write_lines(stem.with_name(stem.name + ".jsonl"), lines)
+    path = write_lines(submission, lines)
     print(f"runner request log: {log_path}")
     return Written(path, meta, runner_log=log_path)
 

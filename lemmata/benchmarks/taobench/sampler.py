@@ -32,12 +32,17 @@ attempts that pass the check stay *pending*.
 request log (:mod:`lemmata.formats.runner_log`) whose sha256 the header records
 (``runner``); the scorer checks the submission against it and the release
 (:mod:`lemmata.benchmarks.taobench.runner_log`) through :func:`attempt_from`,
-the same function that turned each answer into an attempt here.
+the same function that turned each answer into an attempt here. The log stays within the scorer's limit
+(:data:`~lemmata.formats.runner_log.MAX_LOG_BYTES`, one constant both read): when the answers would pass it, the
+longest completions become ``log-limit`` abstentions (:func:`~lemmata.formats.runner_log.fit_log`), submitted as
+the official file like any abstention, and a run that asks for more answers than one log may hold is refused
+before a request is sent.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -49,7 +54,8 @@ from lemmata.benchmarks.taobench.release import TaoRelease
 from lemmata.benchmarks.taobench.submission import BENCHMARK, MAX_ATTEMPT_BYTES, TRACK
 from lemmata.core.hashing import sha256_bytes
 from lemmata.formats.envelope import SUBMISSION_FORMAT
-from lemmata.formats.runner_log import LOG_FORMAT, RUNNER_NAME, LoggedSampling, LogHeader, log_bytes
+from lemmata.formats.runner_log import (LOG_FORMAT, LOG_LIMIT, RUNNER_NAME, LoggedSampling, LogHeader,
+                                        check_log_lines, fit_log)
 from lemmata.formats.results import ModelInfo
 from lemmata.oracles.chat_runner import ChatJob, ChatRunner, Completion, Sampling
 from lemmata.oracles.judge import Rubric, parse_rubric
@@ -60,8 +66,17 @@ _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.S)
 _IMPORT = re.compile(r"^\s*import\s", re.M)
 
 
+#: the paper's without-context ablation (``--condition without-context``): the exercise's statement alone, none of
+#: the local definitions its file declares before it; the attempt is still the official file, context and all
+WITHOUT_CONTEXT = "without-context"
+NO_CONTEXT_PROMPT_ID = "taobench-prove-without-context.v1"
+
 #: every prompt version a request log may name: (template name, version) by prompt id
-PROMPTS = {PROMPT_ID: (PROMPT_NAME, PROMPT_VERSION)}
+PROMPTS = {PROMPT_ID: (PROMPT_NAME, PROMPT_VERSION), NO_CONTEXT_PROMPT_ID: ("prove-without-context", 1)}
+#: the prompt of each run condition (None: the paper's main protocol, the official file with its local context)
+CONDITION_PROMPTS: dict[str | None, str] = {None: PROMPT_ID, WITHOUT_CONTEXT: NO_CONTEXT_PROMPT_ID}
+#: what the header's ``sampling.prompt`` says the model was given, by prompt id
+PROMPT_GIVEN = {PROMPT_ID: "official file with sorry", NO_CONTEXT_PROMPT_ID: "the statement alone, no local context"}
 
 
 def prompt(prompt_id: str = PROMPT_ID) -> Rubric:
@@ -155,8 +170,8 @@ def jobs_for(release: TaoRelease, specs: Sequence[TaskSpec], n: int, sampling: S
     out = []
     for spec in specs:
         item = release.item(spec.fqn, spec.formulation)
-        messages = tuple(template.render({"decl_name": item.decl, "lean_file": item.lean.rstrip("\n"),
-                                          "statement": item.statement}))
+        values = {"decl_name": item.decl, "lean_file": item.lean.rstrip("\n"), "statement": item.statement}
+        messages = tuple(template.render({k: v for k, v in values.items() if k in template.fields}))
         out += [ChatJob(id=f"{spec.fqn}@{spec.formulation}#{i}", messages=messages, sampling=sampling, sample=i)
                 for i in range(n)]
     return out
@@ -164,12 +179,17 @@ def jobs_for(release: TaoRelease, specs: Sequence[TaskSpec], n: int, sampling: S
 
 def sample_submission(release: TaoRelease, runner: ChatRunner, *, n: int, sampling: Sampling,
                       formulations: Sequence[str] = ("tao", "mathlib"), limit: int | None = None,
-                      quiet: bool = False, model: ModelInfo | None = None,
+                      quiet: bool = False, model: ModelInfo | None = None, condition: str | None = None,
                       ) -> tuple[list[dict[str, Any]], dict[str, Any], bytes]:
     """The submission lines (header first), the run's metadata (abstentions, integrity, tokens) and its request
-    log (the answers used, in job order; the header's ``runner.log_sha256`` is its hash)."""
+    log (the answers used, in job order; the header's ``runner.log_sha256`` is its hash).
+
+    ``condition`` ``"without-context"`` is the paper's ablation (:data:`WITHOUT_CONTEXT`; Tao's formulation only);
+    None, the paper's protocol."""
+    prompt_id = CONDITION_PROMPTS[condition]
     specs = tasks(release, formulations, limit)
-    jobs = jobs_for(release, specs, n, sampling)
+    jobs = jobs_for(release, specs, n, sampling, prompt_id)
+    check_log_lines(len(jobs), "lemmata run taobench")  # before a request is sent: the log must hold every answer
     done: dict[str, tuple[str, str | None]] = {}
 
     used: dict[str, Completion] = {}
@@ -181,6 +201,17 @@ def sample_submission(release: TaoRelease, runner: ChatRunner, *, n: int, sampli
         used[job.id] = c
 
     runner.run(jobs, desc=f"TaoBench {release.release_id}", quiet=quiet, on_answer=handle)
+    log, logged = fit_log(log_header(release.release_id, runner.endpoint.model, sampling, n, prompt_id),
+                          [job.logged(runner.endpoint.model, used[job.id], item_of(job.id)) for job in jobs])
+    dropped = 0
+    for job, entry in zip(jobs, logged):
+        if entry.answer.abstention is not None and entry.answer.abstention.startswith(LOG_LIMIT):
+            # dropped to keep the log within the scorer's limit: the attempt is the one the log's answer gives
+            done[job.id] = attempt_from(entry.answer, release.exercise(*split_item(item_of(job.id))))
+            dropped += 1
+    if dropped:
+        print(f"{dropped} completion(s) dropped as {LOG_LIMIT} abstentions: the request log stays within the "
+              "scorer's size limit", file=sys.stderr)
     records, unusable, extracted, reasons = [], Counter(), 0, {}
     for spec in specs:
         attempts = []
@@ -194,18 +225,17 @@ def sample_submission(release: TaoRelease, runner: ChatRunner, *, n: int, sampli
                 extracted += 1
             attempts.append(attempt)
         records.append({"fqn": spec.fqn, "formulation": spec.formulation, "attempts": attempts})
-    identity = model or model_info(runner, sampling, n)
-    log = log_bytes(log_header(release.release_id, runner.endpoint.model, sampling, n),
-                    [job.logged(runner.endpoint.model, used[job.id], item_of(job.id)) for job in jobs])
+    identity = model or model_info(runner, sampling, n, prompt_id)
     header = {
         "format": SUBMISSION_FORMAT, "benchmark": BENCHMARK, "track": TRACK, "release": release.release_id,
-        "formulations": list(formulations), "model": identity.model_dump(mode="json"), "n": n,
+        "formulations": list(formulations), **({"condition": condition} if condition else {}),
+        "model": identity.model_dump(mode="json"), "n": n,
         "sampling": {"temperature": sampling.temperature, "top_p": sampling.top_p, "max_tokens": sampling.max_tokens,
-                     "seed": sampling.seed, "prompt": f"{PROMPT_ID}: official file with sorry, whole-proof "
+                     "seed": sampling.seed, "prompt": f"{prompt_id}: {PROMPT_GIVEN[prompt_id]}, whole-proof "
                      "generation; sample i drawn with seed + i", "other": {}},
         "flags": {"used_lean_feedback": False, "trained_on_taobench": False, "used_external_tools": False,
                   "filtered_attempts": False},
-        "runner": {"name": RUNNER_NAME, "version": _version(), "prompt_version": PROMPT_ID,
+        "runner": {"name": RUNNER_NAME, "version": _version(), "prompt_version": prompt_id,
                    "log_sha256": sha256_bytes(log)},
         "notes": f"lemmata run taobench: {len(specs)} exercise-formulation pair(s) × {n} sample(s), every sample "
                  "submitted" + (f"; first {limit} exercise(s) only, the rest count as failed" if limit else ""),
@@ -262,11 +292,11 @@ def _version() -> str:
     return __version__
 
 
-def model_info(runner: ChatRunner, sampling: Sampling, n: int) -> ModelInfo:
+def model_info(runner: ChatRunner, sampling: Sampling, n: int, prompt_id: str = PROMPT_ID) -> ModelInfo:
     """The declared identity: the requested name, the id the endpoint reported most, sampling, prompt version."""
     reported = runner.stats.endpoint_models.most_common(1)
     return ModelInfo(name=runner.endpoint.model, kind="llm", endpoint_model=reported[0][0] if reported else None,
-                     sampling={**sampling.model_dump(mode="json"), "n": n}, prompt_version=PROMPT_ID)
+                     sampling={**sampling.model_dump(mode="json"), "n": n}, prompt_version=prompt_id)
 
 
 

@@ -143,6 +143,8 @@ class ItemResult:
     n: int
     submitted: bool
     attempts: list[AttemptResult] = field(default_factory=list)
+    local_definitions: int | None = None
+    """definitions the exercise's Tao file declares before it (:mod:`.context`)"""
 
     @property
     def item_id(self) -> str:
@@ -159,6 +161,7 @@ class ItemResult:
     def as_dict(self) -> dict[str, Any]:
         return {"item_id": self.item_id, "fqn": self.fqn, "formulation": self.formulation, "chapter": self.chapter,
                 "n": self.n, "c": self.passed, "pending": self.pending, "submitted": self.submitted,
+                **({"local_definitions": self.local_definitions} if self.local_definitions is not None else {}),
                 "attempts": [a.as_dict() for a in self.attempts]}
 
 
@@ -279,9 +282,22 @@ def _summaries(items: list[ItemResult], n: int, n_resamples: int, seed: int) -> 
             "upper_if_pending_pass": sum(upper) / len(upper) if upper else None,
             "per_chapter": {g: {"n_items": m.n_items, "value": m.mean}
                             for g, m in sorted(s.per_group.items(), key=lambda kv: int(kv[0]))},
+            "per_local_definitions": _per_bucket(items, s.per_item),
             "per_item": s.per_item,
         }
     return out
+
+
+def _per_bucket(items: list[ItemResult], per_item: Mapping[str, float]) -> dict[str, dict[str, Any]]:
+    """Mean pass@k in each local-definition bucket (:mod:`.context`), in bucket order, over the items it holds."""
+    from lemmata.benchmarks.taobench.context import BUCKETS, bucket
+
+    held: dict[str, list[float]] = {}
+    for it in items:
+        if it.local_definitions is not None:
+            held.setdefault(bucket(it.local_definitions), []).append(per_item[it.item_id])
+    return {label: {"n_items": len(held[label]), "value": sum(held[label]) / len(held[label])}
+            for label, _ in BUCKETS if label in held}
 
 
 def score_submission(
@@ -322,6 +338,7 @@ def score_submission(
             it = by_key.get((meta.fqn, f)) or ItemResult(fqn=meta.fqn, formulation=f, chapter=meta.chapter, n=0,
                                                           submitted=False)
             it.n = header.n
+            it.local_definitions = release.local_definitions(meta.fqn)
             items.append(it)
         per_formulation[f] = items
 
@@ -367,6 +384,8 @@ def score_submission(
         model=header.model,
         flags={**header.flags.model_dump(), "n": header.n, "formulations": list(header.formulations),
                "sampling": header.sampling.model_dump(),
+               # a declared condition that splits the board's groups, present only when it is not the paper's
+               **({"condition": header.condition} if header.condition else {}),
                **({"runner_log": RUNNER_LOG_CONSISTENT} if runner_log is not None else {})},
         main=Score(metric=f"pass@1 ({main_f})", value=p1["value"] if complete else None,
                    interval=tuple(p1["ci95"]) if p1["ci95"] and complete else None,
@@ -374,8 +393,9 @@ def score_submission(
                    count=p1["solved_items"], total=p1["n_items"],
                    bounds=None if complete else (p1["value"], p1["upper_if_pending_pass"])),
         metrics=_without_per_item(metrics),
-        breakdowns={"chapter": {f: {k: v["per_chapter"] for k, v in m.items()} for f, m in metrics.items()
-                                if f in per_formulation}},
+        breakdowns={dimension: {f: {k: v[f"per_{dimension}"] for k, v in m.items()} for f, m in metrics.items()
+                                if f in per_formulation}
+                    for dimension in ("chapter", "local_definitions")},
         items=[it.as_dict() for items in per_formulation.values() for it in items],
         pending=pending_items, status="pending_oracle" if pending_items else "complete",
         notes=notes,
@@ -407,6 +427,25 @@ def pass_at_k_curves(items: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, 
         out[form] = {"value": pass_at_k_curve(n, [int(it["c"]) for it in its]),
                      "upper_if_pending_pass": pass_at_k_curve(n, [int(it["c"]) + int(it["pending"]) for it in its])}
     return out
+
+
+def headlines(doc: Mapping[str, Any]) -> dict[str, float | None]:
+    """The other headlines the board may rank a proofs result by: pass@k of its headline formulation for every
+    k ≤ n (:func:`pass_at_k_curves`; the paper's own headline is pass@128), each None while attempts are pending
+    (as the stored headline is). A document without items (a reported row) offers none.
+
+    >>> items = [{"formulation": "tao", "n": 2, "c": 1, "pending": 0}, {"formulation": "mathlib", "n": 2, "c": 2,
+    ...          "pending": 0}]
+    >>> headlines({"main": {"metric": "pass@1 (tao)"}, "items": items, "pending": 0})
+    {'pass@1 (tao)': 0.5, 'pass@2 (tao)': 1.0}
+    """
+    items = doc.get("items") or []
+    form = str((doc.get("main") or {}).get("metric", "")).partition("(")[2].rstrip(")")
+    curve = pass_at_k_curves(it for it in items if it.get("formulation") == form).get(form)
+    if not curve:
+        return {}
+    complete = not doc.get("pending")
+    return {f"pass@{k} ({form})": (value if complete else None) for k, value in enumerate(curve["value"], 1)}
 
 
 def paired_fqns(release: TaoRelease) -> set[str]:

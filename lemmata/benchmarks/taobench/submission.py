@@ -24,7 +24,7 @@ from __future__ import annotations
 import difflib
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.models import Exact
@@ -80,6 +80,11 @@ class Header(Exact):
     formulations: list[Literal["tao", "mathlib"]] = Field(
         min_length=1, max_length=2, description="formulations the submission answers; their exercises without a "
         "record count as n failed attempts")
+    condition: Literal["without-context"] | None = Field(
+        default=None, description="unset: the paper's protocol (the model saw each exercise's official file, its "
+        "local definitions included); 'without-context': the paper's ablation, the model saw the exercise's "
+        "statement alone, none of the definitions its file declares before it (Tao's formulation only; the "
+        "attempts are still complete official files). Ranked in its own group")
     model: ModelInfo
     n: int = Field(ge=1, le=MAX_N, description="attempts drawn per exercise and formulation; every record holds "
                    "exactly n (an exercise left out counts as n failed attempts)")
@@ -90,7 +95,7 @@ class Header(Exact):
                                       "scorer checks every attempt against it and the release")
     notes: str = Field(default="", max_length=4000, description="free text shown with the entry")
 
-    _omit_unset_runner = omit_when_none("runner")  # headers written before the field existed dump as they did
+    _omit_unset = omit_when_none("runner", "condition")  # headers written before these fields dump as they did
 
     @field_validator("formulations")
     @classmethod
@@ -98,6 +103,13 @@ class Header(Exact):
         if len(set(v)) != len(v):
             raise ValueError("formulations must not repeat")
         return v
+
+    @model_validator(mode="after")
+    def _context_is_tao_s(self) -> "Header":
+        if self.condition == "without-context" and self.formulations != ["tao"]:
+            raise ValueError("condition 'without-context' removes the local definitions of Tao's files: formulations "
+                             "must be ['tao'] (a Mathlib twin has no local context to remove)")
+        return self
 
 
 class Record(Exact):

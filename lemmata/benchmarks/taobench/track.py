@@ -101,8 +101,16 @@ class TaoBenchProofsHandler(TrackHandler):
             raise InputError.one(result.result_id, f"no item {item_id!r} in this result", field="item_id")
         release = self.release(result.frozen.dataset_release)
         official = release.item(item["fqn"], item["formulation"])
+        context = ""
+        if "local_definitions" in item:
+            from lemmata.benchmarks.taobench.context import bucket
+
+            count = item["local_definitions"]
+            defs = f"{count} local definition{'s' if count != 1 else ''}"
+            context = (f", {defs} (bucket {bucket(count)})" if item["formulation"] == "tao"
+                       else f", bucket {bucket(count)} (its Tao twin's {defs})")
         sections: list[tuple[str, str]] = [
-            ("Exercise", f"`{item['fqn']}` ({item['formulation']}), chapter {item['chapter']}: "
+            ("Exercise", f"`{item['fqn']}` ({item['formulation']}), chapter {item['chapter']}{context}: "
                          f"{item['c']} of {item['n']} attempts passed, {item['pending']} pending.\n\n"
                          f"```lean\n{official.statement}\n```"),
         ]
@@ -127,6 +135,8 @@ class TaoBenchProofsHandler(TrackHandler):
             sections.append(("Attempts", "No record for this exercise: its n attempts count as failed."))
         sections.append(("Item record", "```json\n" + json.dumps(item, indent=2, ensure_ascii=False) + "\n```"))
         sections.append(("This entry: pass@k for every k ≤ n", curve_table(result)))
+        if result.breakdowns.get("local_definitions"):
+            sections.append(("This entry: pass@k by local definitions", bucket_table(result.breakdowns)))
         return AuditView(item_id=item_id, sections=sections)
 
 
@@ -147,3 +157,34 @@ def curve_table(result: Result) -> str:
     return ("Mean unbiased pass@k over the entry's exercises (attempts not submitted count as failed"
             + ("; pending attempts as failed, after ≤ as passed" if result.pending else "") + ").\n\n"
             + "\n".join(rows))
+
+
+def bucket_table(breakdowns: dict) -> str:
+    """The entry's pass@k in each local-definition bucket (how many definitions the exercise's Tao file declares
+    before it; the Mathlib twin counted in its Tao twin's bucket), one column per formulation and k.
+
+    >>> print(bucket_table({"local_definitions": {"tao": {"pass@1": {"0": {"n_items": 2, "value": 0.5}}},
+    ...                                          "mathlib": {"pass@1": {"0": {"n_items": 2, "value": 1.0}}}}}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Mean pass@k over the exercises of each bucket (pending attempts as failed); buckets by the number of definitions
+    the exercise's Tao file declares before it.
+    <BLANKLINE>
+    | local definitions | exercises | tao pass@1 | mathlib pass@1 |
+    |---|---|---|---|
+    | 0 | 2 | 0.5000 | 1.0000 |
+    """
+    from lemmata.benchmarks.taobench.context import BUCKETS
+
+    table = breakdowns["local_definitions"]
+    columns = [(f, k) for f, by_k in table.items() for k in by_k]
+    rows = ["| local definitions | exercises | " + " | ".join(f"{f} {k}" for f, k in columns) + " |",
+            "|---|---|" + "---|" * len(columns)]
+    for label, _ in BUCKETS:
+        cells = [table[f][k].get(label) for f, k in columns]
+        if not any(cells):
+            continue
+        n_items = next(c["n_items"] for c in cells if c)
+        rows.append(f"| {label} | {n_items} | "
+                    + " | ".join(f"{c['value']:.4f}" if c else "—" for c in cells) + " |")
+    return ("Mean pass@k over the exercises of each bucket (pending attempts as failed); buckets by the number of "
+            "definitions the exercise's Tao file declares before it.\n\n" + "\n".join(rows))

@@ -31,6 +31,8 @@ class BoardTab:
     kind: Any
     search: Any
     sort: Any
+    #: rank by another headline the entries offer (TaoBench's pass@k for k ≤ n); hidden when none is offered
+    headline: Any
     open_only: Any
     size: Any
     csv_btn: Any
@@ -88,7 +90,15 @@ def core_values(ctx: SpaceContext, view: BoardView, tab: str = "board", entry=No
         ctx.change_token(),
         q.show_all,
         gr.Dropdown(choices=[(dimension_label(d), d) for d in dims], value=dim, visible=bool(dims)),
+        gr.Dropdown(choices=headline_choices(view), value=q.headline, visible=bool(view.headlines)),
     ]
+
+
+def headline_choices(view: BoardView) -> list[tuple[str, str]]:
+    """The Headline menu: the stored headline (the default), then every other headline the view's entries offer."""
+    first = view.groups[0] if view.groups and not view.query.headline else None
+    stored = f"As scored ({first.metric})" if first is not None and first.metric else "As scored"
+    return [(stored, "")] + [(label, label) for label in view.headlines]
 
 
 def extra_values(ctx: SpaceContext, view: BoardView, dim: str | None) -> list:
@@ -96,7 +106,8 @@ def extra_values(ctx: SpaceContext, view: BoardView, dim: str | None) -> list:
     import gradio as gr
 
     from lemmata.metrics.glossary import dimension_label
-    from lemmata.space.plots import forest_svg, legend_html, model_colors, plot_group, plot_title, strata_frame
+    from lemmata.space.plots import (cost_svg, forest_svg, legend_html, model_colors, plot_group, plot_title,
+                                     strata_frame)
 
     shown = plot_group(view)
     _, dim = breakdown_of(view, dim)
@@ -112,7 +123,9 @@ def extra_values(ctx: SpaceContext, view: BoardView, dim: str | None) -> list:
         gr.ScatterPlot(value=frame, elem_classes=["lm-hidden"] if frame.empty else [], title=plot_title(metric, dim) if dim else None,
                        x_title=dimension_label(dim) if dim else "stratum", y_title=plot_title(metric, None),
                        color_map=colors or None, colors_in_legend=[]),
-        forest_svg(list(shown.rows), metric, title=f"{plot_title(metric, None)} with interval") if shown else "",
+        # the cost-versus-score scatter follows the forest plot where the group's LLM runs report usage
+        (forest_svg(list(shown.rows), metric, title=f"{plot_title(metric, None)} with interval")
+         + cost_svg(list(shown.rows), metric)) if shown else "",
         plot_note(view, shown) + legend_html(colors),
     ]
 
@@ -151,6 +164,8 @@ def layout(shell: Shell) -> BoardTab:
             open_only = gr.Checkbox(value=False, label="Open weights only", scale=1, elem_id="lm-open")
             sort = gr.Dropdown(label="Sort", choices=sort_choices((), DEFAULT_SORT), value=DEFAULT_SORT,
                                interactive=True, scale=2, elem_id="lm-sort")
+            headline = gr.Dropdown(label="Headline", choices=[("As scored", "")], value="", interactive=True,
+                                   visible=False, scale=1, elem_id="lm-headline")
             with gr.Column(scale=1, min_width=170):
                 csv_btn = gr.DownloadButton("Download CSV", size="sm", elem_id="lm-csv")
                 json_btn = gr.DownloadButton("Download JSON", size="sm", elem_id="lm-json")
@@ -165,11 +180,13 @@ def layout(shell: Shell) -> BoardTab:
             forest = gr.HTML("", elem_id="lm-forest")
     return BoardTab(
         tab=tab, benchmark=benchmark, track=track, group=group, kind=kind, search=search, sort=sort,
+        headline=headline,
         open_only=open_only, size=size, csv_btn=csv_btn, json_btn=json_btn, board=board, plot_note=plot_note, dim=dim, strata=strata,
         forest=forest,
         # BoardControls.FIELDS order
-        controls=[benchmark, track, group, kind, search, sort, shell.show_all, open_only, size, dim],
-        core_outputs=[benchmark, track, group, sort, board, shell.url_qs, shell.change_token, shell.show_all, dim],
+        controls=[benchmark, track, group, kind, search, sort, shell.show_all, open_only, size, dim, headline],
+        core_outputs=[benchmark, track, group, sort, board, shell.url_qs, shell.change_token, shell.show_all, dim,
+                      headline],
         extra_outputs=[csv_btn, json_btn, strata, forest, plot_note])
 
 
@@ -209,9 +226,9 @@ def wire(ctx: SpaceContext, t: BoardTab, shell: Shell) -> None:
 
     # another benchmark opens its first track and every group, ranked by the default sort (its columns are not the
     # last benchmark's); another track, every group (first rows only)
-    chain(t.benchmark.input(shows(track="", group="", all="", sort=""), t.controls, **common))
-    chain(t.track.input(shows(group="", all=""), t.controls, **common))
-    for comp in (t.group, t.kind, t.sort, t.open_only, t.size):
+    chain(t.benchmark.input(shows(track="", group="", all="", sort="", headline=""), t.controls, **common))
+    chain(t.track.input(shows(group="", all="", headline=""), t.controls, **common))
+    for comp in (t.group, t.kind, t.sort, t.open_only, t.size, t.headline):
         chain(comp.input(shows(), t.controls, **common))
     chain(t.search.input(shows(), t.controls, trigger_mode="always_last", **common))
     chain(t.search.submit(shows(), t.controls, trigger_mode="always_last", **common))

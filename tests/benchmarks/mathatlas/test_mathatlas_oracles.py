@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from lemmata.cli import main
+from lemmata.families import judged_columns
 from lemmata.oracles.chat_double import ChatDouble
 from lemmata.oracles.kimina_double import TIMEOUT_MARKER, KiminaDouble
 
@@ -108,6 +109,8 @@ def test_run_scores_with_verdicts_from_the_oracles_only(servers, tmp_path, monke
                                                  ":timeout-60s+mathatlas-judge:")
     assert frozen["retrieval_artifact"] is None and result["flags"]["context"] == "zero-shot"
     assert result["flags"]["lean"] == "protocol-double"
+    # the board finds the judge where the family declares it, to show that judge's calibration
+    assert judged_columns()["mathatlas"].judge_of(result) == "chat:judge-1"
     # a rerun reads every verdict from the caches: nothing is asked again
     before_lean, before_judge = len(lean.requests), len(jd.requests)
     (tmp_path / "out" / next((tmp_path / "out").glob("mathatlas.*.result.json")).name).unlink()

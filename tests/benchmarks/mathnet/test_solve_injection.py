@@ -16,6 +16,7 @@ import pytest
 from lemmata.benchmarks.mathnet import solve_data, solve_track
 from lemmata.benchmarks.mathnet.solve_run import write_lines
 from lemmata.benchmarks.mathnet.solve_scoring import grade_values
+from lemmata.families import judged_columns
 from lemmata.oracles import fence
 from lemmata.oracles.chat import ChatJudge
 from lemmata.oracles.judge import load_rubric
@@ -73,6 +74,9 @@ def test_an_injected_note_is_graded_zero_by_the_rule_and_flagged(solve_release, 
     assert result.status == "complete" and result.pending == 0 and result.main.value == 0.0
     assert result.frozen.scoring_artifact.startswith(f"mathnet-solve-judge:chat:grader-follower-{reads_data}:"
                                                      "mathnet_grade.v2+")
+    # the board finds the grader where the family declares it, to show its calibration beside ProofGrade
+    assert judged_columns()["mathnet-solve"].judge_of(result.model_dump(mode="json")) == \
+        f"chat:grader-follower-{reads_data}"
     assert all(i["grade"] == 0 and i["graded_by"] == "rule" and i["flags"] == {"addresses_grader": True}
                and "settled by rubric mathnet_grade.v2's rule" in i["grade_reason"] for i in result.items)
     assert result.flags["addresses_grader"] == 17

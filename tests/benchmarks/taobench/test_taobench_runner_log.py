@@ -166,7 +166,7 @@ def test_a_log_made_under_another_prompt_is_refused(runs):
                   model={**sub[0]["model"], "prompt_version": "taobench-prove.v2"})
     problems = refused(rebound([header, *sub[1:]], log), log)
     assert [(p.line, p.field) for p in problems] == [(1, "prompt_version")]
-    assert "recomputes the prompts of taobench-prove.v1 only" in problems[0].reason
+    assert "recomputes the prompts of taobench-prove-without-context.v1, taobench-prove.v1 only" in problems[0].reason
 
 
 def test_n_plus_k_samples_with_only_the_passing_n_kept_are_refused(runs):
@@ -231,6 +231,11 @@ def test_the_space_stores_the_log_beside_the_upload_and_scores_it_consistent(run
     (result,) = store.results(benchmark="taobench")
     assert result.flags["runner_log"] == "consistent"
     assert store.verify_files() == []
+    # `lemmata score FILE` finds the log the run wrote beside the file (no --runner-log) and agrees with the space
+    assert main(["score", str(sub_path), "--out", str(tmp_path / "cli.json"), "--no-live-judge", "--quiet",
+                 "--received-at", store.get_submission(ok.record.sha256).received_at]) == 0
+    cli = json.loads((tmp_path / "cli.json").read_text("utf-8"))
+    assert cli["flags"]["runner_log"] == "consistent" and cli["result_id"] == result.result_id
     # attempts that do not match the log pass the upload's structural check and fail when scored, with the line
     lines = lines_of(data)
     swapped = dumps([lines[0], dict(lines[1], attempts=lines[1]["attempts"][::-1]), *lines[2:]])

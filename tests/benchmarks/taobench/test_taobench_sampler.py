@@ -148,3 +148,64 @@ def test_run_scores_resumes_byte_identically_and_judge_fills_pending(releases, t
         assert worker.run_once() is False  # nothing left, and no second revisit before the interval
     (latest,) = other.results(benchmark="taobench")
     assert latest.version == 2 and latest.supersedes == v1.result_id
+
+
+def test_the_without_context_condition_hides_the_local_definitions_and_ranks_apart(releases, tmp_path, monkeypatch):
+    """The paper's ablation: the model sees the exercise's statement alone; the attempt is still the official file
+    (its local definitions included), the result carries the condition, its own board group, and a log made under
+    another prompt than the condition's is refused."""
+    from lemmata.benchmarks.taobench.submission import parse_submission
+    from lemmata.core.errors import InputError
+    from lemmata.formats.envelope import parse_envelope
+    from lemmata.scoring import score_file
+    from lemmata.space.conditions import badges, comparability_suffix
+    from lemmata.store import Store
+
+    seen: list[str] = []
+
+    def statement_prover(body: dict) -> str:
+        prompt = body["messages"][-1]["content"]
+        seen.append(prompt)
+        name = re.search(r"Prove `([^`]+)`", prompt).group(1)
+        return f"```lean\ntheorem {name.split('.')[-1]} : True := by\n  simp\n```\n"
+
+    monkeypatch.delenv("LEMMATA_LEAN_URL", raising=False)
+    with ChatDouble(statement_prover, model_id="prover-x") as server:
+        monkeypatch.setenv("LEMMATA_LLM_BASE_URL", server.base_url)
+        assert main(["run", "taobench", "--model", "prover-x", "--n", "1", "--limit", "2", "--out", str(tmp_path),
+                     "--releases", str(releases), "--quiet", "--no-score", "--condition", "without-context"]) == 0
+        assert main(["run", "taobench", "--model", "prover-x", "--out", str(tmp_path), "--releases", str(releases),
+                     "--quiet", "--condition", "without-context", "--formulation", "mathlib"]) == 2
+    release = open_taobench(RELEASE, releases, build=False)
+    first = release.fqns()[0]  # Chapter2.Nat.backwards_induction: its file defines Nat, recurse, add, two instances
+    assert len(seen) == 2 and release.local_definitions(first) == 5
+    (prompt,) = [p for p in seen if f"Prove `{first}`" in p]
+    assert release.item(first, "tao").statement in prompt
+    for definition in ("inductive Nat", "abbrev recurse", "abbrev add", "instance instAdd", "instance instLE"):
+        assert definition in release.item(first, "tao").lean and definition not in prompt
+    sub = next(tmp_path.glob("*.n1.without-context.jsonl"))
+    lines = [json.loads(x) for x in sub.read_text("utf-8").splitlines()]
+    header, records = lines[0], lines[1:]
+    assert header["condition"] == "without-context" and header["formulations"] == ["tao"]
+    assert header["runner"]["prompt_version"] == header["model"]["prompt_version"] \
+        == "taobench-prove-without-context.v1"
+    assert [r["formulation"] for r in records] == ["tao", "tao"]
+    assert "inductive Nat" in records[0]["attempts"][0] and ":= by\n  simp" in records[0]["attempts"][0]
+
+    log = sub.with_name(sub.name.replace(".jsonl", ".runner-log.jsonl"))
+    result = score_file(sub, Store(tmp_path / "store"), runner_log=log)
+    assert result.flags["condition"] == "without-context" and result.flags["runner_log"] == "consistent"
+    assert "no local context" in [badge for badge, _ in badges(result.flags)]
+    assert comparability_suffix(result.flags) == "with no local context"
+    assert comparability_suffix({k: v for k, v in result.flags.items() if k != "condition"}) == ""
+
+    # the same file declaring the paper's protocol is refused: its log was made under the condition's prompt
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text("\n".join(json.dumps(x) for x in [{k: v for k, v in header.items() if k != "condition"},
+                                                      *records]) + "\n", "utf-8")
+    with pytest.raises(InputError, match="condition .*taobench-prove.v1"):
+        score_file(plain, Store(tmp_path / "store2"), runner_log=log)
+    # and a header declaring the condition for the Mathlib twin is refused with its field
+    both = json.dumps({**header, "formulations": ["tao", "mathlib"]}) + "\n" + json.dumps(records[0]) + "\n"
+    with pytest.raises(InputError, match="formulations must be \\['tao'\\]"):
+        parse_submission(parse_envelope(both.encode(), "both.jsonl"))

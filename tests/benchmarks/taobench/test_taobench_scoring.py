@@ -249,6 +249,46 @@ def test_scoring_with_a_protocol_server(handler, release, tmp_path):
     assert "| 3 |" not in curve
 
 
+def test_results_by_local_definition_bucket_reach_the_board_and_the_audit(handler, release, tmp_path):
+    """Each exercise is bucketed by the definitions its Tao file declares before it; its Mathlib twin in the same
+    bucket. Upstream's first pair (``Chapter2.Nat.backwards_induction``) declares ``inductive Nat``, two ``abbrev``s
+    and two ``instance``s before the exercise (the ``postfix`` notation is no definition): 5."""
+    from lemmata.benchmarks.taobench.context import BUCKETS
+    from lemmata.space.plots import breakdown_table
+
+    assert release.local_definitions("Chapter2.Nat.backwards_induction") == 5
+    validated = _records(handler, release)
+    with KiminaDouble() as server:
+        verifier = LeanVerifier(LeanConfig(url=server.url, mathlib_version="test", backoff_s=0))
+        result = handler.score(validated, received_at=RECEIVED, oracles=OracleConfig(
+            lean=verifier, extra={"lean_artifact": str(tmp_path / "art"), "allow_double": True}))
+    by_id = {it["item_id"]: it for it in result.items}
+    for fqn in release.fqns()[:3]:
+        assert by_id[f"{fqn}@tao"]["local_definitions"] == by_id[f"{fqn}@mathlib"]["local_definitions"] \
+            == release.local_definitions(fqn)
+    table = result.breakdowns["local_definitions"]
+    labels = [label for label, _ in BUCKETS]
+    for form in ("tao", "mathlib"):
+        cells = table[form]["pass@1"]
+        assert list(cells) == labels, "every bucket is populated on taobench-150, in bucket order"
+        assert [cells[b]["n_items"] for b in labels] == [35, 42, 42, 31]  # near-quartiles of the 150 pairs
+        for label, low in BUCKETS:  # each bucket's value is the mean of its items' pass@1, recomputed here
+            high = next((lo for _, lo in BUCKETS if lo > low), 10**9)
+            mine = [pass_at_k(it["n"], it["c"], 1) for it in result.items
+                    if it["formulation"] == form and low <= it["local_definitions"] < high]
+            assert cells[label]["value"] == pytest.approx(sum(mine) / len(mine))
+    assert any(v["value"] > 0 for v in table["tao"]["pass@1"].values())
+    # the board reads it as one more breakdown dimension, as it reads chapters
+    shown = breakdown_table(result.breakdowns, result.main.metric)
+    assert shown["local_definitions / tao / pass@1"] == {b: table["tao"]["pass@1"][b]["value"] for b in labels}
+    # and the audit shows the item's count and the entry's table
+    first = release.fqns()[0]
+    view = dict(handler.audit(result, f"{first}@tao", validated).sections)
+    assert f"{release.local_definitions(first)} local definitions (bucket" in view["Exercise"]
+    bucket_rows = view["This entry: pass@k by local definitions"]
+    assert f"| 5–9 | 42 | {table['tao']['pass@1']['5–9']['value']:.4f} |" in bucket_rows
+
+
 def test_given_lemmas_with_sorry_do_not_fail_an_honest_attempt(handler, release, tmp_path):
     """Tao files state the lemmas an exercise may use with `sorry`; Lean warns about them, on official lines."""
     from lemmata.lean.lexer import lex
