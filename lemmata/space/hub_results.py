@@ -249,8 +249,10 @@ def _parsed(dataset_id: str, body: bytes, digest: str, fetched_at: str, reason: 
 # -- what the space holds ------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class HubGroup:
-    """One board group of Hub-reported results: a dataset's leaderboard, shown beside a benchmark's track."""
+    """One board group of Hub-reported results: a dataset's leaderboard, shown beside a benchmark's track. Keyed
+    like the board's own groups (:class:`~lemmata.space.board.BoardGroup`), in a namespace of its own."""
 
+    key: str
     dataset_id: str
     #: the eval.yaml task this track publishes as, and how many tasks the release declares (the Hub's leaderboard
     #: reply does not say which task an entry is for, so with several tasks an entry may belong to another)
@@ -259,10 +261,6 @@ class HubGroup:
     board: HubLeaderboard
     #: the entries this view lists (the search and model filters applied)
     entries: tuple[HubEntry, ...] = ()
-
-    @property
-    def key(self) -> str:
-        return f"hub | {self.dataset_id}"
 
 
 @dataclass
@@ -321,7 +319,7 @@ class HubResults:
             if board is None:
                 continue
             shown = tuple(e for e in board.entries if keep(e) and _matches(e, terms))
-            out.append(HubGroup(dataset_id, task, tasks, board, shown))
+            out.append(HubGroup(f"hub | {dataset_id}", dataset_id, task, tasks, board, shown))
         return tuple(out)
 
 
