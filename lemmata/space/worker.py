@@ -119,6 +119,9 @@ class ScoringWorker:
         being waited out (unwritten status changes pending, or within the back-off)."""
         if not self._settle_pending() or time.monotonic() < self._resume_at:
             return False
+        if self._fault is not None:  # the back-off is over, queue or no queue: the page drops the pause banner
+            self._fault = None
+            self.revision += 1
         record = self.store.claim_next()
         if record is None:
             return self._revisit_pending()
@@ -166,9 +169,6 @@ class ScoringWorker:
                 self._settle(record.sha256, "failed", failure_reason(exc), exc)
             return None
         status, reason = settled_status(stored)
-        if self._fault is not None:  # the store took a result again: the pause is over
-            self._fault = None
-            self.revision += 1
         self._settle(record.sha256, status, reason)
         log.info("scored %s (%s/%s) in %.2fs", record.sha256[:12], stored.benchmark, stored.track,
                  time.perf_counter() - started)

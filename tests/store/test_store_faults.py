@@ -230,6 +230,20 @@ def test_the_worker_waits_out_a_storage_fault_before_claiming_again(tmp_path, mo
     assert not worker.run_once() and store.get_submission(sha).status == "queued"  # backing off, nothing claimed
 
 
+
+def test_the_pause_banner_goes_when_the_back_off_ends_with_nothing_queued(tmp_path, monkeypatch):
+    """The pause is shown only while the scorer backs off: when the back-off ends and nothing is queued (no result is
+    stored to end it), the banner goes and the page's change token moves, so an open page drops it too."""
+    store, sha = _queued(tmp_path, "backoff-ends-empty")
+    monkeypatch.setattr(store, "add_result", lambda r: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space")))
+    worker = ScoringWorker(store, fault_retries=0, fault_backoff_s=60)
+    assert worker.run_once() and worker.notice() is not None
+    assert store.get_submission(sha).status == "failed"  # no retry left: nothing is queued
+    before = worker.revision
+    worker._resume_at = 0.0  # the back-off is over
+    assert not worker.run_once()
+    assert worker.notice() is None and worker.revision != before
+
 def test_a_full_disk_while_scoring_is_shown_until_the_entry_is_queued_again(tmp_path, monkeypatch):
     """The result writer runs out of room (ENOSPC from the atomic writer) and the index refuses the status change
     too, as on a full disk: the board's banner, the status table and the status API say why the entry still marked
