@@ -70,7 +70,8 @@ def test_the_board_shows_usage_columns_and_the_cost_plot(run):
                      usage={**doc["usage"], "cost": 0.25})
     view = build_view([row, priced], BoardQuery(benchmark=doc["benchmark"], track=doc["track"]))
     html = render_board(view)
-    assert ">Tokens in</th>" in html and ">Tokens out</th>" in html and ">Cost</th>" in html
+    assert ">Tokens in</button></th>" in html and ">Tokens out</button></th>" in html and ">Cost</button></th>" in html
+    assert 'data-sort="u.prompt_tokens:desc"' in html  # sortable like every numeric column
     assert f"<td>{doc['usage']['prompt_tokens']:,}</td>" in html and "<td>0.2500</td>" in html
     assert {r["model"]: r["usage.cost"] for r in export_records(view)} == {doc["model"]["name"]: None, "priced": 0.25}
     # one run without a price: the plot places every run by its tokens, and says so

@@ -200,7 +200,8 @@ def parse_sort(sort: str) -> tuple[str, bool]:
     (('model', True), ('m.ground', False), ('rank', False), ('date', False))
     """
     column, _, direction = (sort or "").partition(":")
-    valid = column in SORT_KEYS or (column.startswith("m.") and _METRIC_KEY.match(column[2:]))
+    valid = column in SORT_KEYS or (column.startswith("m.") and _METRIC_KEY.match(column[2:])) or (
+        column.startswith("u.") and column[2:] in USAGE_COLUMNS)
     if not valid:
         return "rank", False
     return column, direction == "desc"
@@ -359,6 +360,8 @@ def _sort_value(row: BoardRow, column: str) -> Any:
         return row.total or 0
     if column in MODEL_COLUMNS:
         return row.model.get(MODEL_COLUMNS[column])
+    if column.startswith("u."):
+        return usage_number(row, column[2:])
     value = row.metrics.get(column[2:])
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return (1, str(value) if value is not None else "")
@@ -381,6 +384,8 @@ def _is_missing(row: BoardRow, column: str) -> bool:
         return row.rank is None
     if column.startswith("m."):
         return row.metrics.get(column[2:]) is None
+    if column.startswith("u."):
+        return usage_number(row, column[2:]) is None
     if column in MODEL_COLUMNS:
         value = row.model.get(MODEL_COLUMNS[column])
         return isinstance(value, bool) or not isinstance(value, (int, float))

@@ -189,7 +189,7 @@ def _th(label: str, column: str, active: tuple[str, bool], title: str = "", nume
         arrow = " &#9660;" if desc else " &#9650;"
         aria = "descending" if desc else "ascending"
         nxt = f"{column}:{'asc' if desc else 'desc'}"
-    elif column.startswith("m.") or column in ("n", "pending", "date"):
+    elif column.startswith(("m.", "u.")) or column in ("n", "pending", "date"):
         nxt = f"{column}:desc"
     classes = " ".join(c for c in ("lm-num" if numeric else "", cls) if c)
     cls = f' class="{classes}"' if classes else ""
@@ -296,9 +296,14 @@ def params_text(n: Any) -> str:
     return f"{n:g}"
 
 
-def usage_heads(keys: Sequence[str]) -> list[str]:
-    """Header cells of the usage columns (glossary ``usage.*``: what the run's request log reports)."""
-    return [f'<th title="{esc(tip)}">{esc(label)}</th>' for label, tip in (column_label(f"usage.{k}") for k in keys)]
+def usage_heads(keys: Sequence[str], active: tuple[str, bool]) -> list[str]:
+    """Header cells of the usage columns (glossary ``usage.*``: what the run's request log reports), sortable as
+    ``u.KEY`` like every numeric column."""
+    heads = []
+    for k in keys:
+        label, tip = column_label(f"usage.{k}")
+        heads.append(_th(label, f"u.{k}", active, tip, numeric=True))
+    return heads
 
 
 def usage_text(value: float | None, key: str) -> str:
@@ -370,7 +375,7 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
                  _th("Dim", "dim", active, "declared embedding dimension", numeric=True),
                  '<th class="t" title="declared: weights publicly downloadable">Open</th>']
     usage = [k for k in USAGE_COLUMNS if any(usage_number(r, k) is not None for r in group.rows)]
-    head += usage_heads(usage)  # an LLM run's tokens and price, where its request log reports them
+    head += usage_heads(usage, active)  # an LLM run's tokens and price, where its request log reports them
     labels = {d: _judged(group, d, *column_label(d, metric)) for d in group.diagnostics}
     head += [_th(labels[d][0], f"m.{d}", active, labels[d][1], numeric=True, cls="lm-diag", breaks=True)
              for d in group.diagnostics]

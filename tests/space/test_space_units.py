@@ -487,3 +487,17 @@ def test_matrix_keeps_tracks_that_share_a_frozen_tuple_apart():
     assert set(cells["helped"]) == {("re2math", "assisted")} and cells["helped"][("re2math", "assisted")].of == 1
     assert cells["raw-a"][("re2math", "raw")].rank == 1 and cells["raw-b"][("re2math", "raw")].of == 2
     assert ("re2math", "assisted") not in cells["raw-a"]
+
+
+def test_usage_columns_sort_with_unreported_values_last():
+    from dataclasses import replace
+
+    from lemmata.space.board import parse_sort, row_from_index, sort_rows
+
+    base = {"submission_sha256": "0" * 64, "kind": "scored", "benchmark": "b", "track": "t", "group_key": "g",
+            "main_value": .5, "pending": 0, "status": "complete", "scored_at": "", "version": 1}
+    rows = [replace(row_from_index({**base, "result_id": rid, "model_name": rid}), usage=usage) for rid, usage in
+            (("a", {"cost": 0.5}), ("b", {}), ("c", {"cost": 2.0}), ("d", {"cost": True}))]
+    assert parse_sort("u.cost:desc") == ("u.cost", True) and parse_sort("u.nothing:asc") == ("rank", False)
+    assert [r.result_id for r in sort_rows(rows, "u.cost:desc")][:2] == ["c", "a"]
+    assert [r.result_id for r in sort_rows(rows, "u.cost:asc")][:2] == ["a", "c"]  # b and d report no number
