@@ -11,9 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from lemmata.cli import main
 from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result
-from lemmata.oracles.chat_double import ChatDouble
 from lemmata.space.board import BoardQuery, build_view, export_records, row_from_index
 from lemmata.space.plots import cost_svg
 from lemmata.space.rows import summary_of
@@ -28,20 +26,11 @@ def _prover(body: dict) -> str:
 @pytest.fixture(scope="module")
 def run(releases_root, tmp_path_factory):
     from lemmata.benchmarks.taobench.release import open_taobench
+    from test_taobench_runner_log import run_taobench
 
     open_taobench("taobench-150-1.1.0", releases_root)
     out = tmp_path_factory.mktemp("usage")
-    mp = pytest.MonkeyPatch()
-    for var in ("LEMMATA_LEAN_URL", "LEMMATA_JUDGE_BASE_URL"):
-        mp.delenv(var, raising=False)
-    try:
-        with ChatDouble(_prover, model_id="prover-x-2026") as server:
-            mp.setenv("LEMMATA_LLM_BASE_URL", server.base_url)
-            assert main(["run", "taobench", "--model", "prover-x", "--n", "1", "--limit", "2", "--formulation", "tao",
-                         "--out", str(out), "--cache", str(out / "cache.jsonl"), "--releases", str(releases_root),
-                         "--quiet"]) == 0
-    finally:
-        mp.undo()
+    run_taobench(releases_root, out, _prover, ["--n", "1", "--out", str(out)])
     return next(out.glob("*.result.json")), next(out.glob("*.runner-log.jsonl"))
 
 

@@ -32,23 +32,30 @@ def prover(body: dict) -> str:
     return "I think this follows by induction."
 
 
+def run_taobench(releases_root, out: Path, answer, *runs: list[str]) -> None:
+    """`lemmata run taobench` (two Tao exercises) against the in-process chat double answering with ``answer``, once
+    per argument list in ``runs`` (each names its own --n and --out), no oracle configured, one request cache."""
+    mp = pytest.MonkeyPatch()
+    for var in ("LEMMATA_LEAN_URL", "LEMMATA_JUDGE_BASE_URL"):
+        mp.delenv(var, raising=False)
+    try:
+        with ChatDouble(answer, model_id="prover-x-2026") as server:
+            mp.setenv("LEMMATA_LLM_BASE_URL", server.base_url)
+            for extra in runs:
+                assert main(["run", "taobench", "--model", "prover-x", "--limit", "2", "--formulation", "tao",
+                             "--cache", str(out / "cache.jsonl"), "--releases", str(releases_root), "--quiet",
+                             *extra]) == 0
+    finally:
+        mp.undo()
+
+
 @pytest.fixture(scope="module")
 def runs(releases_root, tmp_path_factory):
     """Two runs against the in-process endpoint: n = 2 (scored) and n = 4 (for the filtering attack)."""
     open_taobench(RELEASE, releases_root)
     out = tmp_path_factory.mktemp("runner-log")
-    mp = pytest.MonkeyPatch()
-    for var in ("LEMMATA_LEAN_URL", "LEMMATA_JUDGE_BASE_URL"):
-        mp.delenv(var, raising=False)
-    try:
-        with ChatDouble(prover, model_id="prover-x-2026") as server:
-            mp.setenv("LEMMATA_LLM_BASE_URL", server.base_url)
-            for n, extra in ((2, []), (4, ["--no-score"])):
-                assert main(["run", "taobench", "--model", "prover-x", "--n", str(n), "--limit", "2",
-                             "--formulation", "tao", "--out", str(out / f"n{n}"), "--cache", str(out / "cache.jsonl"),
-                             "--releases", str(releases_root), "--quiet", *extra]) == 0
-    finally:
-        mp.undo()
+    run_taobench(releases_root, out, prover, ["--n", "2", "--out", str(out / "n2")],
+                 ["--n", "4", "--out", str(out / "n4"), "--no-score"])
     return {n: (next((out / f"n{n}").glob(f"*.n{n}.jsonl")), next((out / f"n{n}").glob("*.runner-log.jsonl")))
             for n in (2, 4)}
 
