@@ -130,6 +130,18 @@ def browser():
         chromium.close()
 
 
+def settle(page, *, pause_ms: int, timeout_ms: int) -> None:
+    """A moment for a late toast, then wait until no Gradio event is running (no progress indicator). A slow render
+    is no error in itself: what the page then shows is what the callers check."""
+    page.wait_for_timeout(pause_ms)
+    try:
+        page.wait_for_function(
+            "() => !document.querySelector('.progress-text, .eta-bar, .wrap.default.full:not(.hide)')",
+            timeout=timeout_ms)
+    except Exception:  # noqa: BLE001 - see above
+        pass
+
+
 class Walker:
     """One page and a seeded random walk over its controls; records every problem the page shows."""
 
@@ -151,13 +163,7 @@ class Walker:
 
     def settle(self) -> None:
         """Wait for every queued event to finish (no progress indicator left), then a moment for late toasts."""
-        self.page.wait_for_timeout(80)
-        try:
-            self.page.wait_for_function(
-                "() => !document.querySelector('.progress-text, .eta-bar, .wrap.default.full:not(.hide)')",
-                timeout=8_000)
-        except Exception:  # a slow render is not an error; the toast check below is what counts
-            pass
+        settle(self.page, pause_ms=80, timeout_ms=8_000)
         self.page.wait_for_timeout(100)
 
     def fail_if_problems(self, server_text: str) -> None:

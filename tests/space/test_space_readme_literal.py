@@ -318,13 +318,9 @@ class Walk(Watched):
 
     def settle(self) -> None:
         """Wait until no event is running (no progress indicator), then a moment for a late toast."""
-        self.page.wait_for_timeout(60)
-        try:
-            self.page.wait_for_function(
-                "() => !document.querySelector('.progress-text, .eta-bar, .wrap.default.full:not(.hide)')",
-                timeout=30_000)
-        except Exception:  # a slow render is no error in itself; what the page then shows is checked
-            pass
+        from test_space_controls import settle
+
+        settle(self.page, pause_ms=60, timeout_ms=30_000)
 
     def options(self, elem_id: str, *, may_be_empty: bool = False) -> list[str]:
         """The option labels of a dropdown (left open; the ✓ of the selected one dropped)."""
