@@ -68,7 +68,7 @@ def refresh() -> None:
     """Forget every table read from :data:`FAMILIES` and the entry points, so a family added is seen (plug-ins,
     tests)."""
     for cached in (families, registry, handlers, evaluation_tracks, run_protocols, judged_columns,
-                   headline_choices):
+                   headline_choices, conditions):
         cached.cache_clear()
 
 
@@ -249,9 +249,11 @@ def startup_steps() -> list["StartupStep"]:
     return [resolve(ref) for _, ref in _refs("startup")]  # type: ignore[misc]
 
 
-def conditions() -> list[Any]:
-    """Every family's own declared run conditions (:class:`lemmata.core.family.Condition`), in family order."""
-    return [resolve(ref) for _, ref in _refs("conditions")]
+@lru_cache(maxsize=1)
+def conditions() -> tuple[Any, ...]:
+    """Every family's own declared run conditions (:class:`lemmata.core.family.Condition`), in family order
+    (resolved once: a board of 10,000 rows asks for them for every row)."""
+    return tuple(resolve(ref) for _, ref in _refs("conditions"))
 
 
 def panels() -> list[Any]:

@@ -205,10 +205,17 @@ def log_usage(log: bytes, log_name: str) -> RunUsage | None:
 
 
 def with_usage(result: Result, validated: Validated) -> Result:
-    """``result`` carrying the run's usage where its log reported any (a result without usage keeps its id)."""
-    if validated.usage is None or result.usage is not None:
-        return result
-    return result.model_copy(update={"usage": validated.usage}).finalized()
+    """``result`` carrying the run's usage where its log reported any, and the condition ``runner_log: consistent``
+    with the check's provenance where its log passed (:func:`lemmata.tracks.runner_log.with_runner_log`; a handler
+    may record both itself). A result without a log keeps its bytes and id."""
+    from lemmata.tracks.runner_log import with_runner_log
+
+    update: dict[str, Any] = {}
+    if validated.usage is not None and result.usage is None:
+        update["usage"] = validated.usage
+    if validated.runner_log is not None and "runner_log" not in result.flags:
+        update["flags"], update["provenance"] = with_runner_log(result.flags, result.provenance, validated.runner_log)
+    return result.model_copy(update=update).finalized() if update else result
 
 
 def _validate(data: bytes, filename: str, max_bytes: int | None) -> "Validated":

@@ -94,7 +94,8 @@ class JudgedColumns(Frozen):
 
     The board shows, beside them, how well that judge agrees with people (its calibration record,
     :mod:`lemmata.oracles.calibration`) or that it is uncalibrated; it finds the judge of a result at ``judge``, a
-    dotted path into the stored result document.
+    dotted path into the stored result document, and the rubrics it judged under (:meth:`rubrics_of`): a
+    calibration measured under other rubrics is not shown as the columns' ("uncalibrated for this rubric").
     """
 
     benchmark: str = Field(description="the header 'benchmark' value of the results, e.g. 'mathatlas'")
@@ -103,6 +104,11 @@ class JudgedColumns(Frozen):
     judge: str = Field(pattern=r"^[a-z_]+(\.[a-z_]+)+$",
                        description="where a result records its judge's id, e.g. 'provenance.judge.id'")
     decides: str = Field(description="what the judge decides, in a few words (shown in the tooltip)")
+    rubrics: tuple[str, ...] = Field(default=(), description="the rubric ids (name.vN) the judge decides these "
+                                     "columns under, where results do not record them (``rubrics_at``)")
+    rubrics_at: str | None = Field(default=None, pattern=r"^[a-z_]+(\.[a-z_]+)+$",
+                                   description="where a result records the rubric pins its judge was asked under "
+                                               "({kind: {id, sha256}}), e.g. 'provenance.scoring_artifact.rubrics'")
 
     def judge_of(self, doc: Mapping[str, Any]) -> str | None:
         """The judge id a result document records at :attr:`judge` (None: scored without a judge — nothing recorded,
@@ -118,6 +124,25 @@ class JudgedColumns(Frozen):
         for key in self.judge.split("."):
             found = found.get(key) if isinstance(found, Mapping) else None
         return found if isinstance(found, str) and found and found != "none" else None
+
+    def rubrics_of(self, doc: Mapping[str, Any]) -> tuple[str, ...]:
+        """The rubric ids a result's judge decided these columns under: those it records at :attr:`rubrics_at`,
+        else the declared :attr:`rubrics` (a calibration shows beside the columns only when measured under each).
+
+        >>> cols = JudgedColumns(benchmark="b", columns=("x",), judge="provenance.judge.id", decides="d",
+        ...                      rubrics=("faithful.v1",), rubrics_at="provenance.judge.rubrics")
+        >>> cols.rubrics_of({"provenance": {"judge": {"rubrics": {"s": {"id": "suff.v3"}, "a": {"id": "anchor.v2"}}}}})
+        ('anchor.v2', 'suff.v3')
+        >>> cols.rubrics_of({})
+        ('faithful.v1',)
+        """
+        found: Any = doc
+        for key in (self.rubrics_at or "").split(".") if self.rubrics_at else ():
+            found = found.get(key) if isinstance(found, Mapping) else None
+        if self.rubrics_at and isinstance(found, Mapping):
+            ids = {pin.get("id") for pin in found.values() if isinstance(pin, Mapping)}
+            return tuple(sorted(i for i in ids if isinstance(i, str) and i))
+        return tuple(sorted(self.rubrics))
 
     def covers(self, column: str) -> bool:
         """Whether a board column (a metric key, or one of its parts: ``proof_grade.macro``) is judge-decided.

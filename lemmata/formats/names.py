@@ -80,6 +80,7 @@ def _classes() -> dict[str, str]:
     return {c: find(c) for c in list(parent)}
 
 
+@functools.lru_cache(maxsize=65536)  # a board checks every listed name on every view
 def skeleton(name: str) -> str:
     """What ``name`` looks like: NFKC, case folded, confusable characters mapped to one representative.
 

@@ -35,7 +35,7 @@ from lemmata.formats.strict_json import MAX_DEPTH, parse_line
 
 __all__ = ["LOG_FORMAT", "LOG_LIMIT", "MAX_LOG_BYTES", "RUNNER_LOG_SUFFIX", "LogEntry", "LogHeader", "LoggedAnswer",
            "LoggedSampling", "RunnerInfo", "check_log_lines", "declared_log_sha256", "fit_log", "iter_log",
-           "log_beside", "log_bytes", "read_log"]
+           "log_beside", "log_bytes", "make_header", "read_log", "runner_field", "runner_version"]
 
 LOG_FORMAT = "lemmata-runner-log/1"
 #: the log's file name beside the submission: ``<submission stem>.runner-log.jsonl``
@@ -114,6 +114,29 @@ class LogEntry(Exact):
     sampling: LoggedSampling
     seed: int | None = Field(description="the seed sent with this request (sampling.seed + sample), or null")
     answer: LoggedAnswer
+
+
+def runner_version() -> str:
+    """The Lemmata version a run records (log header ``version``, submission header ``runner.version``)."""
+    from lemmata import __version__
+
+    return __version__
+
+
+def make_header(benchmark: str, release: str, prompt_version: str, model: str, sampling: Mapping[str, Any],
+                n: int = 1) -> LogHeader:
+    """The log's header line for a run of ``benchmark`` on ``release`` (``sampling``: the runner's settings)."""
+    return LogHeader(format=LOG_FORMAT, runner=RUNNER_NAME, version=runner_version(), benchmark=benchmark,
+                     release=release, prompt_version=prompt_version, model=model,
+                     sampling=LoggedSampling(**sampling), n=n)
+
+
+def runner_field(prompt_version: str, log: bytes) -> dict[str, Any]:
+    """The submission header's ``runner`` (:class:`RunnerInfo`) naming the request log ``log``."""
+    from lemmata.core.hashing import sha256_bytes
+
+    return {"name": RUNNER_NAME, "version": runner_version(), "prompt_version": prompt_version,
+            "log_sha256": sha256_bytes(log)}
 
 
 def log_bytes(header: LogHeader, entries: Iterable[LogEntry]) -> bytes:

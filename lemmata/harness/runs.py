@@ -14,13 +14,13 @@ from __future__ import annotations
 import json
 import sys
 from argparse import ArgumentParser, Namespace
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RunProtocol", "Written", "add_sampling_args", "endpoint_args", "register_protocol", "run_model_info",
-           "run_protocol", "sampling_of", "score_written"]
+__all__ = ["RunProtocol", "Written", "add_sampling_args", "endpoint_args", "register_protocol", "request_log",
+           "run_model_info", "run_protocol", "sampling_of", "score_written", "write_logged"]
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,34 @@ def run_model_info(runner: Any, sampling: Any, prompt_version: str, **fields: An
     reported = runner.stats.endpoint_models.most_common(1)
     return ModelInfo(name=runner.endpoint.model, kind="llm", endpoint_model=reported[0][0] if reported else None,
                      sampling=sampling.model_dump(mode="json"), prompt_version=prompt_version, **fields)
+
+
+def request_log(runner: Any, benchmark: str, release: str, prompt_version: str, sampling: Any,
+                jobs: Sequence[Any], answers: Mapping[str, Any], *, n: int = 1,
+                item: Callable[[Any], str] = lambda job: job.id) -> tuple[bytes, list[Any]]:
+    """A run's request log (:mod:`lemmata.formats.runner_log`): every job's answer in job order, within the scorer's
+    size limit (:func:`~lemmata.formats.runner_log.fit_log`: the longest completions become ``log-limit``
+    abstentions when it would pass it). Returns the bytes and the entries written: a protocol makes its records
+    from the entries' answers, so a dropped completion is an abstention in the submission as in the log."""
+    from lemmata.formats.runner_log import check_log_lines, fit_log, make_header
+
+    check_log_lines(len(jobs), f"lemmata run {benchmark}")
+    model = runner.endpoint.model
+    header = make_header(benchmark, release, prompt_version, model, sampling.model_dump(mode="json"), n)
+    return fit_log(header, [job.logged(model, answers[job.id], item(job)) for job in jobs])
+
+
+def write_logged(submission: str | Path, lines: Sequence[Mapping[str, Any]], log: bytes) -> Path:
+    """Write the request log beside the submission (:func:`~lemmata.formats.runner_log.log_beside`, where the
+    scorer and the store look for it), then the submission: a submission never names a log that is not written.
+    Returns the log's path."""
+    from lemmata.core.atomic import atomic_write_bytes
+    from lemmata.core.jsonl import write_jsonl
+    from lemmata.formats.runner_log import log_beside
+
+    log_path = atomic_write_bytes(log_beside(submission), log)
+    write_jsonl(submission, [dict(line) for line in lines])
+    return log_path
 
 
 def register_protocol(rsub: Any, protocol: RunProtocol) -> None:

@@ -1,6 +1,7 @@
 """Formalization scoring: correctness = compiles ∧ faithful, pass@k, and paired comparisons.
 
-Verdicts use the same six values as Re²Math (see :mod:`lemmata.metrics.tool_acc`):
+Verdicts use six of Re²Math's seven values (:data:`lemmata.metrics.tool_acc.ITEM_VERDICTS`; ``ungradable``,
+the known-content grounding's verdict, is not a formalization verdict):
 only ``yes`` is positive and ``pending`` (the Lean checker or the faithfulness judge
 has not answered) counts as negative *and* is reported separately. A statement is
 *correct* when it compiles and is faithful; ``compiles = no ∧ faithful = pending``
@@ -29,7 +30,9 @@ from lemmata.core.errors import InputError, Problem
 from lemmata.core.models import Frozen
 from lemmata.metrics.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_interval, paired_bootstrap_interval
 from lemmata.metrics.rates import MetricResult, summarize_rates
-from lemmata.metrics.tool_acc import VERDICTS, Verdict, conjunction
+from lemmata.metrics.tool_acc import ITEM_VERDICTS as VERDICTS
+from lemmata.metrics.tool_acc import ItemVerdict as Verdict
+from lemmata.metrics.tool_acc import conjunction
 
 _MAX_LISTED = 20
 

@@ -5,8 +5,9 @@ Suff verdicts on the returned statement, the planning (anchor) verdict, where
 the cited source ranked among the retrieved candidates, and the oracle run's
 verdicts when the cited source could be materialised.
 
-Verdicts take six values. Only ``yes`` is positive; ``no``, ``uncertain``,
-``abstain`` and ``not_evaluable`` are final negatives; ``pending`` (the oracle
+Verdicts take seven values. Only ``yes`` is positive; ``no``, ``uncertain``,
+``abstain``, ``not_evaluable`` and ``ungradable`` (a Ground that what is known of the cited work
+cannot decide: the known-content grounding) are final negatives; ``pending`` (the oracle
 has not answered yet) is negative for every rate *and* counted in that metric's
 ``pending`` field. A conjunction (ToolAcc = Ground ∧ Suff) is pending only when
 no conjunct is a final negative and at least one is pending: ``no ∧ pending`` is
@@ -37,6 +38,12 @@ headline is *OfflineToolAcc* instead of ToolAcc):
 * **SuffRate** — Suff is ``yes`` (Suff asked of every record with a statement).
 * **AbstentionRate** — no source or no statement (Ground ``abstain``).
 
+Known-content companions (:func:`known_content_rates`, beside *GroundedOfflineToolAcc*):
+
+* **KnownContentUngradable** — Ground is ``ungradable``.
+* **GroundedOfflineToolAccUpper** — Ground ``yes`` or ``ungradable``, and Suff ``yes``: the headline had every
+  ungradable grounding held (the headline itself counts none of them).
+
 Every rate's interval resamples citing papers (``paper_key``) within that
 metric's own population, seeded, as the paper's evaluation code does.
 """
@@ -54,11 +61,14 @@ from lemmata.core.models import Frozen
 from lemmata.metrics.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from lemmata.metrics.rates import MetricResult, summarize_rates
 
-Verdict = Literal["yes", "no", "uncertain", "abstain", "not_evaluable", "pending"]
+#: the verdicts of a formal-correctness item and of what a submitter reports: ``ungradable`` is never among them
+ItemVerdict = Literal["yes", "no", "uncertain", "abstain", "not_evaluable", "pending"]
+Verdict = Literal["yes", "no", "uncertain", "abstain", "not_evaluable", "ungradable", "pending"]
 SourceMatch = Literal["cited", "alternative", "none", "pending"]
 
-VERDICTS: tuple[str, ...] = ("yes", "no", "uncertain", "abstain", "not_evaluable", "pending")
-FINAL_NEGATIVES = frozenset({"no", "uncertain", "abstain", "not_evaluable"})
+VERDICTS: tuple[str, ...] = ("yes", "no", "uncertain", "abstain", "not_evaluable", "ungradable", "pending")
+ITEM_VERDICTS: tuple[str, ...] = tuple(v for v in VERDICTS if v != "ungradable")
+FINAL_NEGATIVES = frozenset({"no", "uncertain", "abstain", "not_evaluable", "ungradable"})
 DEFAULT_CITE_RECALL_N = 20
 _MAX_LISTED = 20
 
@@ -341,7 +351,40 @@ def offline_rates(
     positive = np.stack([source, suff, abstain], axis=1)
     pending = np.stack([np.array([r.selected_source == "pending" for r in records]),
                         np.array([r.suff == "pending" for r in records]), np.zeros_like(abstain)], axis=1)
-    names = ["SourceAcc", "SuffRate", "AbstentionRate"]
+    return _named_rates(["SourceAcc", "SuffRate", "AbstentionRate"], positive, pending, records,
+                        n_resamples=n_resamples, seed=seed)
+
+
+def _named_rates(names: list[str], positive: np.ndarray, pending: np.ndarray, records: list[InstanceVerdicts], *,
+                 n_resamples: int, seed: int) -> dict[str, MetricResult]:
+    """Rates of ``names`` (items x metrics flags) over ``records``, resampling their citing papers, by name."""
     out = summarize_rates(names, positive, pending=pending, papers=[r.paper_key for r in records],
                           domains=[r.domain for r in records], n_resamples=n_resamples, seed=seed)
     return dict(zip(names, out))
+
+
+def known_content_rates(
+    verdicts: Iterable[InstanceVerdicts | Mapping[str, Any]],
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, MetricResult]:
+    """KnownContentUngradable and GroundedOfflineToolAccUpper, reported beside GroundedOfflineToolAcc: how many
+    groundings the known content could not decide, and the headline had every one of them held.
+
+    >>> rows = [dict(instance_id=str(i), paper_key=f"p{i}", domain="d", ground=g, suff=s, cite_rank=None,
+    ...              selected_source="cited", oracle_evaluable=False) for i, (g, s) in
+    ...         enumerate([("yes", "yes"), ("ungradable", "yes"), ("ungradable", "no"), ("no", "yes"),
+    ...                    ("ungradable", "pending")])]
+    >>> {k: (m.count, m.pending, m.total) for k, m in known_content_rates(rows, n_resamples=50).items()}
+    {'KnownContentUngradable': (3, 0, 5), 'GroundedOfflineToolAccUpper': (2, 1, 5)}
+    >>> tool_acc_report(rows, n_resamples=50).tool_acc.count  # the headline counts no ungradable grounding
+    1
+    """
+    records = _coerce(verdicts)
+    ungradable = np.array([r.ground == "ungradable" for r in records])
+    upper = [conjunction("yes" if r.ground == "ungradable" else r.ground, r.suff) for r in records]
+    positive = np.stack([ungradable, np.array([hit for hit, _ in upper], dtype=bool)], axis=1)
+    pending = np.stack([np.zeros_like(ungradable), np.array([wait for _, wait in upper], dtype=bool)], axis=1)
+    return _named_rates(["KnownContentUngradable", "GroundedOfflineToolAccUpper"], positive, pending, records,
+                        n_resamples=n_resamples, seed=seed)

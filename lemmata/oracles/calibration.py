@@ -5,11 +5,13 @@ Suff); how far to trust them depends on how often that judge agrees with people 
 calibration command (``lemmata calibrate --judge``: MA-Align's 200 labelled formalization pairs) answers every
 pair with the configured judge and writes a :class:`Calibration` as ``CALIBRATION.json`` into the judge's
 artifact folder under ``<artifacts>/judges/``. The board reads them all (:func:`find_calibrations`) and shows,
-beside each judge-decided column, the calibration of the judge that scored it, by judge id — or "uncalibrated".
+beside each judge-decided column, the calibration of the judge that scored it — or "uncalibrated".
 
 A calibration is of the judge (model and endpoint, by id) under the rubrics it was measured with (recorded in
-:attr:`Calibration.rubrics`); beside a column judged under another rubric it is evidence about the judge, not a
-measurement of that column, and the board's tooltip names what it was measured on.
+:attr:`Calibration.rubrics`), and it is keyed by both (:attr:`Calibration.key`): the agreement of a judge with
+people under MA-Align's faithfulness rubrics says nothing measured about its Suff verdicts on Re²Math. A column
+shows a calibration only when its judge was calibrated under every rubric the column was judged under
+(:func:`calibration_for`); a judge calibrated under other rubrics only is "uncalibrated for this rubric".
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from pydantic import Field, ValidationError
 from lemmata.core.errors import InputError
 from lemmata.core.models import Frozen
 
-__all__ = ["CALIBRATION_FILE", "SCHEMA", "Calibration", "find_calibrations", "read_calibration"]
+__all__ = ["CALIBRATION_FILE", "SCHEMA", "Calibration", "Calibrations", "calibration_for", "find_calibrations",
+           "read_calibration"]
 
 CALIBRATION_FILE = "CALIBRATION.json"
 SCHEMA = "lemmata.judge-calibration/1"
@@ -80,6 +83,16 @@ class Calibration(Frozen):
     def judge_id(self) -> str:
         return str(self.judge.get("id") or "")
 
+    @property
+    def rubric_ids(self) -> tuple[str, ...]:
+        """The rubric ids (name.vN) the judge was asked under, sorted."""
+        return tuple(sorted({pin["id"] for pin in self.rubrics.values() if pin.get("id")}))
+
+    @property
+    def key(self) -> tuple[str, tuple[str, ...]]:
+        """What a calibration is of: the judge's identity and the rubrics it was measured under."""
+        return self.judge_id, self.rubric_ids
+
     def headline_set(self) -> tuple[str, LabelSet]:
         name = self.headline if self.headline in self.label_sets else next(iter(self.label_sets))
         return name, self.label_sets[name]
@@ -130,10 +143,15 @@ def read_calibration(path: str | Path) -> Calibration:
         raise InputError.one(str(path), f"cannot be read: {exc.strerror or exc}") from None
 
 
-def find_calibrations(folders: Iterable[Path]) -> tuple[dict[str, Calibration], list[str]]:
-    """Every judge's latest calibration (by ``calibrated_at``) among ``<folder>/CALIBRATION.json``, by judge id, and
-    a line for each file that could not be read (the board says so instead of failing)."""
-    found: dict[str, Calibration] = {}
+#: calibrations by :attr:`Calibration.key` (judge id, rubric ids)
+Calibrations = dict[tuple[str, tuple[str, ...]], Calibration]
+
+
+def find_calibrations(folders: Iterable[Path]) -> tuple[Calibrations, list[str]]:
+    """The latest calibration (by ``calibrated_at``) of each judge under each rubric set among
+    ``<folder>/CALIBRATION.json``, by :attr:`Calibration.key`, and a line for each file that could not be read (the
+    board says so instead of failing)."""
+    found: Calibrations = {}
     problems: list[str] = []
     for folder in folders:
         path = Path(folder) / CALIBRATION_FILE
@@ -144,6 +162,31 @@ def find_calibrations(folders: Iterable[Path]) -> tuple[dict[str, Calibration], 
         except InputError as exc:
             problems.append(str(exc.problems[0]) if exc.problems else f"{path}: {exc}")
             continue
-        if cal.judge_id and (cal.judge_id not in found or cal.calibrated_at > found[cal.judge_id].calibrated_at):
-            found[cal.judge_id] = cal
+        if cal.judge_id and (cal.key not in found or cal.calibrated_at > found[cal.key].calibrated_at):
+            found[cal.key] = cal
     return found, problems
+
+
+def calibration_for(found: Calibrations, judge: str, rubrics: Iterable[str]) -> tuple[Calibration | None,
+                                                                                       list[Calibration]]:
+    """The latest calibration of ``judge`` measured under every one of ``rubrics`` (None: none was, or the rubrics
+    are unknown), and the judge's calibrations under other rubrics (what the board names instead).
+
+    >>> def cal(judge, *ids, at="2026-11-27"):
+    ...     return Calibration.model_construct(judge={"id": judge}, calibrated_at=at,
+    ...                                        rubrics={i: {"id": i, "sha256": "0" * 64} for i in ids})
+    >>> atlas = cal("chat:m", "faithful-definition.v1", "faithful-statement.v1")
+    >>> found = {atlas.key: atlas}
+    >>> calibration_for(found, "chat:m", ["faithful-statement.v1", "faithful-definition.v1"])[0] is atlas
+    True
+    >>> hit, others = calibration_for(found, "chat:m", ["suff.v3", "anchor.v2"])
+    >>> hit is None and others == [atlas]
+    True
+    >>> calibration_for(found, "chat:other", ["faithful-statement.v1"])
+    (None, [])
+    """
+    wanted = set(rubrics)
+    mine = sorted((c for (judge_id, _), c in found.items() if judge_id == judge), key=lambda c: c.calibrated_at,
+                  reverse=True)
+    match = next((c for c in mine if wanted and wanted <= set(c.rubric_ids)), None)
+    return match, [c for c in mine if c is not match]

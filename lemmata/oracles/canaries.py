@@ -44,7 +44,7 @@ __all__ = ["DATA_FILE", "DATA_SHA256", "FLAG", "Canary", "CanaryMarks", "Probe",
 
 DATA_FILE = "canaries.json"
 #: the shipped file's sha256 (``python -m lemmata.oracles.canary_make`` rewrites it; update the pin with it)
-DATA_SHA256 = "30014394c77811839a4277afd169d3093eb63e9dd1d51053c4d748e4dbad7ff6"
+DATA_SHA256 = "517fbb004e8ab9be9067470b3a41d6e58d616a84eaf8de90a1ebca0b126e31a0"
 #: the result flag of a result scored by a marked judge (a condition in ``lemmata/space/conditions.toml``)
 FLAG = "judge_failed_canaries"
 ENV = "LEMMATA_JUDGE_CANARIES"

@@ -7,7 +7,8 @@ that :data:`lemmata.oracles.canaries.DATA_SHA256` pins them.
 Where the content comes from: the mathematics is standard textbook material (each result is named in
 :data:`RESULTS`, each problem in :data:`PROBLEMS` is a classical exercise, each MathAtlas pair in :data:`ATLAS` a
 basic fact or definition); the texts are written for Lemmata in the shape each rubric's real questions have
-(Re²Math's gap fields, with a system's planning — a search query and a planning anchor — for QueryAcc;
+(Re²Math's gap fields, with a system's planning — a search query and a planning anchor — for QueryAcc, and a
+known-content record — the result as a reference witness, an opened record with an abstract — for ground_known;
 MathNet-Solve's ``Reference solution 1:`` block as :func:`lemmata.benchmarks.mathnet.solve_scoring.grade_values`
 writes it; MathAtlas's informal text and Lean code). Every rubric gets three kinds of question, built the same way from each entry:
 
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA = "lemmata.judge-canaries/1"
-GENERATOR_VERSION = 2  # 2: the query rubric's questions (Re²Math QueryAcc)
+GENERATOR_VERSION = 3  # 2: the query rubric's questions (Re²Math QueryAcc); 3: ground_known's (known content)
 
 #: (name of the standard result, setup, target theorem, local proof context, planning anchor, the result's statement,
 #: source title, source text around the statement)
@@ -220,6 +221,10 @@ def items() -> list[dict[str, Any]]:
     source = [{"source_id": f"notes:{r[0].lower().replace(' ', '-')}", "source_title": r[6],
                "source_text": f"{r[7]}\n\nTheorem. {r[5]}\n\nProof. See the text above."} for r in RESULTS]
     ground = [({**s, "statement": r[5]}, {**s, "statement": o[5]}) for s, r, o in zip(source, RESULTS, other)]
+    # what a cited work is known to contain: the result as a citing paper quotes it, and an opened record
+    known = [{"source_id": s["source_id"], "source_title": r[6], "reference_witness": r[5],
+              "opened_text": f"# {r[6]}\n\n## Abstract\n{r[7]}\n"} for s, r in zip(source, RESULTS)]
+    ground_known = [({**k, "statement": r[5]}, {**k, "statement": o[5]}) for k, r, o in zip(known, RESULTS, other)]
     anchor = [({"target_theorem": r[2], "local_context": _blocks(r[3]), "reference_anchor": r[4], "anchor": r[4]},
                {"target_theorem": r[2], "local_context": _blocks(r[3]), "reference_anchor": r[4], "anchor": o[4]})
               for r, o in zip(RESULTS, other)]
@@ -232,7 +237,9 @@ def items() -> list[dict[str, Any]]:
               {"problem": p, "reference_solutions": f"Reference solution 1:\n{ref}", "candidate": wrong})
              for p, ref, wrong in PROBLEMS]
     out = (_three("suff", "verdict", suff, "statement") + _three("suff_noanchor", "verdict", noanchor, "statement")
-           + _three("ground", "verdict", ground, "statement") + _three("anchor", "verdict", anchor, "anchor")
+           + _three("ground", "verdict", ground, "statement")
+           + _three("ground_known", "verdict", ground_known, "statement")
+           + _three("anchor", "verdict", anchor, "anchor")
            + _three("query", "verdict", query, "query")
            + _three("mathnet_grade", "score", grade, "candidate"))
     for rubric in ("faithful-statement", "faithful-definition"):

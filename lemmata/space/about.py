@@ -67,6 +67,17 @@ track (for example `raw-q3o5`). Each version of a frozen retrieval artifact rank
 on a superseded version carry a <span class="lm-badge lm-superseded">superseded</span> badge (the versions are
 listed below).
 
+**Grounded offline scoring: GroundedOfflineToolAcc.** Source identity does not check where a statement came
+from, and only 70 of the 200 Eval-200 cited records open with an abstract, so OfflineToolAcc rewards a system
+that picks the cited record and writes its own statement over one that extracts what it opened. A second
+Re²Math scoring artifact (`LEMMATA_RE2MATH_GROUNDING=known-content`) also asks the judge (rubric
+`ground_known.v1`) whether the statement is supported by what the cited work is known to contain: its
+reference witness (the work's result as the citing paper quotes it) and its opened record (bibliographic data
+and, where one exists, the abstract). Its headline is **GroundedOfflineToolAcc**; a grounding the known content
+cannot decide is *ungradable* — never counted as grounded, shown as KnownContentUngradable with the range it
+leaves (GroundedOfflineToolAccUpper). Its scoring artifact names the rubric, so its rows rank in their own
+group; OfflineToolAcc rows keep their meaning and group.
+
 **What a Re²Math system sees offline (world 2.1).** A search hit shows the same five fields for every record —
 id, rank, score, title, authors — rendered by one display (LaTeX to text, Unicode NFC, hyphens repaired,
 sentence case; author surnames in one ASCII transliteration) with opaque ids (a fixed pseudo-random
@@ -91,9 +102,10 @@ feedback while proving, a different context window) also split the group: such r
 themselves. Disclosures that leave the task unchanged (tuned on the pool or on track data, the attempt
 budget) are badges only.
 
-**Runner log.** A TaoBench entry with the *runner log* badge was uploaded with the request log `lemmata run`
-wrote: its attempts match a Lemmata runner request log, with every prompt recomputed from the release and every
-attempt re-extracted from its logged answer, n answers per exercise. The answers themselves are as submitted
+**Runner log.** An entry with the *runner log* badge (TaoBench, MathAtlas, MathNet-Solve, Re²Math) was uploaded
+with the request log `lemmata run` wrote: its records match a Lemmata runner request log, with every prompt
+recomputed from the release (Re²Math: its first prompt; the later ones show search results) and every record
+re-made from its logged answer (TaoBench: n answers per exercise, every attempt re-extracted). The answers themselves are as submitted
 and could still be written by hand, so the badge is consistency, not verification; entries without it are
 self-reported.
 

@@ -19,12 +19,13 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Literal
 from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict
 
-from lemmata.formats.names import near_duplicates
+from lemmata.formats.names import near_duplicates, skeleton
 from lemmata.metrics.bounds import PendingBounds
 from lemmata.metrics.ranks import tie_counts
 from lemmata.space.conditions import PrintedAggregate, printed_aggregate, view_group_key
@@ -97,23 +98,32 @@ class BoardRow:
     ties: int = 0
     #: the id of the judge that decided the columns its family declares judge-decided (None: no judge recorded)
     judge: str | None = None
+    #: the rubric ids that judge decided them under (its calibration must have been measured under each)
+    judge_rubrics: tuple[str, ...] = ()
     #: an LLM run's tokens and price as its request log reports them (``RunUsage`` as stored; empty: none)
     usage: dict[str, Any] = field(default_factory=dict)
     #: other headlines the group may be ranked by, label -> value (``Family.headlines``: TaoBench's pass@k, k ≤ n)
     headlines: dict[str, Any] = field(default_factory=dict)
 
-    @property
+    # derived once per row (a board of 10,000 rows asks for each several times); :func:`ranked_copy` drops them
+
+    @cached_property
     def printed(self) -> PrintedAggregate | None:
         """The printed aggregate and its recomputed value, when the headline is a paper's printed aggregate."""
         return printed_aggregate(self.value, self.flags, self.metrics)
 
-    @property
+    @cached_property
     def rank_value(self) -> float | None:
         """What the rank is computed from: the recomputed aggregate where there is one, else the score."""
         printed = self.printed
         return printed.recomputed if printed is not None else self.value
 
-    @property
+    @cached_property
+    def identity(self) -> str:
+        """The row's declared system identity (:func:`identity_of`)."""
+        return identity_of(self)
+
+    @cached_property
     def view_key(self) -> str:
         """The group this row is ranked in: the frozen tuple plus the declared conditions that split groups."""
         return view_group_key(self.group_key, self.flags)
@@ -230,6 +240,7 @@ def row_from_index(row: Mapping[str, Any]) -> BoardRow:
         model=model if isinstance(model, dict) else {},
         item_scores=_item_scores(summary.get("item_scores")),
         judge=summary["judge"] if isinstance(summary.get("judge"), str) else None,
+        judge_rubrics=tuple(r for r in summary.get("judge_rubrics") or () if isinstance(r, str)),
         headlines=summary["headlines"] if isinstance(summary.get("headlines"), dict) else {},
         usage=summary["usage"] if isinstance(summary.get("usage"), dict) else {},
     )
@@ -238,7 +249,7 @@ def row_from_index(row: Mapping[str, Any]) -> BoardRow:
 def _item_scores(doc: Any) -> tuple[str, tuple[float, ...]] | None:
     if not isinstance(doc, dict) or not isinstance(doc.get("items"), str) or not isinstance(doc.get("values"), list):
         return None
-    return doc["items"], tuple(float(v) for v in doc["values"])
+    return doc["items"], tuple(map(float, doc["values"]))
 
 
 def _bounds(doc: Any) -> PendingBounds | None:
@@ -273,7 +284,11 @@ def load_rows(store: Store, *, include_hidden: bool = False) -> list[BoardRow]:
                 row = {**row, "integrity": exc.reason}
             else:
                 row = {**row, "summary_json": json.dumps(ROW_SUMMARY.of(doc), default=str)}
-        rows.append(row_from_index(row))
+        board_row = row_from_index(row)
+        # derived here, once: the space keeps these rows per store generation, so no page view derives them again
+        board_row.identity, board_row.view_key, board_row.rank_value  # noqa: B018
+        skeleton(board_row.model_name)  # the look-alike check's, kept by name
+        rows.append(board_row)
     return rows
 
 
@@ -284,6 +299,27 @@ def higher_is_better(benchmark: str) -> bool:
         return get_benchmark(benchmark).main_score.higher_is_better
     except UnknownNameError:
         return True
+
+
+def ranked_copy(row: BoardRow, **ranking: Any) -> BoardRow:
+    """``row`` with its rank fields (``rank``, ``rank_range``, ``ties``) set: :func:`dataclasses.replace` without
+    re-running the constructor over every field, which a board of 10,000 rows pays for each row on each view.
+
+    >>> base = row_from_index({"result_id": "a", "submission_sha256": "0" * 64, "kind": "scored",
+    ...     "benchmark": "b", "track": "t", "group_key": "g", "model_name": "m", "main_value": 0.5,
+    ...     "pending": 0, "status": "complete", "scored_at": "", "version": 1})
+    >>> ranked = ranked_copy(base, rank=2, ties=1)
+    >>> (ranked.rank, ranked.ties, base.rank, ranked == replace(base, rank=2, ties=1))
+    (2, 1, None, True)
+    """
+    unknown = set(ranking) - {"rank", "rank_range", "ties"}
+    if unknown:
+        raise TypeError(f"ranked_copy sets rank fields only, not {sorted(unknown)}")
+    new = object.__new__(BoardRow)
+    new.__dict__.update(row.__dict__)  # its derived values (identity, view_key, rank_value) hold: no field they
+    # read changes
+    new.__dict__.update(ranking)
+    return new
 
 
 def rank_rows(rows: Sequence[BoardRow], higher_is_better: bool = True,
@@ -310,11 +346,11 @@ def rank_rows(rows: Sequence[BoardRow], higher_is_better: bool = True,
     for r, span, tie in zip(rows, spans, ties):
         value = r.rank_value
         if value is None or math.isnan(value):
-            out.append(replace(r, rank=None))
+            out.append(ranked_copy(r, rank=None))
             continue
         better = (len(scored) - bisect.bisect_right(scored, value)) if higher_is_better \
             else bisect.bisect_left(scored, value)
-        out.append(replace(r, rank=1 + better, rank_range=span, ties=tie))
+        out.append(ranked_copy(r, rank=1 + better, rank_range=span, ties=tie))
     return sorted(out, key=lambda r: (r.rank is None, r.rank or 0, r.model_name.casefold(), r.result_id))
 
 
@@ -504,7 +540,7 @@ def newest_per_system(rows: Sequence[BoardRow]) -> tuple[list[BoardRow], int]:
     for r in rows:
         if r.integrity:
             continue
-        key = (r.benchmark, r.track, r.view_key, r.kind, identity_of(r))
+        key = (r.benchmark, r.track, r.view_key, r.kind, r.identity)
         if key not in newest or (_date_key(r), r.scored_at, r.result_id) > (
                 _date_key(newest[key]), newest[key].scored_at, newest[key].result_id):
             newest[key] = r

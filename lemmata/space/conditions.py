@@ -68,6 +68,8 @@ def comparability_suffix(flags: Mapping[str, Any]) -> str:
     >>> comparability_suffix({"window": 5, "used_external_tools": True})
     'with external tools, window 5'
     """
+    if not flags:  # most rows declare no condition
+        return ""
     held = [c.badge for c in conditions() if c.splits and c.holds(flags)]
     valued = [fmt.format(flags[flag]) for flag, fmt, _, splits in VALUED
               if splits and isinstance(flags.get(flag), (int, str)) and not isinstance(flags.get(flag), bool)]

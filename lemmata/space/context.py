@@ -16,7 +16,7 @@ from lemmata.space.board import BoardRow, load_rows
 from lemmata.space.bootstrap import Bootstrap, Skip, Step, baselines_step, release_step, reported_step
 from lemmata.space.config import SpaceConfig
 from lemmata.space.rank_ranges import RankRangeCache
-from lemmata.space.hub_results import HubResults, all_datasets
+from lemmata.space.hub_results import HubResults, RefreshSchedule, all_datasets
 from lemmata.space.hub_sync import restore, start_scheduler, sync_plan
 from lemmata.space.rows import ROW_SUMMARY
 from lemmata.space.worker import ScoringWorker
@@ -69,6 +69,8 @@ class SpaceContext:
     scheduler: Any = None
     oracles: OracleConfig = field(default_factory=OracleConfig)
     exports: dict = field(default_factory=dict, repr=False)
+    #: board views by (query, change token) (:meth:`lemmata.space.views.BoardControls.view`)
+    views: dict = field(default_factory=dict, repr=False)
     remove_exports: Any = field(default=None, repr=False)
     #: the board groups' rank ranges, computed once per set of result ids (large groups in the background)
     rank_ranges: RankRangeCache = field(default_factory=RankRangeCache, repr=False)
@@ -162,6 +164,13 @@ def default_steps(ctx: SpaceContext) -> list[Step]:
         return f"{added} result file(s) newly indexed; {sum(store.status_counts().values())} submission(s) " \
                f"on record{skipped}{notice}"
 
+    def board_run(report):
+        # every stored file checked once and the board's rows read here, not on the first visitor's page: at
+        # 10,000 results that is seconds of work (perf/board_speed.py measures the render that follows)
+        report("checking every stored result and reading the board rows")
+        rows = ctx.rows()
+        return f"{len(rows)} board row(s) read, every stored file checked"
+
     def optional(run):
         def wrapped(report):
             if not config.bootstrap:
@@ -179,7 +188,11 @@ def default_steps(ctx: SpaceContext) -> list[Step]:
         if constants.is_offline_mode():
             ctx.hub_results.load((), offline=True)
             raise Skip("offline (HF_HUB_OFFLINE=1): results reported on the Hub are not loaded")
-        return ctx.hub_results.load(all_datasets(), report=report)
+        schedule, datasets = RefreshSchedule(), all_datasets()
+        summary = ctx.hub_results.refresh(datasets, schedule, report=report)
+        # read again while the space runs, by the scorer's thread between submissions (back-off after failures)
+        ctx.worker.chores.append(lambda: ctx.hub_results.refresh(datasets, schedule))
+        return f"{summary}; read again every {schedule.every_s / 60:g} min"
 
     def worker_run(report):
         requeued = ctx.worker.start()
@@ -188,6 +201,7 @@ def default_steps(ctx: SpaceContext) -> list[Step]:
     return [
         Step("restore", "restoring results from the Hub", restore_run, blocks_submissions=True),
         Step("index", "indexing the results folder", index_run, blocks_submissions=True),
+        Step("board", "reading the board rows", board_run),
         Step("releases", "building missing releases", optional(release_step(config.releases_root))),
         *[Step(step.key, step.label, optional(step.run)) for step in startup_steps()],  # the families' own
         Step("oracles", "checking oracles", oracles_run),

@@ -47,6 +47,9 @@ MAX_ENTRIES = 200
 TIMEOUT_S = 10.0
 #: seconds all leaderboards together may take at start-up; datasets not reached by then are named, not fetched
 TOTAL_S = 60.0
+#: how often a running space reads the Hub leaderboards again, and the longest wait after failed reads
+REFRESH_EVERY_S = 15 * 60.0
+REFRESH_MAX_BACKOFF_S = 4 * 60 * 60.0
 #: refused entries named one by one (the rest are counted)
 SHOWN_REFUSALS = 5
 
@@ -264,8 +267,43 @@ class HubGroup:
 
 
 @dataclass
+class RefreshSchedule:
+    """When a running space reads the Hub leaderboards again: ``every_s`` after the last read, and after reads
+    that failed, twice as long each time (at most ``max_backoff_s``), so an unreachable Hub is not asked every
+    poll; a read that succeeds resets the wait.
+
+    >>> s = RefreshSchedule(every_s=60, max_backoff_s=300, next_at=100.0)
+    >>> s.due(99.0), s.due(100.0)
+    (False, True)
+    >>> s.finished(100.0, failed=True); s.next_at
+    220.0
+    >>> s.finished(220.0, failed=True); s.finished(460.0, failed=True); s.next_at  # 240, then at most 300
+    760.0
+    >>> s.finished(760.0, failed=False); s.next_at, s.failures
+    (820.0, 0)
+    """
+
+    every_s: float = REFRESH_EVERY_S
+    max_backoff_s: float = REFRESH_MAX_BACKOFF_S
+    #: the monotonic time of the next read
+    next_at: float = 0.0
+    #: reads that failed in a row
+    failures: int = 0
+
+    def due(self, now: float) -> bool:
+        return now >= self.next_at
+
+    def finished(self, now: float, *, failed: bool) -> None:
+        """Set the next read after one that ended at ``now``."""
+        self.failures = self.failures + 1 if failed else 0
+        wait = self.every_s * 2 ** self.failures if failed else self.every_s
+        self.next_at = now + min(wait, max(self.max_backoff_s, self.every_s))
+
+
+@dataclass
 class HubResults:
-    """The Hub leaderboards of every release, read at start-up (``revision`` grows when they change)."""
+    """The Hub leaderboards of every release, read at start-up and again on a schedule while the space runs
+    (:meth:`refresh`; ``revision`` grows when they are read)."""
 
     cache: Path
     boards: dict[str, HubLeaderboard] = field(default_factory=dict)
@@ -306,6 +344,25 @@ class HubResults:
         return (f"{entries} Hub-reported result(s) from {states.count('loaded')} leaderboard(s); "
                 f"{states.count('none')} dataset(s) without one" +
                 (f"; {states.count('failed')} could not be read" if "failed" in states else ""))
+
+    def refresh(self, dataset_ids: Iterable[str], schedule: "RefreshSchedule", *, now: float | None = None,
+                **load_options) -> str | None:
+        """Read the leaderboards again when ``schedule`` says it is time (a running space's worker asks on every
+        poll); returns :meth:`load`'s summary, or None when it was not time. An unchanged reply writes nothing
+        (the cache is by content); a changed one moves :attr:`revision`, so open pages re-render."""
+        now = time.monotonic() if now is None else now
+        if not schedule.due(now):
+            return None
+        try:
+            summary = self.load(dataset_ids, **load_options)
+        except Exception:
+            schedule.finished(now, failed=True)
+            raise
+        with self._lock:
+            # a board that failed, or shows its kept copy because the Hub could not be reached, backs off
+            failed = any(b.state == "failed" or b.reason for b in self.boards.values())
+        schedule.finished(now, failed=failed)
+        return summary
 
     def groups(self, targets: Sequence[tuple[str, str, int]], terms: Sequence[str] = (),
                keep: Callable[[HubEntry], bool] = lambda e: True) -> tuple[HubGroup, ...]:

@@ -2,8 +2,9 @@
 
 Which columns a judge decides is declared by each family (:class:`~lemmata.core.family.JudgedColumns`, read
 through :func:`lemmata.families.judged_columns`), and so is where a result records its judge; the row summary
-keeps the judge's id (:mod:`lemmata.space.rows`). A judge's calibration is the ``CALIBRATION.json`` in its
-artifact folder under ``<artifacts>/judges/`` (:mod:`lemmata.oracles.calibration`), matched by judge id. A
+keeps the judge's id and the rubrics it judged under (:mod:`lemmata.space.rows`). A judge's calibration is the
+``CALIBRATION.json`` in its artifact folder under ``<artifacts>/judges/`` (:mod:`lemmata.oracles.calibration`),
+matched by judge id and rubrics: a judge calibrated under other rubrics only is "uncalibrated for this rubric". A
 number a judge decides reads differently from one Lean or a matcher decides: a visitor sees, on the group itself,
 how often that judge agreed with people, or that nobody measured it.
 """
@@ -16,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from lemmata.oracles.calibration import CALIBRATION_FILE, Calibration, find_calibrations
+from lemmata.oracles.calibration import CALIBRATION_FILE, Calibrations, calibration_for, find_calibrations
 
 __all__ = ["JudgeLine", "JudgeNote", "judge_note", "judged_for", "load_calibrations"]
 
@@ -58,7 +59,7 @@ def judged_for(benchmark: str | None) -> Any:
     return judged_columns().get(benchmark) if benchmark else None
 
 
-def load_calibrations(root: Path | None = None) -> tuple[dict[str, Calibration], tuple[str, ...]]:
+def load_calibrations(root: Path | None = None) -> tuple[Calibrations, tuple[str, ...]]:
     """Every judge's calibration under ``root`` (default ``<artifacts>/judges``), read again only when a
     ``CALIBRATION.json`` is added, removed or rewritten; and a line for each that could not be read."""
     from lemmata.core.paths import artifacts_dir
@@ -74,13 +75,13 @@ def load_calibrations(root: Path | None = None) -> tuple[dict[str, Calibration],
 
 
 @lru_cache(maxsize=8)
-def _read(stamps: tuple[tuple[str, int], ...]) -> tuple[dict[str, Calibration], tuple[str, ...]]:
+def _read(stamps: tuple[tuple[str, int], ...]) -> tuple[Calibrations, tuple[str, ...]]:
     found, problems = find_calibrations(Path(folder) for folder, _ in stamps)
     return found, tuple(problems)
 
 
 def judge_note(judged: Any, columns: Iterable[str], rows: Sequence[Any],
-               calibrations: tuple[dict[str, Calibration], Sequence[str]] | None = None) -> JudgeNote | None:
+               calibrations: tuple[Calibrations, Sequence[str]] | None = None) -> JudgeNote | None:
     """The note of a group whose ``columns`` include judge-decided ones (``judged``: the family's declaration), for
     the judges of its ``rows``; None when none of its columns is judge-decided.
 
@@ -99,10 +100,19 @@ def judge_note(judged: Any, columns: Iterable[str], rows: Sequence[Any],
     found, problems = calibrations if calibrations is not None else load_calibrations()
     unread = f" ({len(problems)} calibration file(s) could not be read: {problems[0]})" if problems else ""
     lines = []
-    for judge in sorted({r.judge for r in rows if getattr(r, "judge", None)}):
-        cal = found.get(judge)
+    for judge, rubrics in sorted({(r.judge, tuple(getattr(r, "judge_rubrics", ()))) for r in rows
+                                  if getattr(r, "judge", None)}):
+        cal, others = calibration_for(found, judge, rubrics)
+        under = ", ".join(rubrics) or "unrecorded rubrics"
         if cal is not None:
             lines.append(JudgeLine(judge, f"{judge}: {cal.summary()}", cal.detail(), True))
+        elif others:
+            measured = "; ".join(f"on {c.measured_on or c.release} under "
+                                 + (", ".join(c.rubric_ids) or "unrecorded rubrics") for c in others)
+            lines.append(JudgeLine(judge, f"{judge}: uncalibrated for this rubric",
+                                   f"Judge {judge} decided these columns under {under}; it was calibrated only "
+                                   f"{measured}: how often it agrees with people under this rubric is "
+                                   f"unmeasured{unread}.", False))
         else:
             lines.append(JudgeLine(judge, f"{judge}: uncalibrated",
                                    f"No calibration is recorded for judge {judge}: how often it agrees with people "

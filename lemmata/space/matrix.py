@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lemmata.metrics.glossary import describe
-from lemmata.space.board import BoardRow, identity_of, newest_per_system, rank_rows
+from lemmata.space.board import BoardRow, newest_per_system, rank_rows
 from lemmata.formats.numbers import number_format
 from lemmata.space.safety import esc
 
@@ -95,7 +95,7 @@ def build_matrix(rows: Sequence[BoardRow], order: Sequence[str] = ()) -> tuple[l
         by_group = groups[(col.benchmark, col.track)]
         for key in sorted(by_group, key=lambda k: (k != col.group, k)):  # the reference group first
             for r in ranked[(col.benchmark, col.track, key)]:
-                ident = identity_of(r)
+                ident = r.identity
                 m = models.setdefault(ident, ModelRow(ident, r.model_name, dict(r.model)))
                 cell_key = (col.benchmark, col.track)
                 if cell_key in m.cells and (m.cells[cell_key].comparable or key != col.group):

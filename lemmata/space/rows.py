@@ -95,6 +95,7 @@ def summary_of(doc: dict[str, Any]) -> dict[str, Any]:
     judge = judged.judge_of(doc) if judged is not None else None
     if judge is not None:  # the judge of the columns its family declares judge-decided (lemmata.space.judges)
         summary["judge"] = judge[:200]
+        summary["judge_rubrics"] = [r[:200] for r in judged.rubrics_of(doc)[:20]]  # what its calibration must cover
     if isinstance(doc.get("usage"), dict):  # an LLM run's tokens and price (only results stored with it carry one)
         summary["usage"] = doc["usage"]
     offers = headline_choices()
@@ -107,5 +108,6 @@ def summary_of(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 #: what the space's store keeps of each result for its board rows
-#: 7: the judge of the judge-decided columns; 8: the other headlines a family offers (pass@k, k ≤ n)
-ROW_SUMMARY = RowSummary(version=8, of=summary_of)
+#: 7: the judge of the judge-decided columns; 8: the other headlines a family offers (pass@k, k ≤ n); 9: the
+#: rubrics that judge decided them under (a calibration is shown only when measured under them)
+ROW_SUMMARY = RowSummary(version=9, of=summary_of)

@@ -374,7 +374,8 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
         head += [_th("Params", "params", active, "declared parameter count", numeric=True),
                  _th("Dim", "dim", active, "declared embedding dimension", numeric=True),
                  '<th class="t" title="declared: weights publicly downloadable">Open</th>']
-    usage = [k for k in USAGE_COLUMNS if any(usage_number(r, k) is not None for r in group.rows)]
+    reporting = [r for r in group.rows if r.usage]  # most groups have none: no row is looked at three times
+    usage = [k for k in USAGE_COLUMNS if any(usage_number(r, k) is not None for r in reporting)]
     head += usage_heads(usage, active)  # an LLM run's tokens and price, where its request log reports them
     labels = {d: _judged(group, d, *column_label(d, metric)) for d in group.diagnostics}
     head += [_th(labels[d][0], f"m.{d}", active, labels[d][1], numeric=True, cls="lm-diag", breaks=True)

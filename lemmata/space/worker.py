@@ -75,6 +75,9 @@ class ScoringWorker:
         self._fault_until = 0.0  # wall-clock time the back-off ends (shown as a time of day)
         #: changes whenever :meth:`notice` or :meth:`pending_reasons` may have changed (the page's change token)
         self.revision = 0
+        #: light periodic work the space gives this thread (each decides itself whether it is due, e.g. reading
+        #: the Hub leaderboards again): run once per poll, between submissions
+        self.chores: list[Callable[[], object]] = []
 
     # -- lifecycle -------------------------------------------------------------
     def start(self) -> int:
@@ -109,6 +112,11 @@ class ScoringWorker:
             except Exception:  # the loop must survive a broken store read; the next poll retries
                 log.exception("scoring worker iteration failed")
                 worked = False
+            for chore in list(self.chores):
+                try:
+                    chore()
+                except Exception:  # a chore that fails is logged and asked again at the next poll
+                    log.exception("scoring worker chore failed")
             if not worked:
                 self._wake.wait(self.poll_seconds)
                 self._wake.clear()

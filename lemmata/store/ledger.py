@@ -115,10 +115,11 @@ class SealLedger:
                 raise LedgerError(self.missing)
             self._load()
             lines = []
-            seq, tip = len(self._seals), self._tip  # one line per listed result
+            seals = dict(self._seals)  # kept only once the lines are on disk
+            seq, tip = len(seals), self._tip  # one line per listed result
             for result_id, seal in pairs:
-                if result_id in self._seals:
-                    if self._seals[result_id] != seal:
+                if result_id in seals:
+                    if seals[result_id] != seal:
                         raise LedgerError(f"{self.path.name}: result {result_id[:12]} is already listed with "
                                           "another seal")
                     continue
@@ -126,13 +127,20 @@ class SealLedger:
                 entry = {"format": LEDGER_FORMAT, "seq": seq, "result_id": result_id, "sealed_sha256": seal,
                          "prev_sha256": tip}
                 entry["entry_sha256"] = tip = _entry_hash(entry)
-                self._seals[result_id] = seal
+                seals[result_id] = seal
                 lines.append(json.dumps(entry, sort_keys=True) + "\n")
             if not lines:
                 return
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a", encoding="utf-8") as fh:
-                fh.write("".join(lines))
+            data = "".join(lines).encode("utf-8")
+            with open(self.path, "ab") as fh:
+                before = os.fstat(fh.fileno()).st_size
+                fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
-            self._stamp = None  # re-read (and re-verify) on the next look-up
+                after = os.fstat(fh.fileno())
+            # the chain now read is the one just verified plus the lines just written: keep it, so adding n
+            # results reads the file once, not n times; anything else (a size that does not add up) re-reads it
+            known = self._stamp is not None and before == self._stamp[0] and after.st_size == before + len(data)
+            self._seals = seals
+            self._stamp, self._tip = ((after.st_size, after.st_mtime_ns), tip) if known else (None, self._tip)

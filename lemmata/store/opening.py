@@ -45,8 +45,8 @@ LENT: dict[str, tuple[str, ...]] = {
                     "runner_log_path", "set_status", "status_counts", "submission_bytes", "submission_meta_path",
                     "submission_path"),
     "queue": ("claim_next", "requeue", "requeue_after_fault", "requeue_interrupted"),
-    "result_files": ("add_result", "get_result", "result_ids_for_submission", "result_path", "result_rows",
-                     "results", "results_for_submission"),
+    "result_files": ("add_result", "add_results", "get_result", "result_ids_for_submission", "result_path",
+                     "result_rows", "results", "results_for_submission"),
     "moderation": ("is_hidden", "set_hidden"),
 }
 _LENDER = {name: part for part, names in LENT.items() for name in names}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from lemmata.core.errors import LemmataError
 from lemmata.formats.results import Result
 from lemmata.store.files import atomic_write
 from lemmata.store.index import Index, RowSummary, equal_to
-from lemmata.store.integrity import Integrity, ResultIntegrityError
+from lemmata.store.integrity import Integrity, ResultIntegrityError, check_result_bytes
 
 __all__ = ["ResultFiles"]
 
@@ -65,6 +65,44 @@ class ResultFiles:
         created = self._add_row(stored, path)
         return stored, created
 
+    def add_results(self, results: Iterable[Result]) -> int:
+        """Store many finalized results at once (an import, a seeded board); returns how many rows were new.
+
+        Adding one at a time opens the index four times and syncs the seal ledger once per result; here the
+        bytes of every new file are first checked as a read checks them (name, id, content hash, seal), then all
+        are written, the ledger gets one append and the index one transaction. Each result must be finalized
+        (:meth:`~lemmata.formats.results.Result.finalized`), else nothing is stored; a file already stored is
+        kept as it is.
+        """
+        checked: list[tuple[Result, Path, bytes | None, str | None]] = []
+        for result in results:  # every result checked before any file is written: all are stored, or none
+            path = self.result_path(result)
+            if path.exists():
+                checked.append((result, path, None, None))
+                continue
+            if result.sealed_sha256 is None:
+                raise LemmataError(f"result {result.result_id[:12] or '(no id)'} is not sealed; call "
+                                   "Result.finalized() first")
+            data = result.to_json().encode("utf-8")
+            try:  # what a read checks: name, id, content hash and seal
+                doc = check_result_bytes(data, result_id=result.result_id, path=str(path))
+            except ResultIntegrityError as exc:
+                raise LemmataError(f"{exc.reason}; call Result.finalized() first") from None
+            summary = None if self.row_summary is None else json.dumps(self.row_summary.of(doc), default=str)
+            checked.append((result, path, data, summary))
+        batch: list[tuple[Result, Path, str | None]] = []
+        with self.index.write() as conn:  # one writer at a time: the ledger lines follow the files
+            for result, path, data, summary in checked:
+                if data is None:  # stored before: kept as it is
+                    result = Result.from_file(path)
+                    summary = self._summary_json(result)
+                else:
+                    atomic_write(path, data)
+                batch.append((result, path, summary))
+            self.integrity.ledger.append([(r.result_id, r.sealed_sha256) for r, _, data, _ in checked
+                                          if data is not None])
+            return sum(self._insert_row(conn, result, path, summary) for result, path, summary in batch)
+
     def reindex(self, skip: Callable[[Path, Exception], None]) -> int:
         """Index every result file not yet in SQLite; returns how many were added.
 
@@ -103,18 +141,21 @@ class ResultFiles:
 
     def _add_row(self, result: Result, path: Path) -> bool:
         with self.index.write() as conn:
-            cur = conn.execute(
-                "INSERT OR IGNORE INTO results(result_id, submission_sha256, version, supersedes, kind, benchmark, "
-                "track, group_key, model_name, main_value, status, pending, scored_at, path, summary_json) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (result.result_id, result.submission_sha256, result.version, result.supersedes, result.kind,
-                 result.benchmark, result.track, result.frozen.group_key(), result.model.name, result.main.value,
-                 result.status, result.pending, result.scored_at, str(path.relative_to(self.root)),
-                 self._summary_json(result)),
-            )
-            created = cur.rowcount == 1
-            if created:
-                self.index.log(conn, "system", "result", result.result_id, f"{result.benchmark}/{result.track}")
+            return self._insert_row(conn, result, path, self._summary_json(result))
+
+    def _insert_row(self, conn: sqlite3.Connection, result: Result, path: Path, summary: str | None) -> bool:
+        """Index one stored result (with its row summary) inside the caller's write transaction; whether it is new."""
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO results(result_id, submission_sha256, version, supersedes, kind, benchmark, "
+            "track, group_key, model_name, main_value, status, pending, scored_at, path, summary_json) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (result.result_id, result.submission_sha256, result.version, result.supersedes, result.kind,
+             result.benchmark, result.track, result.frozen.group_key(), result.model.name, result.main.value,
+             result.status, result.pending, result.scored_at, str(path.relative_to(self.root)), summary),
+        )
+        created = cur.rowcount == 1
+        if created:
+            self.index.log(conn, "system", "result", result.result_id, f"{result.benchmark}/{result.track}")
         return created
 
     def get_result(self, result_id: str) -> Result | None:

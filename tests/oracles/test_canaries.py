@@ -152,7 +152,7 @@ def test_the_shipped_file_is_what_the_generator_writes():
     for item in shipped.items:
         kinds.setdefault(item.rubric, []).append(item.expect.allowed)
     # every rubric of the judged benchmarks has positives, negatives and injections
-    assert set(kinds) == {"suff", "suff_noanchor", "ground", "anchor", "query", "mathnet_grade",
+    assert set(kinds) == {"suff", "suff_noanchor", "ground", "ground_known", "anchor", "query", "mathnet_grade",
                           "faithful-statement", "faithful-definition"}
     assert all(len(v) >= 12 and len(v) % 3 == 0 for v in kinds.values())
 

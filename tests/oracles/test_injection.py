@@ -36,11 +36,13 @@ SECTIONS = {
     "suff": {"statement": "CANDIDATE STATEMENT", "reference_statement": "REFERENCE STATEMENT"},
     "suff_noanchor": {"statement": "CANDIDATE STATEMENT", "reference_statement": "REFERENCE STATEMENT"},
     "ground": {"statement": "STATEMENT", "source_text": "SOURCE"},
+    "ground_known": {"statement": "STATEMENT", "reference_witness": "REFERENCE WITNESS",
+                     "opened_text": "OPENED RECORD"},
     "anchor": {"anchor": "PLANNING ANCHOR", "reference_anchor": "REFERENCE ANCHOR"},
 }
 #: the field under review of each rubric
 REVIEWED = {"mathnet_grade": "candidate", "suff": "statement", "suff_noanchor": "statement", "ground": "statement",
-            "anchor": "anchor"}
+            "ground_known": "statement", "anchor": "anchor"}
 
 
 def _grade(data: dict[str, str]) -> str:
@@ -58,6 +60,8 @@ RULES = {
     "suff": lambda d: _verdict(d["statement"] == d["reference_statement"]),
     "suff_noanchor": lambda d: _verdict(d["statement"] == d["reference_statement"]),
     "ground": lambda d: _verdict(bool(d["statement"]) and d["statement"] in d["source_text"]),
+    "ground_known": lambda d: _verdict(bool(d["statement"]) and (d["statement"] in d["reference_witness"]
+                                                                 or d["statement"] in d["opened_text"])),
     "anchor": lambda d: _verdict(d["anchor"] == d["reference_anchor"]),
 }
 #: what an attacker asks for

@@ -48,9 +48,23 @@ def plans_alike(reference_anchor: str, query: str) -> bool:
     return bool(words(reference_anchor) & words(query))
 
 
+def known_content_verdict(statement: str, witness: str, opened: str) -> dict[str, str]:
+    """The protocol judge's known-content Ground rule: supported when the statement is found verbatim in the
+    reference witness or the opened record; "uncertain" (not enough known content) when it is not and the witness
+    is cut off ("..."); else not supported."""
+    if statement and (statement in witness or statement in opened):
+        return {"verdict": "yes", "reason": "the known content states it verbatim"}
+    if witness.endswith("..."):
+        return {"verdict": "uncertain", "reason": "the witness is cut off"}
+    return {"verdict": "no", "reason": "neither the witness nor the opened record states it"}
+
+
 def rule_answer(request: dict) -> str:
     """A deterministic answer policy for protocol tests (verdicts only ever land in temporary caches)."""
     user = request["messages"][-1]["content"]
+    if "Rubric ground_known." in user:
+        return json.dumps(known_content_verdict(_section(user, "STATEMENT"), _section(user, "REFERENCE WITNESS"),
+                                                _section(user, "OPENED RECORD")))
     if "Rubric ground." in user:
         source, statement = _section(user, "SOURCE"), _section(user, "STATEMENT")
         ok = bool(statement) and statement in source

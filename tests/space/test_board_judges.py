@@ -1,7 +1,8 @@
 """Judge-decided board columns show their judge's calibration beside them, or "uncalibrated".
 
 The columns are the ones a family declares (``Family.judged``); the calibration is the ``CALIBRATION.json`` that
-``lemmata calibrate --judge`` writes into the judge's artifact folder, matched by judge id.
+``lemmata calibrate --judge`` writes into the judge's artifact folder, matched by judge id and by the rubrics the
+columns were judged under.
 """
 
 from __future__ import annotations
@@ -26,13 +27,18 @@ PUBLISHED = [False, True, True, True, False, False]
 PREDICTED = [True, True, False, True, False, False]
 
 
-def _calibration(folder, judge_id: str) -> None:
+#: the rubric pins ``lemmata calibrate --judge`` records: every rubric of the MathAtlas judge artifact, by kind
+ATLAS_RUBRICS = {"definition": "faithful-definition.v1", "statement": "faithful-statement.v1"}
+
+
+def _calibration(folder, judge_id: str, rubrics: dict[str, str] = ATLAS_RUBRICS, measured_on: str = "MA-Align",
+                 ) -> None:
     """A calibration record as ``lemmata calibrate --judge`` writes it (lemmata/benchmarks/mathatlas/calibrate.py)."""
     published = {"source": "published labels", **agreement(PUBLISHED, PREDICTED), "by_kind": {}}
-    record = {"schema": SCHEMA, "artifact_id": f"mathatlas-judge:{judge_id}:faithful-definition.v1+"
-              "faithful-statement.v1", "judge": {"id": judge_id, "model": judge_id.split(":", 1)[1]},
-              "rubrics": {"statement": {"id": "faithful-statement.v1", "sha256": "0" * 64}},
-              "release": "ma-align-2.0.0", "measured_on": "MA-Align", "headline": "published", "pairs": 6,
+    record = {"schema": SCHEMA, "artifact_id": f"mathatlas-judge:{judge_id}:" + "+".join(sorted(rubrics.values())),
+              "judge": {"id": judge_id, "model": judge_id.split(":", 1)[1]},
+              "rubrics": {kind: {"id": rid, "sha256": "0" * 64} for kind, rid in rubrics.items()},
+              "release": "ma-align-2.0.0", "measured_on": measured_on, "headline": "published", "pairs": 6,
               "unparsable": 0, "settled_by_rule": 0, "label_sets": {"published": published},
               "calibrated_at": "2026-11-27T10:00:00+00:00", "items": []}
     folder.mkdir(parents=True)
@@ -121,3 +127,55 @@ def test_reported_rows_and_undeclared_benchmarks(tmp_path, home):
                                                             "provenance": {"judge": {"id": "chat:good"}}}).finalized())
     html = render_board(build_view(load_rows(store), BoardQuery(benchmark="mirb", track="statements")))
     assert "bm25" in html and "⚖" not in html and "judge-decided" not in html
+
+
+def test_a_calibration_shows_only_beside_columns_judged_under_its_rubrics(tmp_path, home):
+    """The same judge calibrated on MA-Align (faithfulness rubrics) is "uncalibrated for this rubric" beside
+    Re²Math's Suff columns (judged under suff/anchor/query, as the result records them); calibrated under those
+    rubrics too, each column shows its own calibration."""
+    from types import SimpleNamespace as Row
+
+    from lemmata.families import judged_columns
+    from lemmata.space.judges import judge_note, load_calibrations
+
+    judges = home / "artifacts" / "judges"
+    _calibration(judges / "atlas", "chat:good")
+    re2math, atlas = judged_columns()["re2math"], judged_columns()["mathatlas"]
+    doc = {"benchmark": "re2math", "provenance": {"scoring_artifact": {
+        "judge": {"id": "chat:good"}, "rubrics": {"anchor": {"id": "anchor.v2", "sha256": "1" * 64},
+                                                 "suff": {"id": "suff.v3", "sha256": "2" * 64},
+                                                 "query": {"id": "query.v1", "sha256": "3" * 64}}}}}
+    assert re2math.judge_of(doc) == "chat:good"
+    suff_rows = [Row(judge="chat:good", judge_rubrics=re2math.rubrics_of(doc), kind="scored")]
+    atlas_rows = [Row(judge="chat:good", judge_rubrics=atlas.rubrics_of({}), kind="scored")]
+    (line,) = judge_note(re2math, ("ToolAcc", "SuffRate"), suff_rows, load_calibrations()).lines
+    assert line.text == "chat:good: uncalibrated for this rubric" and not line.calibrated
+    assert "anchor.v2, query.v1, suff.v3" in line.tip and "MA-Align under faithful-definition.v1" in line.tip
+    (line,) = judge_note(atlas, ("correct",), atlas_rows, load_calibrations()).lines
+    assert line.calibrated and line.text.startswith("chat:good: judge κ 0.33") and "MA-Align" in line.text
+    # a calibration under the Re²Math rubrics (keyed by judge and rubrics: the MA-Align one stays)
+    _calibration(judges / "re2math", "chat:good", {"anchor": "anchor.v2", "suff": "suff.v3", "query": "query.v1"},
+                 measured_on="Suff labels")
+    found, _ = load_calibrations()
+    assert set(found) == {("chat:good", ("faithful-definition.v1", "faithful-statement.v1")),
+                          ("chat:good", ("anchor.v2", "query.v1", "suff.v3"))}
+    (line,) = judge_note(re2math, ("SuffRate",), suff_rows, load_calibrations()).lines
+    assert line.calibrated and "on Suff labels" in line.text
+    (line,) = judge_note(atlas, ("correct",), atlas_rows, load_calibrations()).lines
+    assert line.calibrated and "on MA-Align" in line.text
+    # a row whose rubrics are unrecorded never borrows a calibration
+    (line,) = judge_note(re2math, ("SuffRate",), [Row(judge="chat:good", judge_rubrics=(), kind="scored")],
+                         load_calibrations()).lines
+    assert line.text == "chat:good: uncalibrated for this rubric"
+
+
+def test_declared_rubrics_are_the_ones_the_judges_are_asked_under():
+    """MathAtlas and MathNet-Solve results do not record their rubrics: the families declare them, and the
+    declarations follow the rubrics their scorers load."""
+    from lemmata.benchmarks.mathatlas.verdicts import rubrics
+    from lemmata.benchmarks.mathnet.solve_scoring import RUBRIC
+    from lemmata.families import judged_columns
+    from lemmata.oracles.judge import load_rubric
+
+    assert judged_columns()["mathatlas"].rubrics_of({}) == tuple(sorted(r.id for r in rubrics().values()))
+    assert judged_columns()["mathnet-solve"].rubrics_of({}) == (load_rubric(*RUBRIC).id,)

@@ -5,6 +5,7 @@ reply bounded and escaped."""
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import replace
 
 import pytest
@@ -156,3 +157,48 @@ def test_targets_follow_the_releases_of_the_view():
     assert hub_targets(None, None, ["re2math-1.0.0"]) == []
     row = replace(_scored("x", 0.1), frozen={"dataset_release": "re2math-1.0.0"})
     assert build_view([row], BoardQuery(benchmark="re2math", track="raw")).hub == ()  # no holder: no Hub part
+
+
+def test_a_running_space_reads_a_changed_leaderboard_without_a_restart(online, tmp_path):
+    """The scorer's thread reads the Hub leaderboards again on a schedule: a changed reply shows on the board
+    without a restart, and an unchanged one keeps its one cached copy."""
+    from lemmata.space.hub_results import RefreshSchedule
+    from lemmata.space.worker import ScoringWorker
+    from lemmata.store import Store
+
+    query = BoardQuery(benchmark="re2math", track="raw")
+    with CommitHub() as hub:
+        hub.leaderboards[DATASET] = json.dumps(ENTRIES[:1]).encode()
+        results = HubResults(tmp_path / "cache")
+        schedule = RefreshSchedule(every_s=0.2, max_backoff_s=1.0)
+        assert results.refresh([DATASET], schedule, endpoint=hub.endpoint, now=0.0) is not None  # start-up's read
+        assert results.refresh([DATASET], schedule, endpoint=hub.endpoint, now=0.1) is None  # not due: no request
+        assert hub.requests.count(f"GET /api/datasets/{DATASET}/leaderboard") == 1
+        worker = ScoringWorker(Store(tmp_path / "store"), poll_seconds=0.05)
+        worker.chores.append(lambda: results.refresh([DATASET], schedule, endpoint=hub.endpoint))
+        worker.start()
+        try:
+            hub.leaderboards[DATASET] = json.dumps(ENTRIES).encode()  # a second model's results reach the Hub
+            deadline = time.monotonic() + 30
+            while len(results.boards[DATASET].entries) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+        finally:
+            worker.stop()
+    (group,) = build_view([], query, {"re2math": ("raw",)}, hub=results).hub
+    assert [e.model_id for e in group.entries] == ["Qwen/Qwen3-Embedding-8B", "someone/their-model"]
+    assert len(list((tmp_path / "cache").rglob("by-sha256/*.json"))) == 2  # one file per distinct reply
+
+
+def test_an_unreachable_hub_is_asked_less_and_less_often(online, tmp_path):
+    from lemmata.space.hub_results import RefreshSchedule
+
+    with CommitHub() as hub:
+        endpoint = hub.endpoint
+    results = HubResults(tmp_path / "cache")  # the server is closed now
+    schedule = RefreshSchedule(every_s=10, max_backoff_s=35)
+    waits = []
+    for _ in range(4):
+        now = schedule.next_at
+        results.refresh([DATASET], schedule, endpoint=endpoint, now=now)
+        waits.append(schedule.next_at - now)
+    assert results.boards[DATASET].state == "failed" and waits == [20, 35, 35, 35]

@@ -80,8 +80,8 @@ def space(tmp_path_factory):
     ctx = create_context(config, stream=log)
     ctx.start(background=False)
     # the last step, reading results reported on the Hub, is skipped: the suite runs with HF_HUB_OFFLINE=1
-    assert [s.status for s in ctx.bootstrap.steps] == ["skipped", "done", "skipped", "skipped", "done", "done",
-                                                       "skipped", "skipped", "skipped"], log.getvalue()
+    assert [s.status for s in ctx.bootstrap.steps] == ["skipped", "done", "done", "skipped", "skipped", "done",
+                                                       "done", "skipped", "skipped", "skipped"], log.getvalue()
     demo = build_app(ctx)
     demo.queue(default_concurrency_limit=4)
     _, url, _ = demo.launch(server_name="127.0.0.1", server_port=_free_port(), prevent_thread_lock=True, quiet=True,

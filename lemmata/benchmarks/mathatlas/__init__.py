@@ -18,4 +18,5 @@ DEPENDENCY_CONTEXT = Condition(flag="context", badge="dependency context", split
 
 #: correct = compiles ∧ faithful: the judge decides the faithful half (``verdicts.obtain``; provenance ``judge``)
 JUDGED = JudgedColumns(benchmark="mathatlas", columns=("correct", "faithful_given_compiles"),
-                       judge="provenance.judge.id", decides="whether each compiling formalization is faithful")
+                       judge="provenance.judge.id", decides="whether each compiling formalization is faithful",
+                       rubrics=("faithful-definition.v1", "faithful-statement.v1"))  # verdicts.RUBRICS (a test pins)

@@ -13,7 +13,9 @@ zero-shot prompt, as upstream. The Lean is taken from the reply as upstream does
 the runner could not get, an empty extraction, or Lean the submission rules refuse
 (:mod:`~lemmata.benchmarks.mathatlas.formal_statement`) is an abstention (``formal_statement: null``, counted as
 not compiling), its reason kept in the run's metadata. Requests go through
-:class:`~lemmata.oracles.chat_runner.ChatRunner` (concurrent, cached, resumable).
+:class:`~lemmata.oracles.chat_runner.ChatRunner` (concurrent, cached, resumable); every answer the run used is
+written to a request log beside the submission (header ``runner``), which the scorer checks against the release:
+every request recomputed by :func:`formalize_jobs`, every record re-read from its answer by :func:`formal_of`.
 """
 
 from __future__ import annotations
@@ -22,137 +24,66 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from lemmata.benchmarks.mathatlas.extract import extract_lean
-from lemmata.benchmarks.mathatlas.templates import template, version_of
+from lemmata.benchmarks.mathatlas.formalize_requests import (PROMPTS, context_block, formal_of, formalize_jobs,
+                                                             prompt, prompt_version, release_rows)
 from lemmata.oracles.chat_runner import ChatJob, ChatRunner, Completion, Sampling
-from lemmata.oracles.judge import Rubric
 
-PROMPTS = {"statement": ("formalize-statement", 1), "definition": ("formalize-definition", 1)}
-#: upstream ``DependencyContext`` defaults: direct dependencies shown, characters of each
-MAX_DEPS, DEP_CHARS = 12, 800
-CONTEXT_HEADER = ("## Background: prerequisites of this item\nThe item below comes from a textbook. It relies on the "
-                  "following concepts, taken from the same source. Use them to pick the right definitions and "
-                  "hypotheses.")
-
-__all__ = ["PROMPTS", "context_block", "formalize", "prompt", "prompt_version", "run_mathatlas"]
-
-
-def prompt(kind: str) -> Rubric:
-    return template(*PROMPTS[kind])
-
-
-def prompt_version() -> str:
-    """The prompt ids a run declares, e.g. ``formalize-definition.v1+formalize-statement.v1``."""
-    return version_of(PROMPTS)
-
-
-def _truncate(text: str) -> str:
-    text = (text or "").strip()
-    return text if len(text) <= DEP_CHARS else text[:DEP_CHARS].rstrip() + " …"
-
-
-def context_block(deps: list[tuple[str | None, dict[str, Any]]]) -> str:
-    """Upstream's ``informal`` dependency block for ``(reference, entity row)`` pairs; empty without any.
-
-    >>> print(context_block([("Definition 1.2", {"identifier": "1.2", "names": [], "entity_type": "definition",
-    ...                                          "statement": "A set is open if ..."})]))
-    ## Background: prerequisites of this item
-    The item below comes from a textbook. It relies on the following concepts, taken from the same source. Use them to pick the right definitions and hypotheses.
-    <BLANKLINE>
-    ### 1. "Definition 1.2" (1.2; definition)
-    A set is open if ...
-    >>> context_block([])
-    ''
-    """
-    if not deps:
-        return ""
-    parts = [CONTEXT_HEADER]
-    for i, (ref, dep) in enumerate(deps, 1):
-        label = dep.get("identifier") or ", ".join(dep.get("names") or []) or "unlabelled"
-        title = (f'### {i}. "{ref}" ({label}; {dep["entity_type"]})' if ref
-                 else f"### {i}. {label} ({dep['entity_type']})")
-        parts.append(title + "\n" + _truncate(dep.get("statement", "")))
-    return "\n\n".join(parts)
-
-
-def _release_rows(release_id: str) -> tuple[dict[str, dict[str, Any]], dict[tuple[str, str], str]]:
-    """Every entity row of the release by id (split test, then hard) and the first reference text of each link."""
-    from lemmata.benchmarks.mathatlas.meta import ATLAS_SPLITS, MATHATLAS
-    from lemmata.catalog import load_release, read_columns
-
-    release = load_release(MATHATLAS, release_id)
-    rows: dict[str, dict[str, Any]] = {}
-    names = ["entity_id", "entity_type", "statement", "names", "identifier", "dependencies"]
-    for split in ATLAS_SPLITS:
-        cols = read_columns(release, "entities", split, names)
-        for values in zip(*cols.values()):
-            rows.setdefault(values[0], dict(zip(cols, values)))
-    links = read_columns(release, "dependencies", "open", ["entity_id", "depends_on", "reference"])
-    refs: dict[tuple[str, str], str] = {}
-    for e, t, ref in zip(links["entity_id"], links["depends_on"], links["reference"]):
-        if ref:
-            refs.setdefault((e, t), ref)
-    return rows, refs
+__all__ = ["PROMPTS", "context_block", "formal_of", "formalize", "formalize_jobs", "prompt", "prompt_version",
+           "run_mathatlas"]
 
 
 def formalize(runner: ChatRunner, release_id: str, entity_ids: list[str], *, context: str,
-              sampling: Sampling = Sampling(), quiet: bool = False) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """One record per entity (``formal_statement`` the extracted Lean, or null) and the run's abstention counts."""
-    from lemmata.benchmarks.mathatlas.formal_statement import statement_problems
+              sampling: Sampling = Sampling(), quiet: bool = False,
+              ) -> tuple[list[dict[str, Any]], dict[str, Any], bytes]:
+    """One record per entity (``formal_statement`` the extracted Lean, or null), the run's abstention counts and
+    its request log (:func:`~lemmata.harness.runs.request_log`; every record is what :func:`formal_of` takes from
+    the logged answer)."""
+    from lemmata.formats.runner_log import LOG_LIMIT
+    from lemmata.harness.runs import request_log
 
-    rows, refs = _release_rows(release_id)
-    jobs, shown = [], {}
-    for e in entity_ids:
-        row = rows[e]
-        kind = "definition" if row["entity_type"] == "definition" else "statement"
-        deps = [(refs.get((e, t)), rows[t]) for t in row["dependencies"] if t in rows][:MAX_DEPS]
-        block = context_block(deps) if context == "dependencies" else ""
-        shown[e] = [t for t in row["dependencies"] if t in rows][:MAX_DEPS] if block else []
-        jobs.append(ChatJob(id=e, sampling=sampling, messages=tuple(prompt(kind).render(
-            {"context": block + "\n\n" if block else "", "text": row["statement"].strip()}))))
-    formal: dict[str, str | None] = {}
-    abstained: Counter[str] = Counter()
-    reasons: dict[str, str] = {}
+    rows, refs = release_rows(release_id)
+    jobs, shown = formalize_jobs(rows, refs, entity_ids, context=context, sampling=sampling)
+    formal: dict[str, tuple[str | None, str | None]] = {}
 
     def read(job: ChatJob, c: Completion) -> None:
         """Each answer as it arrives (lexing Lean while other requests are still in flight): its Lean, or why not."""
-        lean = extract_lean(c.text) if c.ok else ""
-        rules = "definitions" if rows[job.id]["entity_type"] == "definition" else "statements"
-        problems = statement_problems(lean, rules)[:1] if lean else []
-        why = (c.abstention or "no Lean in the reply") if not lean else (
-            f"refused by the formal-statement rules: line {problems[0][0]}: {problems[0][1]}" if problems else None)
-        if why:
-            abstained[why.split(":")[0]] += 1
-            reasons[job.id] = why
-        formal[job.id] = None if why else lean
+        formal[job.id] = formal_of(c, rows[job.id]["entity_type"])
 
-    runner.run(jobs, desc=f"MathAtlas ({context})", quiet=quiet, on_answer=read)
-    records = [{"entity_id": e, "formal_statement": formal[e]} for e in entity_ids]
+    answers = runner.run(jobs, desc=f"MathAtlas ({context})", quiet=quiet, on_answer=read)
+    log, logged = request_log(runner, "mathatlas", release_id, prompt_version(), sampling, jobs, answers)
+    for job, entry in zip(jobs, logged):
+        if entry.answer.abstention is not None and entry.answer.abstention.startswith(LOG_LIMIT):
+            formal[job.id] = formal_of(entry.answer, rows[job.id]["entity_type"])  # dropped to fit the log
+    abstained = Counter(why.split(":")[0] for _, why in formal.values() if why)
+    records = [{"entity_id": e, "formal_statement": formal[e][0]} for e in entity_ids]
     meta = {"entities": len(entity_ids), "context": context,
             "with_dependency_context": sum(1 for v in shown.values() if v),
             "abstentions": dict(sorted(abstained.items())),
-            "abstention_reasons": {e: reasons[e] for e in entity_ids if e in reasons}}  # entity order: stable bytes
-    return records, meta
+            "abstention_reasons": {e: formal[e][1] for e in entity_ids if formal[e][1]}}  # entity order: stable bytes
+    return records, meta, log
 
 
 def run_mathatlas(runner: ChatRunner, out_dir: str | Path, *, track: str, context: str,
                   sampling: Sampling = Sampling(), limit: int | None = None,
                   quiet: bool = False) -> tuple[Path, dict[str, Any]]:
-    """Formalize every entity of ``track`` in the current MathAtlas release; write the submission."""
+    """Formalize every entity of ``track`` in the current MathAtlas release; write the submission and, beside it,
+    its request log (:func:`~lemmata.formats.runner_log.log_beside`), whose sha256 the header's ``runner`` records."""
     from lemmata.benchmarks.mathatlas.meta import MATHATLAS
     from lemmata.benchmarks.mathatlas.track import track_entities
-    from lemmata.core.jsonl import write_jsonl
     from lemmata.formats.envelope import SUBMISSION_FORMAT
-    from lemmata.harness.runs import run_model_info
+    from lemmata.formats.runner_log import runner_field
+    from lemmata.harness.runs import run_model_info, write_logged
     from lemmata.oracles.judge import slug
 
     ids = list(track_entities(MATHATLAS.release_id, track))[:limit]
-    records, meta = formalize(runner, MATHATLAS.release_id, ids, context=context, sampling=sampling, quiet=quiet)
+    records, meta, log = formalize(runner, MATHATLAS.release_id, ids, context=context, sampling=sampling,
+                                   quiet=quiet)
     model = run_model_info(runner, sampling, prompt_version())
     smoke = f" Smoke run: the first {limit} entities only; the others count as abstained." if limit else ""
     header = {"format": SUBMISSION_FORMAT, "benchmark": "mathatlas", "release": MATHATLAS.release_id, "track": track,
-              "context": context, "model": model.model_dump(mode="json"),
+              "context": context, "model": model.model_dump(mode="json"), "runner": runner_field(prompt_version(), log),
               "notes": f"lemmata run mathatlas: prompts {prompt_version()}, context {context}; Lean extracted from "
                        f"the last fenced block of each reply, thinking stripped; unusable replies abstain.{smoke}"}
-    name = f"mathatlas.{MATHATLAS.release_id}.{track}.{context}.{slug(runner.endpoint.model)}.jsonl"
-    return write_jsonl(Path(out_dir) / name, [header, *records]), meta
+    path = Path(out_dir) / f"mathatlas.{MATHATLAS.release_id}.{track}.{context}.{slug(runner.endpoint.model)}.jsonl"
+    write_logged(path, [header, *records], log)
+    return path, meta

@@ -34,9 +34,12 @@ def _atlas_arguments(p) -> None:
 def _run_atlas(args, runner) -> Written:
     from lemmata.benchmarks.mathatlas.formalize_run import run_mathatlas
 
+    from lemmata.formats.runner_log import log_beside
+
     path, meta = run_mathatlas(runner, args.out, track=args.track, context=args.context, sampling=sampling_of(args),
                                limit=args.limit, quiet=args.quiet)
-    return Written(path, meta)
+    print(f"runner request log: {log_beside(path)}")
+    return Written(path, meta, runner_log=log_beside(path))
 
 
 ATLAS_PROTOCOL = RunProtocol.declared(VERBS, "mathatlas", run=_run_atlas, add_arguments=_atlas_arguments)

@@ -45,8 +45,9 @@ from lemmata.tracks.headers import HeaderCheck, check_header, records_skipped
 from lemmata.tracks.ranking import received_date
 from lemmata.metrics.correctness import correctness_report
 from lemmata.metrics.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, wilson_interval
-from lemmata.metrics.tool_acc import Verdict
-from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result
+from lemmata.metrics.tool_acc import ItemVerdict as Verdict
+from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result, omit_when_none
+from lemmata.formats.runner_log import RunnerInfo
 from lemmata.tracks.base import OracleConfig, TrackHandler, Validated
 from lemmata.formats.envelope import Envelope, no_records, validate_model
 from lemmata.formats.schema import SchemaFile, dumps, line_schema
@@ -80,7 +81,12 @@ class AtlasHeader(Exact):
     judge: str | None = Field(default=None, min_length=1, max_length=200, pattern=_ID,
                               description="informational: the submitter's faithfulness judge; verdicts come from "
                                           "Lemmata's judge")
+    runner: RunnerInfo | None = Field(default=None, description="set by `lemmata run mathatlas` only: the run's "
+                                      "request log hashes to runner.log_sha256; upload the log beside the file and the "
+                                      "scorer checks every formal statement against it and the release")
     notes: str = Field(default="", max_length=4000)
+
+    _omit_unset = omit_when_none("runner")  # headers written before the field dump as they did
 
 
 class AtlasRecord(Exact):
@@ -251,7 +257,38 @@ class MathAtlasHandler(_FamilyHandler):
                          summary=f"{sum(r.formal_statement is not None for _, r in records.values())} of "
                                  f"{len(entities)} {TRACK_NOUNS[header.track]} entities formalized "
                                  f"({len(records)} records)",
-                         needs_oracle=any(r.formal_statement is not None for _, r in records.values()))
+                         needs_oracle=any(r.formal_statement is not None for _, r in records.values()),
+                         lines=tuple(line for line, _ in records.values()))
+
+    def check_runner_log(self, submission: Validated, log: bytes, filename: str) -> Any:
+        """Every request of the run recomputed from the release (:func:`~lemmata.benchmarks.mathatlas.formalize_run.
+        formalize_jobs`: the entity's prompt under the header's context) and every record's ``formal_statement``
+        re-read from its logged answer (:func:`~lemmata.benchmarks.mathatlas.formalize_run.formal_of`)."""
+        from lemmata.benchmarks.mathatlas.formalize_requests import (formal_of, formalize_jobs, prompt_version,
+                                                                     release_rows)
+        from lemmata.tracks.runner_log import Declared, check_log, check_records
+
+        header: AtlasHeader = submission.header
+        rows, refs = release_rows(header.release)
+        ids = [rec.entity_id for rec in submission.records]
+        declared = Declared(benchmark=self.benchmark, release=header.release, model=header.model,
+                            sampling=header.model.sampling or {}, runner=header.runner, prompt=prompt_version(),
+                            prompt_from="`lemmata run mathatlas` sends")
+
+        def jobs(log_header: Any, sampling: Any) -> dict[str, str | None]:
+            made, _ = formalize_jobs(rows, refs, ids, context=header.context, sampling=sampling)
+            return {f"{job.id}#0": job.messages_sha256() for job in made}
+
+        check = check_log(log, filename, submission.filename, declared, prompts={prompt_version()}, jobs=jobs)
+
+        def expected(rec: AtlasRecord) -> list[tuple[str, Any, Any, int]]:
+            log_line, answer = check.answers[f"{rec.entity_id}#0"]
+            made = formal_of(answer, rows[rec.entity_id]["entity_type"])[0]
+            return [("formal_statement", rec.formal_statement, made, log_line)]
+
+        check_records(check, submission.filename, zip(submission.lines, submission.records), lambda rec: rec.entity_id,
+                      expected)
+        return check
 
     def score(self, submission: Validated, *, received_at: str, oracles: OracleConfig) -> Result:
         from lemmata.benchmarks.mathatlas.verdicts import obtain

@@ -16,4 +16,5 @@ FAMILY = Family(
 #: ProofGrade is the share of solutions the grader gives full marks (``solve_track``; provenance ``grader``); the
 #: AnswerCheck column is math-verify's, not the grader's
 SOLVE_GRADES = JudgedColumns(benchmark="mathnet-solve", columns=("proof_grade",), judge="provenance.grader.id",
-                             decides="the grade of each solution (IMO-Bench grading)")
+                             decides="the grade of each solution (IMO-Bench grading)",
+                             rubrics=("mathnet_grade.v2",))  # solve_scoring.RUBRIC (a test pins it)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from lemmata.core.verbs import Verbs
-from lemmata.harness.runs import RunProtocol, Written, add_sampling_args, sampling_of
+from lemmata.harness.runs import RunProtocol, Written, add_sampling_args, sampling_of, write_logged
 
 VERBS = Verbs("lemmata.benchmarks.mathnet")
 
@@ -36,20 +36,22 @@ def _run(args, runner) -> Written:
     from pathlib import Path
 
     from lemmata.benchmarks.mathnet.solve_data import solve_release
-    from lemmata.benchmarks.mathnet.solve_run import check_options, solve_submission, write_lines
+    from lemmata.benchmarks.mathnet.solve_run import check_options, solve_logged
     from lemmata.oracles.judge import slug
 
     check_options(args.condition, args.retriever, args.k)
     release = solve_release(args.release)
-    lines, meta = solve_submission(release, runner, subset=args.subset, modality=args.modality,
-                                   condition=args.condition, sampling=sampling_of(args),
-                                   retriever_spec=args.retriever, k=args.k, expert_pairs=args.expert_pairs,
-                                   limit=args.limit, quiet=args.quiet)
+    lines, meta, log = solve_logged(release, runner, subset=args.subset, modality=args.modality,
+                                    condition=args.condition, sampling=sampling_of(args),
+                                    retriever_spec=args.retriever, k=args.k, expert_pairs=args.expert_pairs,
+                                    limit=args.limit, quiet=args.quiet)
     tag = args.condition + (f"-{slug(args.retriever)}-k{args.k}" if args.retriever else "")
-    path = write_lines(Path(args.out) / f"mathnet.{args.subset}.{tag}.{slug(args.model)}.jsonl", lines)
+    path = Path(args.out) / f"mathnet.{args.subset}.{tag}.{slug(args.model)}.jsonl"
+    log_path = write_logged(path, lines, log)
+    print(f"runner request log: {log_path}")
     if meta.get("advice") and not args.quiet:
         print(f"warning: {meta['advice']}", file=sys.stderr)
-    return Written(path, meta)
+    return Written(path, meta, runner_log=log_path)
 
 
 PROTOCOL = RunProtocol.declared(VERBS, "mathnet", run=_run, add_arguments=_arguments)

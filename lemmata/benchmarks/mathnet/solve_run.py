@@ -4,7 +4,8 @@ The generic :class:`~lemmata.oracles.chat_runner.ChatRunner` does the talking (c
 Retry-After, the on-disk request cache that makes a rerun free and an interrupted run resumable, abstentions
 with reasons); this module only builds the messages (prompt ``mathnet_solve.v1``, figures as image parts or
 descriptions, similar problems as context) and writes the submission, one line per problem sorted by id, so
-the same answers give the same bytes.
+the same answers give the same bytes, and beside it the run's request log (:func:`solve_logged`), which the scorer
+checks against the release: every request recomputed by :func:`solve_jobs`, every record by :func:`record_of`.
 """
 
 from __future__ import annotations
@@ -92,12 +93,34 @@ def contexts_for(condition: str, release, ids: Sequence[str], *, retriever_spec:
                                     "pool": pool_id(pool, groups)}}
 
 
-def solve_submission(release, runner, *, subset: str, modality: Modality, condition: str = "zero-shot",
-                     sampling=None, retriever_spec: Any = None, k: int = 1,
-                     expert_pairs: str | Path | None = None, limit: int | None = None,
-                     quiet: bool = False) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The submission lines (header first) and the run's metadata."""
-    from lemmata.oracles.chat_runner import ChatJob, Sampling
+def solve_jobs(known: Mapping[str, Any], ids: Sequence[str], contexts: Mapping[str, Sequence[str]],
+               figures: Mapping[str, Sequence[bytes]], modality: Modality, sampling: Any) -> list[Any]:
+    """The run's requests, one per problem (id = the problem id): a function of the release, the modality and each
+    problem's context ids, so a scorer recomputes every request of a run when it checks its request log."""
+    from lemmata.oracles.chat_runner import ChatJob
+
+    return [ChatJob(id=pid, messages=messages(known[pid], figures.get(pid, []), modality,
+                                              [known[c] for c in contexts[pid]]), sampling=sampling)
+            for pid in ids]
+
+
+def record_of(pid: str, answer: Any, context_ids: Sequence[str]) -> dict[str, Any]:
+    """A problem's record from its answer (a runner completion or a request log's answer: ``text``,
+    ``abstention``): the one function the run and the scorer's request-log check use."""
+    ok = answer.abstention is None
+    return {"problem_id": pid, "solution": (answer.text or "") if ok else "", "final_answer": None,
+            "abstained": answer.abstention, "context_ids": list(context_ids)}
+
+
+def solve_logged(release, runner, *, subset: str, modality: Modality, condition: str = "zero-shot",
+                 sampling=None, retriever_spec: Any = None, k: int = 1,
+                 expert_pairs: str | Path | None = None, limit: int | None = None,
+                 quiet: bool = False) -> tuple[list[dict[str, Any]], dict[str, Any], bytes]:
+    """The submission lines (header first, its ``runner`` naming the request log), the run's metadata and its
+    request log (every record is what :func:`record_of` makes of the logged answer)."""
+    from lemmata.formats.runner_log import runner_field
+    from lemmata.harness.runs import request_log
+    from lemmata.oracles.chat_runner import Sampling
 
     sampling = sampling or Sampling()
     known = solve_data.problems(release)
@@ -107,20 +130,16 @@ def solve_submission(release, runner, *, subset: str, modality: Modality, condit
     contexts, condition_fields = contexts_for(condition, release, ids, retriever_spec=retriever_spec, k=k,
                                               expert_pairs=expert_pairs)
     figures = solve_data.images(release, set(ids)) if modality == "text+image" else {}
-    jobs = [ChatJob(id=pid, messages=messages(known[pid], figures.get(pid, []), modality,
-                                              [known[c] for c in contexts[pid]]), sampling=sampling)
-            for pid in ids]
+    jobs = solve_jobs(known, ids, contexts, figures, modality, sampling)
     answers = runner.run(jobs, desc=f"mathnet {condition}", quiet=quiet)
-    records = []
-    for pid in ids:
-        c = answers[pid]
-        records.append({"problem_id": pid, "solution": (c.text or "") if c.ok else "", "final_answer": None,
-                        "abstained": c.abstention, "context_ids": contexts[pid]})
+    log, logged = request_log(runner, "mathnet-solve", release.release_id, prompt_id(), sampling, jobs, answers)
+    records = [record_of(pid, entry.answer, contexts[pid]) for pid, entry in zip(ids, logged)]
     reported = runner.stats.endpoint_models.most_common(1)
     model = ModelInfo(name=runner.endpoint.model, kind="llm", endpoint_model=reported[0][0] if reported else None,
                       sampling=sampling.model_dump(mode="json"), prompt_version=prompt_id(), modality=modality)
     header = {"format": "lemmata-submission/1", "benchmark": "mathnet-solve", "release": release.release_id,
-              "track": condition, "subset": subset, "model": model.model_dump(mode="json"), **condition_fields}
+              "track": condition, "subset": subset, "model": model.model_dump(mode="json"), **condition_fields,
+              "runner": runner_field(prompt_id(), log)}
     refused = sum(1 for pid in ids if answers[pid].abstention and figures.get(pid)
                   and answers[pid].abstention.startswith("rejected"))
     meta = {"condition": condition, "subset": subset, "problems": len(ids), "modality": modality,
@@ -129,7 +148,14 @@ def solve_submission(release, runner, *, subset: str, modality: Modality, condit
     if refused:
         meta["advice"] = (f"the endpoint rejected {refused} request(s) with image parts; if the model reads no "
                           "images, run with --modality text to send the figure descriptions instead")
-    return [header, *records], meta
+    return [header, *records], meta, log
+
+
+def solve_submission(release, runner, **options: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The submission lines (header first) and the run's metadata, self-reported (no request log: the header has
+    no ``runner``); ``options`` as :func:`solve_logged`, which ``lemmata run mathnet`` uses."""
+    lines, meta, _ = solve_logged(release, runner, **options)
+    return [{k: v for k, v in lines[0].items() if k != "runner"}, *lines[1:]], meta
 
 
 def write_lines(path: str | Path, lines: Sequence[Mapping[str, Any]]) -> Path:

@@ -33,7 +33,8 @@ from lemmata.benchmarks.mathnet.solve_scoring import (
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.models import Exact, Frozen
 from lemmata.formats.envelope import Envelope, validate_model
-from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result
+from lemmata.formats.results import FrozenTuple, ModelInfo, Result, Score, make_result, omit_when_none
+from lemmata.formats.runner_log import RunnerInfo
 from lemmata.formats.schema import SchemaFile, dumps, line_schema
 from lemmata.oracles.canaries import marks as canary_marks
 from lemmata.oracles.fence import FLAG, addressed, marks
@@ -70,7 +71,12 @@ class Header(Exact):
     model: SolverInfo
     retrieval: RetrievalSpec | None = None
     expert_pairs_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    runner: RunnerInfo | None = Field(default=None, description="set by `lemmata run mathnet` only: the run's "
+                                      "request log hashes to runner.log_sha256; upload the log beside the file and the "
+                                      "scorer checks every solution against it and the release")
     notes: str = Field(default="", max_length=4000)
+
+    _omit_unset = omit_when_none("runner")  # headers written before the field dump as they did
 
 
 class SolveRecord(Frozen):
@@ -120,7 +126,7 @@ class MathNetSolveHandler(TrackHandler):
             self._check_condition(header, name, envelope.header_line, problems)
         if not envelope.records and not envelope.problems:
             problems.append(Problem(name, "no solutions after the header"))
-        records: list[SolveRecord] = []
+        records: list[tuple[int, SolveRecord]] = []
         if header is None:
             for line, obj in envelope.records:
                 validate_model(SolveRecord, obj, name, line, problems)
@@ -132,9 +138,43 @@ class MathNetSolveHandler(TrackHandler):
             raise InputError(problems)
         assert header is not None
         return Validated(benchmark=self.benchmark, track=header.track, model=header.model, header=header,
-                         records=records, sha256=sha256, filename=name,
+                         records=[rec for _, rec in records], sha256=sha256, filename=name,
                          summary=f"{len(records)} solutions, {header.track}, subset {header.subset}",
-                         needs_oracle=True)
+                         needs_oracle=True, lines=tuple(line for line, _ in records))
+
+    def check_runner_log(self, submission: Validated, log: bytes, filename: str) -> Any:
+        """Every request of the run recomputed from the release (:func:`~lemmata.benchmarks.mathnet.solve_run.
+        solve_jobs`: the problem, its figures under the declared modality, its context problems) and every record
+        re-made from its logged answer (:func:`~lemmata.benchmarks.mathnet.solve_run.record_of`)."""
+        from lemmata.benchmarks.mathnet.solve_prompts import prompt_id
+        from lemmata.benchmarks.mathnet.solve_run import record_of, solve_jobs
+        from lemmata.tracks.runner_log import Declared, check_log, check_records
+
+        header: Header = submission.header
+        release = solve_data.solve_release(header.release)
+        known = solve_data.problems(release)
+        ids = [rec.problem_id for rec in submission.records]
+        contexts = {rec.problem_id: rec.context_ids for rec in submission.records}
+        figures = solve_data.images(release, set(ids)) if header.model.modality == "text+image" else {}
+        declared = Declared(benchmark=self.benchmark, release=header.release, model=header.model,
+                            sampling=header.model.sampling or {}, runner=header.runner, prompt=prompt_id(),
+                            prompt_from="`lemmata run mathnet` sends")
+
+        def jobs(log_header: Any, sampling: Any) -> dict[str, str | None]:
+            return {f"{job.id}#0": job.messages_sha256()
+                    for job in solve_jobs(known, ids, contexts, figures, header.model.modality, sampling)}
+
+        check = check_log(log, filename, submission.filename, declared, prompts={prompt_id()}, jobs=jobs)
+
+        def expected(rec: SolveRecord) -> list[tuple[str, Any, Any, int]]:
+            log_line, answer = check.answers[f"{rec.problem_id}#0"]
+            made = record_of(rec.problem_id, answer, rec.context_ids)
+            return [(name, getattr(rec, name), made[name], log_line) for name in ("solution", "abstained",
+                                                                                   "final_answer")]
+
+        check_records(check, submission.filename, zip(submission.lines, submission.records),
+                      lambda rec: rec.problem_id, expected)
+        return check
 
     @staticmethod
     def _check_condition(header: Header, name: str, line: int, problems: list[Problem]) -> None:
@@ -148,7 +188,8 @@ class MathNetSolveHandler(TrackHandler):
             problems.append(Problem(name, "expert-rag needs the sha256 of the expert pairs file it used", line,
                                     "header.expert_pairs_sha256"))
 
-    def _check_records(self, header: Header, envelope: Envelope, problems: list[Problem]) -> list[SolveRecord]:
+    def _check_records(self, header: Header, envelope: Envelope,
+                       problems: list[Problem]) -> list[tuple[int, SolveRecord]]:
         name = envelope.filename
         release = solve_data.solve_release(header.release)
         wanted = set(solve_data.subset_ids(release, header.subset))
@@ -161,7 +202,7 @@ class MathNetSolveHandler(TrackHandler):
                                               f"({expected!r}); retrieve with `lemmata run mathnet`", envelope.header_line,
                                         "header.retrieval.pool"))
         seen: dict[str, int] = {}
-        out: list[SolveRecord] = []
+        out: list[tuple[int, SolveRecord]] = []
         for line, obj in envelope.records:
             rec = validate_model(SolveRecord, obj, name, line, problems)
             if rec is None:
@@ -188,7 +229,7 @@ class MathNetSolveHandler(TrackHandler):
             if header.retrieval is not None and len(rec.context_ids) > header.retrieval.k:
                 problems.append(Problem(name, f"{len(rec.context_ids)} contexts, more than k={header.retrieval.k}",
                                         line, "context_ids"))
-            out.append(rec)
+            out.append((line, rec))
         return out
 
     # -- scoring -----------------------------------------------------------------------------------------------

@@ -43,8 +43,13 @@ CITE_KEYS_MASKED = Condition(flag="cite_keys", badge="cite key masked", splits=T
                              description="the instance's own citation key was masked in the input (\\cite{?}): "
                                          "the key often names the cited work, so unmasked runs rank apart")
 #: the rates a Suff, Ground, AnchorMatch or QueryMatch verdict enters (``aggregate``; provenance ``scoring_artifact``):
-#: SourceAcc, CiteRecall and OracleCoverage come from the source-identity matcher, not the judge
+#: SourceAcc, CiteRecall and OracleCoverage come from the source-identity matcher, not the judge; the known-content
+#: columns also come from rubric ``ground_known``, which a result records among its rubrics (``rubrics_at``)
 JUDGED = JudgedColumns(benchmark="re2math", judge="provenance.scoring_artifact.judge.id",
+                       rubrics_at="provenance.scoring_artifact.rubrics",
                        columns=("ToolAcc", "OfflineToolAcc", "Oracle ToolAcc", "Oracle OfflineToolAcc", "SuffRate",
-                                "GroundRate", "AnchorAcc", "QueryAcc", "AltSourceToolAcc", "AltSourceSuccessRate"),
-                       decides="Suff (and, live, Ground), AnchorMatch and QueryMatch of each instance")
+                                "GroundRate", "AnchorAcc", "QueryAcc", "AltSourceToolAcc", "AltSourceSuccessRate",
+                                "GroundedOfflineToolAcc", "Oracle GroundedOfflineToolAcc", "KnownContentGroundRate",
+                                "KnownContentUngradable", "GroundedOfflineToolAccUpper"),
+                       decides="Suff (and, live or against known content, Ground), AnchorMatch and QueryMatch of each "
+                               "instance")

@@ -13,7 +13,11 @@ retrieval artifact the result reports **OfflineToolAcc** (source identity ∧
 Suff) with CiteRecall@20, SourceAcc, SuffRate and AbstentionRate beside it,
 never the paper's ToolAcc; a result on a superseded artifact (1.0.0, 2.0.0:
 :data:`~lemmata.benchmarks.re2math.scholar.worlds.WORLDS` says which, and why)
-says so in its flags (``superseded_by``, the board's badge) and notes.
+says so in its flags (``superseded_by``, the board's badge) and notes. Under the
+known-content grounding (kind ``"grounded"``) the headline is
+**GroundedOfflineToolAcc**, with KnownContentGroundRate, KnownContentUngradable
+and GroundedOfflineToolAccUpper (every ungradable grounding counted as held)
+beside it.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from lemmata.benchmarks.re2math.judging import (
     SOURCE_TEXT_LIMIT,
     addressing_flags,
     conj,
+    known_reading,
     needs_suff,
     rubrics,
     scoring_artifact_id,
@@ -44,7 +49,14 @@ from lemmata.benchmarks.re2math.judging import (
 from lemmata.benchmarks.re2math.replay import CANDIDATES_N
 from lemmata.benchmarks.re2math.resources import Context
 from lemmata.benchmarks.re2math.scholar.worlds import WORLDS
-from lemmata.benchmarks.re2math.semantics import OFFLINE_METRIC, FrozenKind, cite_recall_key, headline
+from lemmata.benchmarks.re2math.semantics import (
+    GROUNDED_METRIC,
+    OFFLINE_METRIC,
+    FrozenKind,
+    cite_recall_key,
+    headline,
+    is_offline,
+)
 from lemmata.benchmarks.re2math.submission import BENCHMARK, Header, budget_of
 
 SCORER_VERSION = "re2math-scorer/1"
@@ -77,13 +89,13 @@ def suff_verdict(a: Assessment, ground: str) -> tuple[str, str, str]:
 
 def finish(a: Assessment) -> tuple[dict[str, Any], dict[str, Any]]:
     """(item for the result, InstanceVerdicts fields for the metrics)."""
-    ground = verdict(a.ground_q, a.ground_rule)
+    ground = ground_verdict(a, a.ground_q, a.ground_rule)
     suff = suff_verdict(a, ground[0])
     anchor = verdict(a.anchor_q, a.anchor_rule) if (a.anchor_q or a.anchor_rule) else None
     query = verdict(a.query_q, a.query_rule) if (a.query_q or a.query_rule) else None
     oracle = None
     if a.oracle_evaluable:
-        og = verdict(a.oracle_ground_q, a.oracle_rule)
+        og = ground_verdict(a, a.oracle_ground_q, a.oracle_rule)
         if a.rec.oracle_statement is None:
             osf = ("abstain", "no statement", "rule")
         elif a.oracle_suff_q is not None:
@@ -121,6 +133,13 @@ def finish(a: Assessment) -> tuple[dict[str, Any], dict[str, Any]]:
     return item, verdicts
 
 
+def ground_verdict(a: Assessment, q: Any, rule: tuple[str, str] | None) -> tuple[str, str, str]:
+    """A Ground verdict as the metrics read it: under the known-content grounding the judge's "uncertain" is
+    ungradable (:func:`~lemmata.benchmarks.re2math.judging.known_reading`); elsewhere as recorded."""
+    found = verdict(q, rule)
+    return known_reading(found) if a.kind == "grounded" else found
+
+
 def as_verdict(triple: tuple[str, str, str]) -> dict[str, str]:
     """A (verdict, reason, by) triple as stored in a result item.
 
@@ -135,6 +154,11 @@ OFFLINE_NAMES: dict[str, str | None] = {
     "ToolAcc": OFFLINE_METRIC, "GroundRate": None, "Oracle ToolAcc": f"Oracle {OFFLINE_METRIC}",
     "AltSourceToolAcc": None, "AltSourceSuccessRate": None,
 }
+#: the same for the known-content grounding: Ground is judged there, so its rate is reported under its own name
+GROUNDED_NAMES: dict[str, str | None] = {
+    "ToolAcc": GROUNDED_METRIC, "GroundRate": "KnownContentGroundRate", "Oracle ToolAcc": f"Oracle {GROUNDED_METRIC}",
+    "AltSourceToolAcc": None, "AltSourceSuccessRate": None,
+}
 
 
 def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessment], *, received_at: str,
@@ -143,7 +167,7 @@ def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessme
 
     ``kind`` is the frozen tuple's kind: it alone decides the headline's id and label.
     """
-    from lemmata.metrics.tool_acc import offline_rates, tool_acc_report
+    from lemmata.metrics.tool_acc import known_content_rates, offline_rates, tool_acc_report
 
     header: Header = validated.header
     head = headline(kind)
@@ -151,14 +175,17 @@ def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessme
     items = [i for i, _ in finished]
     report = tool_acc_report([v for _, v in finished], cite_recall_n=CITE_RECALL_N)
     named = dict(report.metrics())
-    if kind == "offline":
-        named = {OFFLINE_NAMES.get(k, k): v for k, v in named.items() if OFFLINE_NAMES.get(k, k) is not None}
+    if is_offline(kind):
+        names = GROUNDED_NAMES if kind == "grounded" else OFFLINE_NAMES
+        named = {names.get(k, k): v for k, v in named.items() if names.get(k, k) is not None}
         cite = cite_recall_key(kind, ctx.artifact.artifact_id, CITE_RECALL_N)
         named = {(cite if k == f"CiteRecall@{CITE_RECALL_N}" else k): v for k, v in named.items()}
         named.update(offline_rates([v for _, v in finished], n_resamples=report.n_resamples, seed=report.seed))
+    if kind == "grounded":
+        named.update(known_content_rates([v for _, v in finished], n_resamples=report.n_resamples, seed=report.seed))
     metrics: dict[str, Any] = {}
     for name, m in named.items():
-        if not header.oracle_run and name in ("OracleCoverage", "Oracle ToolAcc", f"Oracle {OFFLINE_METRIC}"):
+        if not header.oracle_run and name in ("OracleCoverage", "Oracle ToolAcc", f"Oracle {head.metric}"):
             continue
         metrics[name] = {**m.model_dump(mode="json"), "final": m.pending == 0}
     if header.oracle_run and report.delta_to_oracle is not None:
@@ -190,6 +217,8 @@ def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessme
         notes.append(f"Offline frozen tuple: the headline is {head.label} — grounded means {head.grounded_by}; "
                      "Suff is judged from the gap and the statement alone (no source text, no anchor hint). "
                      "It is not the paper's ToolAcc.")
+    if kind == "grounded":
+        notes.append(grounded_note(head.label, head.grounded_by, metrics))
     version = WORLDS.find(ctx.artifact.artifact_id)
     successor = version.superseded_by if version else None
     if successor:
@@ -241,6 +270,18 @@ def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessme
             **({"judge_canaries": canary.record} if canary.record else {}),
         },
     )
+
+
+def grounded_note(label: str, grounded_by: str, metrics: Mapping[str, Any]) -> str:
+    """The note of a known-content result: what grounded means, and the range the ungradable groundings leave."""
+    low, high, unknown = (metrics.get(k) or {} for k in (GROUNDED_METRIC, f"{GROUNDED_METRIC}Upper",
+                                                          "KnownContentUngradable"))
+    span = (f" {unknown.get('count', 0)} grounding(s) were ungradable (the known content could not decide): "
+            f"counted as not grounded, {GROUNDED_METRIC} lies in [{low.get('count', 0)}, {high.get('count', 0)}] of "
+            f"{low.get('total', 0)} had every one held." if unknown.get("count") else "")
+    return (f"Offline frozen tuple, known-content grounding: the headline is {label} — grounded means {grounded_by}; "
+            "Suff is judged from the gap and the statement alone. It is neither the paper's ToolAcc nor "
+            f"OfflineToolAcc, and ranks apart from both.{span}")
 
 
 def manifest_sha(root: Path) -> str:

@@ -10,7 +10,11 @@ there is no source full text to judge Ground against: grounded is settled by
 rule — the selected source is, or is not, the instance's cited source by the
 identity matcher — and Suff (``suff.v3``: the gap and the statement only) is
 asked of every record that gives a statement, so the Suff rate is reported
-over all instances.
+over all instances. Under the known-content grounding (kind ``"grounded"``)
+a statement whose source is the cited one is also asked ``ground_known``: is
+it supported by the cited work's reference witness and opened record? Where
+nothing is known of the work (no witness, no abstract) that Ground is settled
+*ungradable* by rule, never grounded.
 """
 
 from __future__ import annotations
@@ -20,16 +24,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lemmata.benchmarks.re2math.judging import (
+    UNGRADABLE,
     Question,
     anchor_question,
     ground_question,
+    known_content_gap,
+    known_question,
     needs_suff,
     query_question,
     suff_question,
     verdict,
 )
 from lemmata.benchmarks.re2math.scholar.identity import SourceIdentity
-from lemmata.benchmarks.re2math.semantics import FrozenKind, headline
+from lemmata.benchmarks.re2math.semantics import FrozenKind, headline, is_offline
 from lemmata.benchmarks.re2math.scholar.protocol import ScholarlyArtifact
 from lemmata.benchmarks.re2math.submission import Header, Record
 
@@ -113,7 +120,10 @@ def assess(row: dict[str, Any], rec: Record, header: Header, artifact: Scholarly
     elif a.citing_paper:
         a.ground_rule = ("no", f"the selected source is the instance's citing paper ({a.citing_paper}); "
                                "a gap cannot be closed by the paper it comes from")
-    elif kind == "offline":
+    elif kind == "grounded" and a.source_match == "cited":
+        a.ground_rule, a.ground_q = known_ground(row, source, artifact.materialise(source, instance_id=iid, log=log),
+                                                 statement)
+    elif is_offline(kind):
         a.ground_rule = (("yes", f"the selected source is the cited source (source identity: {a.source_match_rule})")
                          if a.source_match == "cited" else
                          ("no", "the selected source is not the cited source; offline, a statement is grounded only "
@@ -140,12 +150,25 @@ def assess(row: dict[str, Any], rec: Record, header: Header, artifact: Scholarly
         a.oracle_evaluable = True
         if rec.oracle_statement is None:
             a.oracle_rule = ("abstain", "no statement extracted from the cited source")
+        elif kind == "grounded":
+            a.oracle_rule, a.oracle_ground_q = known_ground(
+                row, cited_id, artifact.materialise(cited_id, instance_id=iid, log=log), rec.oracle_statement)
         elif kind == "offline":
             a.oracle_rule = ("yes", "the cited source was given directly (source identity holds by construction)")
         else:
             m = artifact.materialise(cited_id, instance_id=iid, log=log)
             a.oracle_ground_q = ground_question(row, cited_id, m, rec.oracle_statement)
     return a
+
+
+def known_ground(row: dict[str, Any], source: str, opened: Any, statement: str
+                 ) -> tuple[tuple[str, str] | None, Question | None]:
+    """(rule, question) of known-content Ground for a statement whose source is the cited work: ungradable by
+    rule where nothing is known of the work, else the ``ground_known`` question."""
+    gap = known_content_gap(row, opened)
+    if gap is not None:
+        return (UNGRADABLE, gap), None
+    return None, known_question(row, source, opened, statement, headline("grounded").rubrics["ground_known"])
 
 
 def plan_suff(assessments: Sequence[Assessment]) -> list[Question]:
@@ -156,10 +179,10 @@ def plan_suff(assessments: Sequence[Assessment]) -> list[Question]:
         version = headline(a.kind).rubrics["suff"]
         g = verdict(a.ground_q, a.ground_rule)[0]
         if a.rec.statement is not None and a.rec.selected_source is not None and (
-                a.kind == "offline" or needs_suff(g)):
+                is_offline(a.kind) or needs_suff(g)):
             a.suff_q = suff_question(a.row, a.rec.selected_source, a.rec.statement, version)
             out.append(a.suff_q)
-        if a.kind == "offline" and a.oracle_evaluable and a.rec.oracle_statement is not None:
+        if is_offline(a.kind) and a.oracle_evaluable and a.rec.oracle_statement is not None:
             a.oracle_suff_q = suff_question(a.row, a.cited_id, a.rec.oracle_statement, version)
             out.append(a.oracle_suff_q)
         elif a.oracle_ground_q is not None and needs_suff(verdict(a.oracle_ground_q, None)[0]):

@@ -110,13 +110,73 @@ def question(rubric: str, iid: str, values: dict[str, str], *, version: int | No
                     fields={"instance_id": iid, **fields, "prompt_sha256": sha256_json(prepared.messages)})
 
 
-def ground_question(row, source_id: str, materialised: OpenedSource, statement: str) -> Question:
-    text = materialised.text
+def clipped(text: str, what: str) -> str:
+    """A source text as a judge is shown it: at most :data:`SOURCE_TEXT_LIMIT` characters, a cut said so.
+
+    >>> clipped("abc", "frozen"), clipped("x" * (SOURCE_TEXT_LIMIT + 1), "opened")[-46:]
+    ('abc', '[… opened text truncated at 60,000 characters]')
+    """
     if len(text) > SOURCE_TEXT_LIMIT:
-        text = text[:SOURCE_TEXT_LIMIT] + f"\n[… frozen text truncated at {SOURCE_TEXT_LIMIT:,} characters]"
-    values = {"source_id": source_id, "source_title": materialised.record.title, "source_text": text,
+        return text[:SOURCE_TEXT_LIMIT] + f"\n[… {what} text truncated at {SOURCE_TEXT_LIMIT:,} characters]"
+    return text
+
+
+def ground_question(row, source_id: str, materialised: OpenedSource, statement: str) -> Question:
+    values = {"source_id": source_id, "source_title": materialised.record.title,
+              "source_text": clipped(materialised.text, "frozen"),
               "statement": statement}
     return question("ground", row["instance_id"], values, source_id=source_id, statement=statement)
+
+
+#: the section an opened world record shows its abstract under (``scholar.world.view.render_opened``)
+ABSTRACT_HEADING = "## Abstract"
+#: what the known-content rubric shows where the release holds no reference witness
+NO_WITNESS = "(no reference witness)"
+#: the Ground verdict of a grounding the known content cannot decide: final, never grounded, counted apart
+UNGRADABLE = "ungradable"
+
+
+def known_content_gap(row: Mapping[str, Any], materialised: OpenedSource) -> str | None:
+    """Why nothing is known of the cited work to judge a statement against (None: something is): no reference
+    witness in the release and an opened record with no abstract — bibliographic data alone states no result.
+
+    >>> class Opened: text = "# T\\n\\nRecord: r1\\nAuthors: A\\n"
+    >>> known_content_gap({"y": {"reference_tool_latex": " "}}, Opened())[:40]
+    'not enough known content: the release ho'
+    >>> known_content_gap({"y": {"reference_tool_latex": "Every x is y."}}, Opened()) is None
+    True
+    """
+    witness = (row["y"].get("reference_tool_latex") or "").strip()
+    if witness or ABSTRACT_HEADING in materialised.text.splitlines():
+        return None
+    return ("not enough known content: the release holds no reference witness and the opened record has no "
+            "abstract, so nothing states a result of the cited work")
+
+
+def known_question(row, source_id: str, materialised: OpenedSource, statement: str, version: int) -> Question:
+    """Ground against known content (rubric ``ground_known.v<version>``): is the statement supported by the
+    cited work's reference witness and its opened record? Asked only where the selected source is the cited one."""
+    values = {"source_id": source_id, "source_title": materialised.record.title,
+              "opened_text": clipped(materialised.text, "opened"),
+              "reference_witness": (row["y"].get("reference_tool_latex") or "").strip() or NO_WITNESS,
+              "statement": statement}
+    return question("ground_known", row["instance_id"], values, version=version, source_id=source_id,
+                    statement=statement)
+
+
+def known_reading(triple: tuple[str, str, str]) -> tuple[str, str, str]:
+    """A known-content Ground verdict as the metrics read it: the judge's "uncertain" (the known content is not
+    enough to decide) is *ungradable* — final, never grounded, counted apart with the bounds it leaves.
+
+    >>> known_reading(("uncertain", "the abstract omits the hypotheses", "judge"))[0]
+    'ungradable'
+    >>> known_reading(("yes", "Theorem 1", "judge")), known_reading(("pending", "awaiting the judge", "pending"))[0]
+    (('yes', 'Theorem 1', 'judge'), 'pending')
+    """
+    v, reason, by = triple
+    if v == "uncertain" and by == "judge":
+        return UNGRADABLE, f"not enough known content to decide: {reason}", by
+    return triple
 
 
 def suff_question(row, source_id: str, statement: str, version: int | None = None) -> Question:

@@ -36,11 +36,14 @@ def _arguments(r) -> None:
 def _run(args, runner) -> Written:
     from lemmata.benchmarks.re2math.agent.llm_agent import run_offline_agent
 
+    from lemmata.formats.runner_log import log_beside
+
     path, meta = run_offline_agent(runner, args.out, track=args.track, split=args.split, window=args.window,
                                    sampling=sampling_of(args), artifacts_root=args.artifacts,
                                    condition=args.condition, scope=args.scope, cite_keys=args.cite_keys,
                                    quiet=args.quiet)
-    return Written(path, meta)
+    print(f"runner request log: {log_beside(path)}")
+    return Written(path, meta, runner_log=log_beside(path))
 
 
 PROTOCOL = RunProtocol.declared(VERBS, "re2math", run=_run, add_arguments=_arguments)

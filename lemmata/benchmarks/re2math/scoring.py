@@ -13,7 +13,10 @@ Pipeline (one :class:`~lemmata.formats.results.Result` per submission):
    any version, settles Ground = no), abstentions.
 3. **Verdicts** — on an offline frozen tuple (every artifact this handler
    opens: 1.x and the 2.x world) grounded is source identity and the headline
-   is OfflineToolAcc (:mod:`~lemmata.benchmarks.re2math.semantics`); Ground,
+   is OfflineToolAcc (:mod:`~lemmata.benchmarks.re2math.semantics`) — or, under
+   the known-content grounding (``LEMMATA_RE2MATH_GROUNDING=known-content``, or
+   ``OracleConfig.extra["grounding"]``), GroundedOfflineToolAcc, its own scoring
+   artifact and group; Ground,
    Suff and (raw track) AnchorMatch come from the judge's
    scoring artifact (verdict cache), asking a configured live judge for what
    is missing. Without an answer an item is *pending*: shown, never a success.
@@ -40,7 +43,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from lemmata.core.errors import InputError
 from lemmata.formats.envelope import Envelope
 from lemmata.formats.results import Result
 from lemmata.oracles.judge import Judge, JudgeArtifact
@@ -66,7 +71,7 @@ from lemmata.benchmarks.re2math.judging import (
 from lemmata.benchmarks.re2math.replay import CANDIDATES_N, replay_problems
 from lemmata.benchmarks.re2math.resources import Context, Resources
 from lemmata.benchmarks.re2math.scholar.identity import SourceIdentity, year_cutoff
-from lemmata.benchmarks.re2math.semantics import FrozenKind, headline
+from lemmata.benchmarks.re2math.semantics import FrozenKind, grounding_kind, headline
 from lemmata.benchmarks.re2math.submission import BENCHMARK, Header
 from lemmata.benchmarks.re2math.validation import (
     CANONICAL_WINDOW,
@@ -127,6 +132,18 @@ def score_validated(validated: Validated, *, received_at: str, resources: Resour
     return ScoreRun(result=result, judge_stats=stats)
 
 
+def offline_kind(oracles: OracleConfig) -> FrozenKind:
+    """The frozen kind of an offline scoring run: what Ground means, from ``oracles.extra["grounding"]``, else
+    ``LEMMATA_RE2MATH_GROUNDING``, else source identity (``"offline"``, OfflineToolAcc).
+
+    >>> offline_kind(OracleConfig()), offline_kind(OracleConfig(extra={"grounding": "known-content"}))
+    ('offline', 'grounded')
+    """
+    from lemmata.core.settings import read as setting
+
+    return grounding_kind(oracles.extra.get("grounding") or setting("LEMMATA_RE2MATH_GROUNDING"))
+
+
 # --------------------------------------------------------------------------- the track handler
 
 
@@ -161,6 +178,47 @@ class Re2MathHandler(TrackHandler):
         # -- end of the live protocol hook
         return validate_envelope(envelope, sha256, self.resources)
 
+    def check_runner_log(self, submission: Validated, log: bytes, filename: str) -> Any:
+        """``lemmata run re2math``'s log: every E3 request recomputed from the release row (the instance under the
+        header's track, window, scope and cite keys), every record re-made from its logged answers
+        (:func:`~lemmata.benchmarks.re2math.agent.llm_agent.record_from_log`); the E4 requests show search
+        results and opened text, so their answers are compared and their keys recomputed, not their messages."""
+        from lemmata.benchmarks.re2math.agent import live
+        from lemmata.benchmarks.re2math.agent.llm_agent import PROMPT_VERSION, STAGES, e3_job, record_from_log
+        from lemmata.tracks.runner_log import Declared, check_log, check_records
+
+        header = submission.header
+        if live.is_live(header):
+            raise InputError.one(filename, "live-protocol submissions take no runner request log", field="runner")
+        rows = self.resources.rows(header.release, header.split)
+        records = submission.records  # (line, record) pairs
+        declared = Declared(benchmark=self.benchmark, release=header.release, model=header.model,
+                            sampling=header.model.sampling or {}, runner=header.runner, prompt=PROMPT_VERSION,
+                            prompt_from="`lemmata run re2math` sends")
+
+        def jobs(log_header: Any, sampling: Any) -> dict[str, str | None]:
+            out: dict[str, str | None] = {}
+            for _, rec in records:
+                iid = rec.instance_id
+                out[f"{iid}/e3#0"] = e3_job(iid, rows[iid], track=header.track, window=header.window,
+                                            scope=header.scope, cite_keys=header.cite_keys,
+                                            sampling=sampling).messages_sha256()
+                out.update({f"{iid}/{stage}#0": None for stage in STAGES[1:]})
+            return out
+
+        check = check_log(log, filename, submission.filename, declared, prompts={PROMPT_VERSION}, jobs=jobs)
+        oracle = header.condition == "oracle-source"
+
+        def expected(rec: Any) -> list[tuple[str, Any, Any, int | None]]:
+            made = record_from_log(lambda stage: check.answers.get(f"{rec.instance_id}/{stage}#0"),
+                                   rec.candidate_ids(), track=header.track, oracle=oracle)
+            submitted = {"queries": [q.text for q in rec.queries], "opened": rec.opened}
+            return [(name, submitted[name] if name in submitted else getattr(rec, name), value, line)
+                    for name, (value, line) in made.items()]
+
+        check_records(check, submission.filename, records, lambda rec: rec.instance_id, expected)
+        return check
+
     def _live_root(self) -> Path:
         from lemmata.core.paths import artifacts_dir
 
@@ -179,9 +237,10 @@ class Re2MathHandler(TrackHandler):
             self.last_judge_stats = artifact.stats.as_dict() if artifact is not None else {}
             return result
         # -- end of the live protocol hook
-        artifact = judge_artifact_for(judge, folder, headline("offline").rubrics)
+        kind = offline_kind(oracles)
+        artifact = judge_artifact_for(judge, folder, headline(kind).rubrics)
         run = score_validated(submission, received_at=received_at, resources=self.resources, judge=judge,
-                              judge_artifact=artifact, quiet=self.quiet)
+                              judge_artifact=artifact, quiet=self.quiet, kind=kind)
         self.last_judge_stats = run.judge_stats
         return run.result
 

@@ -25,7 +25,8 @@ from pydantic import Field, StringConstraints, field_validator, model_validator
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.models import Exact
 from lemmata.benchmarks.re2math.render import CiteKeys, Scope
-from lemmata.formats.results import ModelInfo
+from lemmata.formats.results import ModelInfo, omit_when_none
+from lemmata.formats.runner_log import RunnerInfo
 from lemmata.formats.envelope import Envelope, no_records, validate_model
 from lemmata.formats.schema import dumps, line_schema
 
@@ -99,7 +100,12 @@ class Header(Exact):
     max_opens: int = Field(default=PAPER_MAX_OPENS, ge=0, le=MAX_OPENS,
                            description="sources a record may open (the paper protocol: 1); a larger budget is "
                                        "ranked in its own group")
+    runner: RunnerInfo | None = Field(default=None, description="set by `lemmata run re2math` only: the run's "
+                                      "request log hashes to runner.log_sha256; upload the log beside the file and the "
+                                      "scorer checks every record against it and the release")
     notes: str = Field(default="", max_length=4000, description="free text shown with the entry")
+
+    _omit_unset = omit_when_none("runner")  # headers written before the field dump as they did
 
     @model_validator(mode="after")
     def _oracle_condition(self) -> "Header":

@@ -5,7 +5,7 @@ The request log is written before the submission, so a submission never names a 
 from __future__ import annotations
 
 from lemmata.core.verbs import Verbs
-from lemmata.harness.runs import RunProtocol, Written, add_sampling_args, sampling_of
+from lemmata.harness.runs import RunProtocol, Written, add_sampling_args, sampling_of, write_logged
 
 VERBS = Verbs("lemmata.benchmarks.taobench")
 
@@ -31,11 +31,9 @@ def _run(args, runner) -> Written:
     from pathlib import Path
 
     from lemmata.benchmarks.taobench.release import open_taobench
-    from lemmata.benchmarks.taobench.sampler import sample_submission, write_lines
+    from lemmata.benchmarks.taobench.sampler import sample_submission
     from lemmata.core.errors import InputError
-    from lemmata.formats.runner_log import log_beside
     from lemmata.oracles.judge import slug
-    from lemmata.store.files import atomic_write
 
     if not 1 <= args.n <= 256:
         raise InputError.one("lemmata run taobench", "--n must be between 1 and 256", field="n")
@@ -52,11 +50,9 @@ def _run(args, runner) -> Written:
     stem = Path(args.out) / (f"taobench.{args.release}.{slug(args.model)}.n{args.n}"
                              + (f".{condition}" if condition else ""))
     submission = stem.with_name(stem.name + ".jsonl")
-    log_path = log_beside(submission)  # where `lemmata score FILE` finds it
-    atomic_write(log_path, log)  # first: a submission never names a log that is not written
-    path = write_lines(submission, lines)
+    log_path = write_logged(submission, lines, log)  # the log first, beside it, where `lemmata score FILE` finds it
     print(f"runner request log: {log_path}")
-    return Written(path, meta, runner_log=log_path)
+    return Written(submission, meta, runner_log=log_path)
 
 
 PROTOCOL = RunProtocol.declared(VERBS, "taobench", run=_run, add_arguments=_arguments)

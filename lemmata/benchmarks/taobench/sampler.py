@@ -52,10 +52,8 @@ from typing import Any
 
 from lemmata.benchmarks.taobench.release import TaoRelease
 from lemmata.benchmarks.taobench.submission import BENCHMARK, MAX_ATTEMPT_BYTES, TRACK
-from lemmata.core.hashing import sha256_bytes
 from lemmata.formats.envelope import SUBMISSION_FORMAT
-from lemmata.formats.runner_log import (LOG_FORMAT, LOG_LIMIT, RUNNER_NAME, LoggedSampling, LogHeader,
-                                        check_log_lines, fit_log)
+from lemmata.formats.runner_log import LOG_LIMIT, LogHeader, check_log_lines, fit_log, make_header, runner_field
 from lemmata.formats.results import ModelInfo
 from lemmata.oracles.chat_runner import ChatJob, ChatRunner, Completion, Sampling
 from lemmata.oracles.judge import Rubric, parse_rubric
@@ -235,8 +233,7 @@ def sample_submission(release: TaoRelease, runner: ChatRunner, *, n: int, sampli
                      "generation; sample i drawn with seed + i", "other": {}},
         "flags": {"used_lean_feedback": False, "trained_on_taobench": False, "used_external_tools": False,
                   "filtered_attempts": False},
-        "runner": {"name": RUNNER_NAME, "version": _version(), "prompt_version": prompt_id,
-                   "log_sha256": sha256_bytes(log)},
+        "runner": runner_field(prompt_id, log),
         "notes": f"lemmata run taobench: {len(specs)} exercise-formulation pair(s) × {n} sample(s), every sample "
                  "submitted" + (f"; first {limit} exercise(s) only, the rest count as failed" if limit else ""),
     }
@@ -281,15 +278,7 @@ def attempt_from(answer: Any, exercise: Any, *, helpers: bool = True) -> tuple[s
 
 def log_header(release_id: str, model: str, sampling: Sampling, n: int, prompt_version: str = PROMPT_ID) -> LogHeader:
     """The request log's header line for a run of this protocol."""
-    return LogHeader(format=LOG_FORMAT, runner=RUNNER_NAME, version=_version(), benchmark=BENCHMARK,
-                     release=release_id, prompt_version=prompt_version, model=model,
-                     sampling=LoggedSampling(**sampling.model_dump(mode="json")), n=n)
-
-
-def _version() -> str:
-    from lemmata import __version__
-
-    return __version__
+    return make_header(BENCHMARK, release_id, prompt_version, model, sampling.model_dump(mode="json"), n)
 
 
 def model_info(runner: ChatRunner, sampling: Sampling, n: int, prompt_id: str = PROMPT_ID) -> ModelInfo:

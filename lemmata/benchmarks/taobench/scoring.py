@@ -39,14 +39,13 @@ from lemmata.benchmarks.taobench.lean.integrity import IntegrityReport, check_at
 from lemmata.oracles.kimina_double import DOUBLE_LEAN_VERSION
 from lemmata.benchmarks.taobench.release import FORMULATIONS, TaoRelease
 from lemmata.benchmarks.taobench.submission import BENCHMARK, TRACK, Header, Record
+from lemmata.tracks.runner_log import RUNNER_LOG_CONSISTENT
 
 INTEGRITY_VERSION = "integrity.v2"
 PROBE_VERSION = "print-axioms.v2"
 #: what every Mathlib proof may rest on
 STANDARD_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
 SPLIT = "pairs/test"
-#: the result flag a passed runner request-log check sets (see :mod:`~lemmata.benchmarks.taobench.runner_log`)
-RUNNER_LOG_CONSISTENT = "consistent"
 UNVERIFIED_ARTIFACT = "taobench-lean:none"
 MAX_ERRORS_KEPT = 5
 MAX_MESSAGE_CHARS = 500

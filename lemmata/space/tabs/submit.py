@@ -18,9 +18,9 @@ its line and field. Uploading the same bytes twice points to the existing entry.
 the maintainers and never shown.
 
 A file written by `lemmata run` names its request log (`*.runner-log.jsonl`, header field `runner`): upload it
-as the second file, and the entry is marked *runner log* once every attempt matches it (prompts recomputed from
-the release). It shows that the attempts are what the runner extracted from the logged answers — not that a model
-wrote those answers.
+as the second file, and the entry is marked *runner log* once every record matches it (prompts recomputed from
+the release). It shows that the records (attempts, formal statements, solutions, trajectories) are what the runner
+made of the logged answers — not that a model wrote those answers.
 """
 
 

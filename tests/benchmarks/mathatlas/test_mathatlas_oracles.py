@@ -69,7 +69,7 @@ def servers(monkeypatch, tmp_path):
 def _run(tmp_path, *extra) -> tuple[dict, list[dict], dict]:
     assert main(["run", "mathatlas", "--model", "formalizer", "--out", str(tmp_path / "out"), "--cache",
                  str(tmp_path / "cache.jsonl"), "--quiet", *extra]) == 0
-    sub = next((tmp_path / "out").glob("mathatlas.*.jsonl"))
+    sub = next(p for p in (tmp_path / "out").glob("mathatlas.*.jsonl") if not p.name.endswith(".runner-log.jsonl"))
     header, *records = [json.loads(x) for x in sub.read_text("utf-8").splitlines()]
     result = json.loads(sub.with_suffix(".result.json").read_text("utf-8")) if "--no-score" not in extra else {}
     return header, records, result
@@ -245,3 +245,47 @@ def test_calibrate_judge_on_ma_align_against_both_label_sets(tmp_path, monkeypat
     lo, hi = rel["kappa"]["interval"]
     assert lo <= rel["kappa"]["value"] <= hi and rel["kappa"]["interval_kind"] == "pair_bootstrap95"
     assert set(rel["by_kind"]) == {"definition", "statement"}
+
+
+def test_run_writes_a_request_log_and_an_edited_statement_is_named(servers, tmp_path):
+    """The run writes its request log beside the submission (no oracle here: the verdicts stay pending), the result
+    carries the *runner log* badge, and a formal statement edited after the run is refused with its line and the
+    log line of the answer it no longer matches; the same file without the runner field is self-reported."""
+    import hashlib
+
+    from lemmata.core.errors import InputError
+    from lemmata.formats.runner_log import log_beside
+    from lemmata.scoring import validate_upload
+    from lemmata.space.conditions import badges
+
+    header, records, result = _run(tmp_path)
+    sub = next(p for p in (tmp_path / "out").glob("mathatlas.*.jsonl") if not p.name.endswith(".runner-log.jsonl"))
+    log = log_beside(sub).read_bytes()
+    assert header["runner"]["log_sha256"] == hashlib.sha256(log).hexdigest()
+    entries = [json.loads(x) for x in log.decode("utf-8").splitlines()]
+    assert entries[0]["benchmark"] == "mathatlas" and len(entries) == 1 + len(records)
+    assert result["flags"]["runner_log"] == "consistent" and "runner log" in [b for b, _ in badges(result["flags"])]
+    assert result["provenance"]["runner_log"]["log_sha256"] == header["runner"]["log_sha256"]
+
+    pos = next(i for i, r in enumerate(records) if r["formal_statement"] and "anon_good" in r["formal_statement"])
+    edited = [dict(r) for r in records]
+    edited[pos]["formal_statement"] = "theorem anon_better (n : ℕ) : n = n := by sorry"
+    data = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in [header, *edited]).encode("utf-8")
+    with pytest.raises(InputError) as exc:
+        validate_upload(data, sub.name, runner_log=log, runner_log_name=log_beside(sub).name)
+    (problem,) = exc.value.problems
+    log_line = next(n for n, e in enumerate(entries, 1) if e.get("item") == records[pos]["entity_id"])
+    assert (problem.file, problem.line, problem.field) == (sub.name, pos + 2, "formal_statement")
+    assert records[pos]["entity_id"] in problem.reason and f"line {log_line} of" in problem.reason
+    # an abstention turned into a statement is caught the same way
+    abstained = next(i for i, r in enumerate(records) if r["formal_statement"] is None)
+    edited = [dict(r) for r in records]
+    edited[abstained]["formal_statement"] = "theorem anon (n : ℕ) : n = n := by sorry"
+    data = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in [header, *edited]).encode("utf-8")
+    with pytest.raises(InputError) as exc:
+        validate_upload(data, sub.name, runner_log=log)
+    assert [(p.line, p.field) for p in exc.value.problems] == [(abstained + 2, "formal_statement")]
+    # without the runner field the file is self-reported: no log, no badge
+    plain = {k: v for k, v in header.items() if k != "runner"}
+    data = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in [plain, *records]).encode("utf-8")
+    assert validate_upload(data, sub.name).runner_log is None

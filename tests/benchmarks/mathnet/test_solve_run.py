@@ -297,8 +297,53 @@ def test_the_command_line_writes_a_submission_and_scores_it(solve_release, tmp_p
     assert f"submission: {submission}" in out
     result = json.loads(submission.with_suffix(".result.json").read_text())
     assert result["status"] == "pending_oracle" and result["main"]["total"] == 17  # the 13 not run count as unsolved
+    # the run's request log is beside it, and the result carries the runner-log badge
+    assert submission.with_name(submission.stem + ".runner-log.jsonl").is_file()
+    assert result["flags"]["runner_log"] == "consistent"
     with pytest.raises(SystemExit):
         main(["run", "mathnet", "--model", "m", "--out", str(tmp_path)])  # --modality must be declared
+
+
+def test_a_request_log_backs_every_solution_and_an_edited_one_is_named(solve_release, tmp_path):
+    """Image parts hashed as sent: the log checks; a solution edited after the run, or an abstention turned into a
+    solution, is refused with the submission's line and field and the log line of its answer."""
+    from lemmata.benchmarks.mathnet.solve_run import solve_logged
+    from lemmata.harness.runs import write_logged
+    from lemmata.scoring import score_upload
+    from lemmata.space.conditions import badges
+
+    release = solve_data.solve_release()
+    with ChatDouble(solver) as server, _runner(server) as runner:
+        lines, _, log = solve_logged(release, runner, subset=SUBSET, modality="text+image", quiet=True)
+    sub = tmp_path / "solve.jsonl"
+    log_path = write_logged(sub, lines, log)
+    assert log_path.name == "solve.runner-log.jsonl" and log_path.read_bytes() == log
+    validated, _, result = score_upload(sub.read_bytes(), sub.name, runner_log=log, runner_log_name=log_path.name,
+                                        quiet=True)
+    assert validated.runner_log.entries == len(lines) - 1 and result.flags["runner_log"] == "consistent"
+    assert "runner log" in [b for b, _ in badges(result.flags)]
+    entries = [json.loads(x) for x in log.decode("utf-8").splitlines()]
+
+    def refused(records: list[dict]) -> list:
+        data = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in [lines[0], *records]).encode("utf-8")
+        with pytest.raises(InputError) as exc:
+            validate_upload(data, sub.name, runner_log=log, runner_log_name=log_path.name)
+        return exc.value.problems
+
+    solved = next(i for i, r in enumerate(lines[1:]) if r["abstained"] is None)
+    edited = [dict(r) for r in lines[1:]]
+    edited[solved]["solution"] = "CORRECT. A better proof."
+    (problem,) = refused(edited)
+    log_line = next(n for n, e in enumerate(entries, 1) if e.get("item") == edited[solved]["problem_id"])
+    assert (problem.line, problem.field) == (solved + 2, "solution") and f"line {log_line} of" in problem.reason
+    abstained = next(i for i, r in enumerate(lines[1:]) if r["abstained"] is not None)
+    edited = [dict(r) for r in lines[1:]]
+    edited[abstained].update(solution="CORRECT. Finished it by hand.", abstained=None)
+    assert {(p.line, p.field) for p in refused(edited)} == {(abstained + 2, "solution"), (abstained + 2, "abstained")}
+    # without its runner field the same file is a self-reported entry
+    plain = {k: v for k, v in lines[0].items() if k != "runner"}
+    data = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in [plain, *lines[1:]]).encode("utf-8")
+    assert validate_upload(data, sub.name).runner_log is None
 
 
 def test_expert_rag_uses_the_pairs_file_and_drops_a_pair_that_would_leak(solve_release, retrieve_release, tmp_path):

@@ -255,6 +255,66 @@ def test_oracle_source_condition_is_headlined_by_oracle_toolacc_in_its_own_group
         validate(handler, to_bytes(objs))
 
 
+def test_known_content_grounding_ranks_apart_and_does_not_reward_a_composed_statement(handler, example, judged,
+                                                                                      tmp_path):
+    """GroundedOfflineToolAcc (``grounding: known-content``) against OfflineToolAcc on the same submission and judge:
+    two records whose selected source is the cited one get, one the cited work's reference witness (known content),
+    the other a statement the system wrote itself that the Suff judge accepts as written. Source identity counts
+    both; the known-content grounding counts only the first, and ranks in its own group."""
+    from test_judge import rule_answer
+
+    composed = "A composed statement: the bound of the gap holds, as the cited work proves."
+
+    def lenient_suff(request: dict) -> str:  # the Suff rubric judges a statement as written: this one passes
+        user = request["messages"][-1]["content"]
+        return (json.dumps({"verdict": "yes", "reason": "closes the gap"})
+                if "Rubric suff." in user and composed in user else rule_answer(request))
+
+    objs = lines_of(example)
+    rows = handler.resources.rows("re2math-1.0.0", "eval200/test")
+    cited = [i["instance_id"] for i in judged[1].items if i["source_match"] == "cited"]  # statement or not
+    assert len(cited) >= 2
+    extracted_id, composed_id = cited[:2]
+    for rec in objs[1:]:
+        if rec["instance_id"] == extracted_id:
+            rec["statement"] = rows[extracted_id]["y"]["reference_tool_latex"].strip()
+        elif rec["instance_id"] == composed_id:
+            rec["statement"] = composed
+    data = to_bytes(objs)
+    shutil.copytree(judged[0], tmp_path / "offline")  # the example's verdicts: only the two new statements are asked
+    with ChatServer(lenient_suff) as server:
+        judge = ChatJudge(server.config())
+        offline = score(handler, data, judge=judge, judge_dir=tmp_path / "offline")
+        validated = validate(handler, data)
+        grounded = handler.score(validated, received_at=RECEIVED, oracles=OracleConfig(
+            judge=judge, extra={"judge_artifact": str(tmp_path / "grounded"), "grounding": "known-content"}))
+    assert offline.frozen.scoring_artifact.endswith(":anchor.v2+query.v1+suff.v3")
+    assert grounded.frozen.scoring_artifact.endswith(":anchor.v2+ground_known.v1+query.v1+suff.v3")
+    assert grounded.frozen.group_key() != offline.frozen.group_key()  # never ranked together
+    assert grounded.main.metric == "GroundedOfflineToolAcc" and grounded.flags["frozen_kind"] == "grounded"
+    assert "OfflineToolAcc" not in grounded.metrics and "GroundedOfflineToolAcc" not in offline.metrics
+    assert grounded.status == "complete" and grounded.main.value is not None
+    before = {i["instance_id"]: i for i in offline.items}
+    after = {i["instance_id"]: i for i in grounded.items}
+    assert before[extracted_id]["tool_acc"] == before[composed_id]["tool_acc"] == "yes"
+    assert after[extracted_id]["tool_acc"] == "yes" and after[extracted_id]["ground"]["by"] == "judge"
+    assert after[composed_id]["suff"]["verdict"] == "yes"  # sufficient as written …
+    assert after[composed_id]["ground"] == {"verdict": "no", "by": "judge",
+                                            "reason": "neither the witness nor the opened record states it"}
+    assert after[composed_id]["tool_acc"] == "no"  # … but not what the cited work is known to contain
+    # wherever source identity fails, the rule settles Ground exactly as before; the headline never grows
+    for iid, item in after.items():
+        if item["source_match"] != "cited" or item["ground"]["verdict"] == "abstain":
+            assert item["ground"] == before[iid]["ground"], iid
+    assert grounded.main.count < offline.main.count
+    for key in ("KnownContentGroundRate", "KnownContentUngradable", "GroundedOfflineToolAccUpper", "SourceAcc",
+                "SuffRate", "OfflineCiteRecall@20"):
+        assert grounded.metrics[key]["pending"] == 0, key
+    assert grounded.metrics["KnownContentUngradable"]["count"] == 0  # every witness of the release is present
+    assert grounded.metrics["GroundedOfflineToolAccUpper"]["count"] == grounded.main.count
+    assert any("known-content grounding" in n for n in grounded.notes)
+
+
 def test_masked_cite_keys_rank_apart_and_audit_shows_the_masked_input(handler, example, judged):
     """A header declaring ``cite_keys: masked`` (what new offline runs write) carries the flag and splits the group;
     a file without the field (every stored result) reads unmasked: no flag, the group it always had."""

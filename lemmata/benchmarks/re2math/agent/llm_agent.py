@@ -45,7 +45,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -185,14 +185,75 @@ def shown_text(text: str, query: str, step: str) -> str:
     return shown or text[:EXCERPT_BUDGET]
 
 
+# --- the requests and what the runner writes from their answers (the run and the request-log check share them) ----
+
+#: the steps of one instance, in the order its requests are asked and logged
+STAGES = ("e3", "e4-choose", "e4-extract")
+
+
+def stage_job(iid: str, stage: str, messages: Sequence[Mapping[str, Any]], sampling: Sampling) -> ChatJob:
+    """The request of one step of one instance (id ``<instance>/<stage>``)."""
+    return ChatJob(id=f"{iid}/{stage}", messages=tuple(messages), sampling=sampling)
+
+
+def e3_job(iid: str, row: Mapping[str, Any], *, track: str, window: int, scope: str, cite_keys: str,
+           sampling: Sampling) -> ChatJob:
+    """An instance's first request (E3), a function of the release row alone: a scorer recomputes it."""
+    return stage_job(iid, "e3", e3_messages(system_input(row, cite_keys), track, window, scope), sampling)
+
+
+def _text(hit: tuple[int, Any] | None) -> str | None:
+    return hit[1].text if hit is not None and hit[1].abstention is None else None
+
+
+def record_from_log(answer: Callable[[str], tuple[int, Any] | None], candidates: Sequence[str], *, track: str,
+                    oracle: bool) -> dict[str, tuple[Any, int | None]]:
+    """What the run writes into an instance's record from its logged answers: field → (value, log line of the
+    answer it comes from). ``answer(stage)`` is the logged ``(line, answer)`` of a step, or None; ``candidates``
+    are the ids the record's query returned (replayed against the world when the upload is validated). A step the
+    run must have asked but the log lacks gives :data:`~lemmata.tracks.runner_log.NOT_LOGGED`. The E4 requests'
+    messages show search results and opened text, so only their answers are compared, not recomputed."""
+    from types import SimpleNamespace
+
+    from lemmata.tracks.runner_log import NOT_LOGGED
+
+    e3 = answer("e3")
+    line = e3[0] if e3 is not None else None
+    query, anchor = parse_e3(_text(e3) or "")
+    out: dict[str, tuple[Any, int | None]] = {"anchor": (anchor if track == "raw" else None, line),
+                                              "queries": ([query] if query and not oracle else [], line),
+                                              "selected_source": (None, line), "opened": ([], line)}
+    chosen = None
+    if query and not oracle and candidates:
+        choose = answer("e4-choose")
+        if choose is None:
+            out["selected_source"] = (NOT_LOGGED, None)
+        else:
+            text = _text(choose)
+            picked = parse_choice(text, [SimpleNamespace(id=c) for c in candidates]) if text is not None else None
+            chosen = picked.id if picked is not None else None
+            out["selected_source"] = (chosen, choose[0])
+            out["opened"] = ([chosen] if chosen else [], choose[0])
+    extract = answer("e4-extract")
+    field = "oracle_statement" if oracle else "statement"
+    if extract is not None:
+        text = _text(extract)
+        out[field] = (parse_statement(text) if text is not None else None, extract[0])
+    else:  # asked after a chosen source (the oracle condition: after a query, when the cited source is attributed)
+        out[field] = (NOT_LOGGED if chosen is not None else None, line)
+    return out
+
+
 # --- the offline run -----------------------------------------------------------------------------------------------
 
 
 def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunner, *, track: str, window: int,
               sampling: Sampling = Sampling(), condition: str = "retrieval", scope: str = "global_local",
-              cite_keys: str = DEFAULT_CITE_KEYS,
-              quiet: bool = False) -> tuple[list[dict[str, Any]], Counter, dict[str, str]]:
-    """Every instance's record, abstentions counted by stage and reason, and each abstaining instance's reason.
+              cite_keys: str = DEFAULT_CITE_KEYS, quiet: bool = False,
+              asked: dict[str, tuple[ChatJob, Completion]] | None = None,
+              ) -> tuple[list[dict[str, Any]], Counter, dict[str, str]]:
+    """Every instance's record, abstentions counted by stage and reason, and each abstaining instance's reason;
+    ``asked``, when given, is filled with every request of the run and its answer, by job id (for the request log).
 
     Under ``condition="oracle-source"`` E3 is followed by the cited source's opening (the artifact's attribution)
     and E4 extract, whose statement is the record's ``oracle_statement``: no search, no choice.
@@ -226,7 +287,7 @@ def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunn
             records[iid]["anchor"] = None
 
     def job(iid: str, stage: str, messages: list[dict[str, str]]) -> ChatJob:
-        return ChatJob(id=f"{iid}/{stage}", messages=tuple(messages), sampling=sampling)
+        return stage_job(iid, stage, messages, sampling)
 
     def e3(iid: str, c: Completion) -> list[ChatJob]:
         # 1. E3 answered: 2. one search, then ask 3. E4 choose
@@ -285,10 +346,14 @@ def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunn
     def on_answer(done: ChatJob, c: Completion) -> list[ChatJob] | None:
         # every instance moves to its next step as soon as its previous answer is in, so the searches, openings
         # and prompt rendering of one instance overlap the requests of the others; at most one request per step
+        if asked is not None:
+            asked[done.id] = (done, c)
         iid, _, stage = done.id.rpartition("/")
         return steps[stage](iid, c)
 
-    runner.run([job(iid, "e3", e3_messages(row, track, window, scope)) for iid, row in by_id.items()],
+    given = {row["instance_id"]: row for row in rows}
+    runner.run([e3_job(iid, row, track=track, window=window, scope=scope, cite_keys=cite_keys, sampling=sampling)
+                for iid, row in given.items()],
                desc="Re²Math E3 → cited source → E4" if oracle else "Re²Math E3 → search → E4", quiet=quiet,
                on_answer=on_answer)
     return [records[row["instance_id"]] for row in rows], abstained, reasons
@@ -298,6 +363,31 @@ def model_info(runner: ChatRunner, sampling: Sampling) -> ModelInfo:
     reported = runner.stats.endpoint_models.most_common(1)
     return ModelInfo(name=runner.endpoint.model, kind="agent", endpoint_model=reported[0][0] if reported else None,
                      sampling=sampling.model_dump(mode="json"), prompt_version=PROMPT_VERSION)
+
+
+def request_log_of(runner: ChatRunner, release_id: str, sampling: Sampling, rows: Sequence[Mapping[str, Any]],
+                   asked: Mapping[str, tuple[ChatJob, Completion]]) -> bytes:
+    """The run's request log: every request asked, instance by instance in split order, each instance's steps in
+    order (:data:`STAGES`), so the same answers give the same bytes whatever order they arrived in. Every record
+    was made from the answers as received, so a log that would have to drop a completion to stay within the
+    scorer's limit is refused rather than written unlike its records."""
+    from lemmata.core.errors import LemmataError
+    from lemmata.formats.runner_log import LOG_LIMIT
+    from lemmata.harness.runs import request_log
+
+    order = {row["instance_id"]: i for i, row in enumerate(rows)}
+
+    def position(job: ChatJob) -> tuple[int, int]:
+        iid, _, stage = job.id.rpartition("/")
+        return order[iid], STAGES.index(stage)
+
+    jobs = sorted((job for job, _ in asked.values()), key=position)
+    log, logged = request_log(runner, "re2math", release_id, PROMPT_VERSION, sampling, jobs,
+                              {jid: c for jid, (_, c) in asked.items()})
+    if any((e.answer.abstention or "").startswith(LOG_LIMIT) for e in logged):
+        raise LemmataError("the run's answers make a request log larger than the scorer reads; ask for shorter "
+                           "replies (--max-tokens)")
+    return log
 
 
 def run_offline_agent(runner: ChatRunner, out_dir: str | Path, *, track: str = "raw", split: str = "eval200/test",
@@ -312,8 +402,9 @@ def run_offline_agent(runner: ChatRunner, out_dir: str | Path, *, track: str = "
     from lemmata.benchmarks.re2math.meta import RE2MATH
     from lemmata.benchmarks.re2math.scholar.worlds import current_world, open_any_world, world_id
     from lemmata.benchmarks.re2math.scholar.world_artifact import WorldArtifact
-    from lemmata.core.jsonl import write_jsonl
     from lemmata.formats.envelope import SUBMISSION_FORMAT
+    from lemmata.formats.runner_log import runner_field
+    from lemmata.harness.runs import write_logged
     from lemmata.oracles.judge import slug
 
     world = open_any_world(Path(artifacts_root) / world_id()) if artifacts_root else current_world(build=True)
@@ -324,8 +415,11 @@ def run_offline_agent(runner: ChatRunner, out_dir: str | Path, *, track: str = "
 
         config, _, name = split.partition("/")
         rows = list(open_release(release_path(RE2MATH)).rows(config, name))
+    asked: dict[str, tuple[ChatJob, Completion]] = {}
     records, abstained, reasons = solve_all(rows, artifact, runner, track=track, window=window, sampling=sampling,
-                                            condition=condition, scope=scope, cite_keys=cite_keys, quiet=quiet)
+                                            condition=condition, scope=scope, cite_keys=cite_keys, quiet=quiet,
+                                            asked=asked)
+    log = request_log_of(runner, RE2MATH.release_id, sampling, rows, asked)
     oracle = condition == "oracle-source"
     header = {
         "format": SUBMISSION_FORMAT, "benchmark": "re2math", "release": RE2MATH.release_id, "split": split,
@@ -334,6 +428,7 @@ def run_offline_agent(runner: ChatRunner, out_dir: str | Path, *, track: str = "
         "flags": {"tuned_on_pool": False, "used_external_tools": False}, "max_queries": 1, "max_opens": 1,
         **({"oracle_run": True, "condition": condition} if oracle else {}),
         **({"scope": scope} if scope != "global_local" else {}), "cite_keys": cite_keys,
+        "runner": runner_field(PROMPT_VERSION, log),
         "notes": (f"lemmata run re2math --condition oracle-source: the paper's oracle condition (prompts "
                   f"{PROMPT_VERSION}; the cited source's opened text given, one statement extracted) on "
                   f"{artifact.artifact_id}." if oracle else
@@ -346,7 +441,7 @@ def run_offline_agent(runner: ChatRunner, out_dir: str | Path, *, track: str = "
                + ("" if cite_keys == DEFAULT_CITE_KEYS else f".{cite_keys}"))
     path = Path(out_dir) / (f"re2math.{split.replace('/', '-')}.{track}.m{window}{variant}."
                             f"{slug(runner.endpoint.model)}.jsonl")
-    write_jsonl(path, [header, *records])
+    write_logged(path, [header, *records], log)
     meta = {"instances": len(records), "abstentions": dict(sorted(abstained.items())),
             "abstention_reasons": dict(sorted(reasons.items())),
             "retrieval_artifact": artifact.artifact_id}

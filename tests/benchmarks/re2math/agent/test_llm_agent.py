@@ -65,7 +65,7 @@ def test_run_re2math_scores_pending_then_judge_completes_a_new_version(world_hom
         code = main(["run", "re2math", "--model", "agent-x", "--out", str(tmp_path / "out"), "--cache",
                      str(tmp_path / "cache.jsonl"), "--window", "3", "--track", "raw", "--quiet", "--no-score"])
         assert code == 0
-        sub = next((tmp_path / "out").glob("*.jsonl"))
+        sub = next(p for p in (tmp_path / "out").glob("*.jsonl") if not p.name.endswith(".runner-log.jsonl"))
         first_bytes = sub.read_bytes()
         sent = len(server.requests)
         assert main(["run", "re2math", "--model", "agent-x", "--out", str(tmp_path / "out"), "--cache",
@@ -91,8 +91,11 @@ def test_run_re2math_scores_pending_then_judge_completes_a_new_version(world_hom
     assert sub.read_bytes() == first_bytes
 
     store = Store(tmp_path / "store")
-    v1 = score_file(sub, store)
+    v1 = score_file(sub, store)  # with the request log written beside it (the rerun wrote the same bytes)
     assert v1.status == "pending_oracle" and v1.pending > 0
+    assert v1.flags["runner_log"] == "consistent" and v1.provenance["runner_log"]["log_sha256"] == \
+        header["runner"]["log_sha256"]
+    assert_edits_are_named(sub, lines)
     v1_bytes = store.result_path(v1).read_bytes()
     # what the board's "≥ a and ≤ b / n pending" needs: each item's headline status (a final "no" is never
     # pending, even while the item waits for another verdict) next to its own pending flag
@@ -109,6 +112,32 @@ def test_run_re2math_scores_pending_then_judge_completes_a_new_version(world_hom
     latest = store.results(benchmark="re2math")[0]
     assert latest.version == 2 and latest.supersedes == v1.result_id and latest.pending == 0
     assert store.result_path(v1).read_bytes() == v1_bytes
+
+
+def assert_edits_are_named(sub, lines: list[dict]) -> None:
+    """A statement or an anchor edited after the run, or a statement whose extraction the log lacks, is refused
+    with the submission's line and field; the log line of the answer is named."""
+    from lemmata.core.errors import InputError
+    from lemmata.formats.runner_log import log_beside
+    from lemmata.scoring import validate_upload
+
+    log = log_beside(sub).read_bytes()
+    entries = [json.loads(x) for x in log.decode("utf-8").splitlines()]
+
+    def refused(pos: int, **change) -> list:
+        edited = [lines[0], *[dict(r, **change) if i == pos else r for i, r in enumerate(lines[1:])]]
+        data = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in edited).encode("utf-8")
+        with pytest.raises(InputError) as exc:
+            validate_upload(data, sub.name, runner_log=log, runner_log_name=log_beside(sub).name)
+        return exc.value.problems
+
+    stated = next(i for i, r in enumerate(lines[1:]) if r["statement"])
+    (problem,) = refused(stated, statement="A stronger theorem than the source states.")
+    iid = lines[1 + stated]["instance_id"]
+    log_line = next(n for n, e in enumerate(entries, 1) if e.get("item") == f"{iid}/e4-extract")
+    assert (problem.line, problem.field) == (stated + 2, "statement") and f"line {log_line} of" in problem.reason
+    planned = next(i for i, r in enumerate(lines[1:]) if r["anchor"])
+    assert [(p.line, p.field) for p in refused(planned, anchor="a better plan")] == [(planned + 2, "anchor")]
 
 
 class _World:
