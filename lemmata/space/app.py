@@ -66,6 +66,7 @@ def build_app(ctx: SpaceContext):
                     f"Code, schemas and examples: {code_link_md(config.repo_url)}.",
                     elem_id="lm-title")
         shell = Shell(banner=gr.HTML(banner_html(ctx), elem_id="lm-banner"), change_token=gr.State(""),
+                      rest_token=gr.State(""),
                       show_all=gr.State(False), watch=gr.State([]),
                       url_qs=gr.Textbox(visible=False, elem_id="lm-url"), timer=gr.Timer(config.refresh_seconds))
 
@@ -151,28 +152,38 @@ def build_app(ctx: SpaceContext):
                        show_progress="hidden", api_visibility="private", preprocess=False).then(**sync)
 
         # -- periodic refresh ---------------------------------------------------------------------------
-        tick_outputs = core_outputs + extra_outputs + [status_tab.view, shell.banner, shell.watch, shell.timer,
-                                                       submit_tab.availability, overview_tab.view, matrix_tab.view,
-                                                       matrix_tab.panels]
+        # In two steps, as a control change is: the table, the status list and the banner first (a new row or a
+        # submission's state is on screen as soon as they are rendered), then the downloads, plots and the other
+        # tabs' panels, which the follow-up renders only when the first step has rendered a new token.
+        tick_outputs = core_outputs + [status_tab.view, shell.banner, shell.watch, shell.timer]
+        rest_outputs = extra_outputs + [submit_tab.availability, overview_tab.view, matrix_tab.view,
+                                        matrix_tab.panels, shell.rest_token]
 
         def on_tick(*inputs):
-            controls, (token, watching, status_filter, *filters) = BoardControls.read(inputs)
+            controls, (token, watching, status_filter) = BoardControls.read(inputs)
             current = ctx.change_token()
             if current == token:
                 return [gr.skip()] * len(tick_outputs)
-            view = controls.view(ctx)
-            values = core_values(ctx, view, dim=controls.dim) + extra_values(ctx, view, controls.dim)
+            values = core_values(ctx, controls.view(ctx), dim=controls.dim)
             values[core_outputs.index(shell.url_qs)] = gr.skip()
             still = [sha for sha in (watching or [])
                      if (rec := ctx.store.get_submission(sha)) is not None and rec.status in ("queued", "scoring")]
             pace = gr.Timer(FAST_POLL_SECONDS if still else config.refresh_seconds, active=True)
-            return values + [status_html(ctx, status_filter), banner_html(ctx), still, pace, availability_html(ctx),
-                             overview_html(ctx), matrix_html(ctx, *filters), panels_html(ctx)]
+            return values + [status_html(ctx, status_filter), banner_html(ctx), still, pace]
 
-        shell.timer.tick(on_tick, board_tab.controls + [shell.change_token, shell.watch, status_tab.search]
-                         + matrix_tab.filters,
+        def on_tick_rest(*inputs):
+            controls, (token, rendered, *filters) = BoardControls.read(inputs)
+            if token == rendered:  # the tick rendered nothing new
+                return [gr.skip()] * len(rest_outputs)
+            view = controls.view(ctx)  # the view the tick built (kept per token), not built again
+            return extra_values(ctx, view, controls.dim) + [availability_html(ctx), overview_html(ctx),
+                                                             matrix_html(ctx, *filters), panels_html(ctx), token]
+
+        shell.timer.tick(on_tick, board_tab.controls + [shell.change_token, shell.watch, status_tab.search],
                          tick_outputs, show_progress="hidden", api_visibility="private", concurrency_limit=8,
-                         preprocess=False)
+                         preprocess=False).then(
+            on_tick_rest, board_tab.controls + [shell.change_token, shell.rest_token] + matrix_tab.filters,
+            rest_outputs, show_progress="hidden", api_visibility="private", concurrency_limit=8, preprocess=False)
 
         # -- first paint from the URL ---------------------------------------------------------------------
         def on_load(request: gr.Request):
@@ -188,8 +199,9 @@ def build_app(ctx: SpaceContext):
         def on_load_rest(*inputs):
             controls, (entry,) = BoardControls.read(inputs)
             choices = gr.skip() if entry else gr.Dropdown(choices=entry_choices(ctx))
+            token = ctx.change_token()  # read first: what is rendered below is at least this new
             return extra_values(ctx, controls.view(ctx), controls.dim) + [
-                status_html(ctx), choices, overview_html(ctx), matrix_html(ctx), panels_html(ctx)] + \
+                status_html(ctx), choices, overview_html(ctx), matrix_html(ctx), panels_html(ctx), token] + \
                 about.load_values(about_tab, ctx)
 
         loaded = demo.load(on_load, None, core_outputs + [tabs] + audit_outputs
@@ -198,7 +210,7 @@ def build_app(ctx: SpaceContext):
         loaded.then(**sync)
         loaded.then(on_load_rest, board_tab.controls + [audit_tab.entry],
                     extra_outputs + [status_tab.view, audit_tab.entry, overview_tab.view, matrix_tab.view,
-                                     matrix_tab.panels]
+                                     matrix_tab.panels, shell.rest_token]
                     + about_tab.outputs,
                     api_visibility="private", show_progress="hidden", preprocess=False)
 

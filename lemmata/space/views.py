@@ -129,10 +129,26 @@ class BoardControls:
         return replace(self, query=query_from_params({**self.query.to_params(), **params}))
 
     def view(self, ctx: SpaceContext) -> BoardView:
-        """The board these controls show (an unknown benchmark, track or group replaced by an available one)."""
+        """The board these controls show (an unknown benchmark, track or group replaced by an available one).
+
+        Kept per (query, change token) in the context's ``views``: the timer's two steps, and the extras that
+        follow a control change, show the view the first step built instead of building it again. The token
+        covers everything a view is built from (the rows' store generation, the rank ranges and the Hub
+        results' revisions); it is read after :meth:`SpaceContext.rows`, which may move it (a file changed on
+        disk)."""
+        rows = ctx.rows()
+        memo = getattr(ctx, "views", None)  # a test's stand-in context keeps none
+        key = (self.query.model_dump_json(), ctx.change_token()) if memo is not None else None
+        if key is not None and (kept := memo.get(key)) is not None:
+            return kept
         # a context without its own cache (a test's stand-in) gets the ranges computed on this thread
-        return build_view(ctx.rows(), self.query, ctx.catalog(), getattr(ctx, "rank_ranges", None),
+        view = build_view(rows, self.query, ctx.catalog(), getattr(ctx, "rank_ranges", None),
                           getattr(ctx, "hub_results", None))
+        if key is not None:
+            if len(memo) >= 64:
+                memo.clear()
+            memo[key] = view
+        return view
 
 
 def compose_qs(query: BoardQuery, tab: str | None = None, entry: str | None = None, item: str | None = None) -> str:

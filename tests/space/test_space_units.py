@@ -175,6 +175,25 @@ def test_board_controls_read_the_model_filters_and_stale_values(tmp_path):
     assert view(True, "1e8").query.max_params == "1e8"
 
 
+def test_a_view_is_built_once_per_query_and_change_token(tmp_path):
+    """The timer's second step (plots, downloads) and a control's extras show the view the first step built; a
+    stored result moves the change token, so the next view is built again and lists it."""
+    from lemmata.space.context import create_context
+    from lemmata.space.views import BoardControls
+
+    config = SpaceConfig.from_env({"LEMMATA_HOME": str(tmp_path)}, releases_root=tmp_path / "releases",
+                                  bootstrap=False)
+    ctx = create_context(config, stream=io.StringIO())
+    ctx.store.add_result(_result(1, 0.4))
+    raw, assisted = BoardControls.of("re2math", "raw"), BoardControls.of("re2math", "assisted")
+    first = raw.view(ctx)
+    assert raw.view(ctx) is first and BoardControls.of("re2math", "raw").view(ctx) is first
+    assert assisted.view(ctx) is not first and assisted.view(ctx).query.track == "assisted"
+    ctx.store.add_result(_result(2, 0.6))
+    again = raw.view(ctx)
+    assert again is not first and sorted(r.model_name for r in again.rows) == ["model-1", "model-2"]
+
+
 # -- escaping ---------------------------------------------------------------------------------------
 def test_model_names_and_urls_are_escaped_in_the_board(store):
     html = render_board(_view(store, benchmark="re2math", track="raw"))
