@@ -13,13 +13,16 @@ own precision), in ``float64`` for the world. The rows are read straight from th
 index's three arrays (``data``, ``indices``, ``indptr``; memory-mapped when loaded
 from a folder), never copied into a sparse matrix. Frozen rankings round scores to
 :data:`SCORE_DECIMALS` and break ties by document position (:func:`top_rounded`),
-so a replayed query returns the same ids on every machine.
+so a replayed query returns the same ids on every machine. :meth:`Postings.top`
+gives the same ranking in one compiled pass where numba is installed
+(:mod:`~lemmata.retrievers.bm25.compiled`).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +120,47 @@ class Postings:
         return out[:size]
 
 
+    @cached_property
+    def compiled(self) -> bool:
+        """Does :meth:`top` rank through the compiled kernel, which releases the interpreter lock (numba installed,
+        and every row in ascending document order, as bm25s writes them: checked once)?"""
+
+        from lemmata.retrievers.bm25.compiled import rows_ascending
+
+        return rows_ascending(self.indices, self.indptr)
+
+    def top(self, term_ids: Sequence[int], n: int, end: int | None = None,
+            tie_rank: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """``top_rounded(self.scores(term_ids, end=end), n, end, tie_rank)`` (sums in ``float64``): in one compiled
+        pass over the query's postings where numba is installed (:mod:`~lemmata.retrievers.bm25.compiled`, the
+        same answer), else by those two numpy steps.
+
+        >>> p = Postings({}, np.array([0.5, 1.25, 0.25, 2.0], np.float32), np.array([0, 2, 0, 1]),
+        ...              np.array([0, 2, 4]), 3)
+        >>> p.top([1, 0], 2), p.top([1, 0], 5, end=2), p.top([], 3)
+        ([(1, 2.0), (2, 1.25)], [(1, 2.0), (0, 0.75)], [])
+        """
+        from lemmata.retrievers.bm25.compiled import candidates
+
+        end = self.documents if end is None else min(int(end), self.documents)
+        if not len(term_ids) or end <= 0:
+            return []
+        found = None
+        if n >= 1 and self.compiled:
+            found = candidates(self.data, self.indices, self.indptr, list(term_ids), end, n, 10 ** -SCORE_DECIMALS)
+        if found is None:
+            return top_rounded(self.scores(term_ids, end=end), n, end, tie_rank=tie_rank)
+        return _ordered(*found, n, tie_rank)
+
+
+def _ordered(hits: np.ndarray, vals: np.ndarray, n: int, tie_rank: np.ndarray | None) -> list[tuple[int, float]]:
+    """The ``n`` best of candidate positions ``hits`` (ascending) with unrounded scores ``vals``: rounded to
+    :data:`SCORE_DECIMALS`, by rounded score descending, then ``tie_rank`` (or position) ascending."""
+    rounded = np.round(vals, SCORE_DECIMALS)
+    order = np.lexsort((hits if tie_rank is None else tie_rank[hits], -rounded))[:n]
+    return [(int(hits[i]), float(rounded[i])) for i in order]
+
+
 #: score arrays at least this long find their candidates above a floor taken from every _SAMPLE_STRIDE-th score
 _SAMPLED_FROM, _SAMPLE_STRIDE = 4096, 16
 
@@ -164,9 +208,7 @@ def top_rounded(scores: np.ndarray, n: int, end: int | None = None,
         kth = np.partition(vals, hits.size - n)[hits.size - n]
         keep = vals >= kth - 10 ** -SCORE_DECIMALS  # anything that may round to the n-th score
         hits, vals = hits[keep], vals[keep]
-    rounded = np.round(vals, SCORE_DECIMALS)
-    order = np.lexsort((hits if tie_rank is None else tie_rank[hits], -rounded))[:n]
-    return [(int(hits[i]), float(rounded[i])) for i in order]
+    return _ordered(hits, vals, n, tie_rank)
 
 
 def write_index(docs: Sequence[Sequence[str]], folder: str | Path) -> dict[str, Any]:

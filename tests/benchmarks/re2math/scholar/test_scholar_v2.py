@@ -466,6 +466,7 @@ def test_cli_batch_search_with_a_killed_worker_is_one_error(world_dir, tmp_path,
 
     from lemmata.benchmarks.re2math.scholar.world import ScholarWorld, parallel
     from lemmata.cli import main
+    from lemmata.retrievers.bm25 import Postings
 
     parent, top = os.getpid(), ScholarWorld._top
 
@@ -475,6 +476,7 @@ def test_cli_batch_search_with_a_killed_worker_is_one_error(world_dir, tmp_path,
         return top(self, query, cutoff, n)
 
     monkeypatch.setattr(ScholarWorld, "_top", dying)
+    monkeypatch.setattr(Postings, "compiled", False)  # the forked path (a compiled index ranks on threads)
     for name, value in (("PROBE", 1), ("MIN_PER_WORKER", 1), ("MIN_FORKED_SECONDS", 0.0)):
         monkeypatch.setattr(parallel, name, value)
     monkeypatch.setattr(parallel, "usable_cores", lambda: 2)

@@ -1,6 +1,11 @@
-"""Batch search over forked worker processes that share the parent's loaded index.
+"""Batch search on threads (a compiled index) or over forked worker processes that share the parent's loaded index.
 
-A world query spends most of its time holding the interpreter lock (the frozen
+Where the index ranks through its compiled kernel (numba installed:
+:attr:`~lemmata.retrievers.bm25.postings.Postings.compiled`), scoring releases the
+interpreter lock, so a batch runs on one thread per usable core
+(:func:`threaded_tops`): no process starts, and the tokenizing and the hits built
+here overlap the scoring. Otherwise a world query spends most of its time holding
+the interpreter lock (the frozen
 tokenizer's regular expressions, the gathers and sums over the index arrays, the
 top-``n`` cut), so threads cannot run two at once. Forked processes can, and a fork shares the
 parent's opened index (its vocabulary, its mapped arrays) instead of reloading or copying it: each worker
@@ -51,7 +56,8 @@ def batch_workers(queries: int, workers: int | None) -> int:
 
 def batch_tops(world: Any, queries: Sequence[tuple[str, int | None, int]], workers: int | None
                ) -> Iterator[list[tuple[int, float]]]:
-    """``world._top`` of every query, in order, by :func:`batch_workers` processes.
+    """``world._top`` of every query, in order, by :func:`batch_workers` threads (a compiled index:
+    :func:`threaded_tops`) or processes.
 
     With the default worker count the first :data:`PROBE` queries are ranked
     here and timed; the rest are forked only where they would take at least
@@ -62,6 +68,9 @@ def batch_tops(world: Any, queries: Sequence[tuple[str, int | None, int]], worke
     import time
 
     count = batch_workers(len(queries), workers)
+    if count > 1 and world._index.compiled:
+        yield from threaded_tops(world, queries, count)
+        return
     if count > 1 and workers is None:
         start = time.perf_counter()
         head = [world._top(q, c, n) for q, c, n in queries[:PROBE]]
@@ -75,6 +84,28 @@ def batch_tops(world: Any, queries: Sequence[tuple[str, int | None, int]], worke
     else:
         for q, c, n in queries:
             yield world._top(q, c, n)
+
+
+def threaded_tops(world: Any, queries: Sequence[tuple[str, int | None, int]], workers: int
+                  ) -> Iterator[list[tuple[int, float]]]:
+    """``world._top`` of every query, in order, on ``workers`` threads: where the index ranks through its compiled
+    kernel (:attr:`~lemmata.retrievers.bm25.postings.Postings.compiled`), scoring releases the interpreter lock.
+    This thread first tokenizes every query (``world._terms``, which holds the lock); the threads then rank
+    (``world._rank``) while this one waits or builds the hits of the rankings already back, in order (ranking
+    while this thread tokenizes would make each return from the kernel wait for the lock this thread holds).
+    No process starts."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    step = max(1, -(-len(queries) // (workers * 8)))  # eight chunks a thread: none lags long
+
+    def rank(chunk: list[tuple[list[int], int, int]]) -> list[list[tuple[int, float]]]:
+        return [world._rank(ids, end, n) for ids, end, n in chunk]
+
+    prepared = [(*world._terms(q, c), n) for q, c, n in queries]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        ranked = [pool.submit(rank, prepared[i:i + step]) for i in range(0, len(prepared), step)]
+        for future in ranked:
+            yield from future.result()
 
 
 def _adopt(world: Any) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.jsonl import iter_jsonl, write_jsonl
-from lemmata.retrievers.bm25 import SCHOLAR_WORDS_TOKENIZER, Postings, tokenize_scholar_words, top_rounded
+from lemmata.retrievers.bm25 import SCHOLAR_WORDS_TOKENIZER, Postings, tokenize_scholar_words
 from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME, INDEX_DIR, INFO_FILE
 from lemmata.benchmarks.re2math.scholar.openings import MaterialisationLog, OpenedArtifact
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
@@ -38,13 +38,13 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
 
     def __init__(self, root: Path, info: WorldInfo) -> None:
         import numpy as np
-        import pyarrow.parquet as pq
 
         self.root = root
         self.info = info
         self.artifact_id = info.id
-        cols = pq.read_table(root / RECORDS_FILE, columns=["id", "title", "authors", "year"])
-        self._ids = cols["id"].to_pylist()
+        cols = read_columns(root / RECORDS_FILE, ["id", "title", "authors", "year"])
+        self._id_column = cols["id"]
+        self._ids = self._id_column.to_pylist()
         self._titles = cols["title"]
         self._authors = cols["authors"]
         years = cols["year"].to_numpy(zero_copy_only=False)
@@ -100,10 +100,16 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
     def _top(self, query: str, cutoff: int | None, n: int) -> list[tuple[int, float]]:
         """``(position, rounded score)`` of the ``n`` best records for ``query`` under ``cutoff``: the ranking
         alone, which forked batch workers send back (the hits are built where they are returned)."""
-        index = self._index
-        ids = index.term_ids(tokenize_scholar_words(query))
-        end = self._prefix(cutoff)
-        return top_rounded(index.scores(ids, end=end), n, end, tie_rank=self._tie_rank) if ids else []
+        return self._rank(*self._terms(query, cutoff), n)
+
+    def _terms(self, query: str, cutoff: int | None) -> tuple[list[int], int]:
+        """The query's distinct known term rows and the number of records its cutoff keeps: what :meth:`_rank`
+        scores (a threaded batch prepares them here, where the tokenizer holds the interpreter lock anyway)."""
+        return self._index.term_ids(tokenize_scholar_words(query)), self._prefix(cutoff)
+
+    def _rank(self, ids: list[int], end: int, n: int) -> list[tuple[int, float]]:
+        """``(position, rounded score)`` of the ``n`` best of the first ``end`` records for term rows ``ids``."""
+        return self._index.top(ids, n, end, tie_rank=self._tie_rank) if ids else []
 
     def shown(self, pos: int, score: float = 1.0) -> Any:
         """The record at ``pos`` exactly as a search shows it as its first hit (what the audit and the tests read
@@ -125,8 +131,12 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
                      workers: int | None = None) -> list[ScholarSearch]:
         """Many ``(query, cutoff, n)`` at once, in order; exactly the hits :meth:`search` gives for each.
 
-        Every ``n`` is checked before any query runs. A query's scoring holds
-        the interpreter lock for most of its time (the frozen tokenizer's
+        Every ``n`` is checked before any query runs. Where the index ranks
+        through its compiled kernel (numba installed), scoring releases the
+        interpreter lock and a batch runs on ``workers`` threads (default: the
+        usable cores, at most one per
+        :data:`~lemmata.benchmarks.re2math.scholar.world.parallel.MIN_PER_WORKER` queries). Otherwise a query's
+        scoring holds the interpreter lock for most of its time (the frozen tokenizer's
         regular expressions, the gathers and sums), so threads gain nothing; a
         large batch is instead ranked by ``workers`` processes (default: the
         usable cores, at most one per :data:`~lemmata.benchmarks.re2math.scholar.world.parallel.MIN_PER_WORKER`
@@ -158,9 +168,7 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
     # -- opening -----------------------------------------------------------
     @cached_property
     def _full(self):
-        import pyarrow.parquet as pq
-
-        return pq.read_table(self.root / RECORDS_FILE, columns=["arxiv_id", "doi", "abstract"])
+        return read_columns(self.root / RECORDS_FILE, ["arxiv_id", "doi", "abstract"])
 
     def position(self, record_id: str) -> int:
         try:
@@ -249,6 +257,15 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
                 "built_from": {"release": i.release_id, "distractors": i.distractor_release_id},
                 "backend": i.backend, "tokenizer": {"name": i.tokenizer["name"], "version": i.tokenizer["version"]},
                 "presentation": i.presentation, "year_policy": i.year_policy}
+
+
+def read_columns(path: Path, columns: list[str]):
+    """``columns`` of a records file as an Arrow table (one chunk a column), read through ``ParquetFile``: the same
+    values ``pq.read_table`` reads, without importing ``pyarrow.dataset`` when a world opens."""
+    import pyarrow.parquet as pq
+
+    with pq.ParquetFile(path, memory_map=True) as f:
+        return f.read(columns=columns)
 
 
 def check_world_manifest(root: Path, manifest, info: WorldInfo, *, version: str, builder_version: str,

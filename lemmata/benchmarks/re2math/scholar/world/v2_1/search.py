@@ -11,7 +11,7 @@ from lemmata.core.jsonl import iter_jsonl
 from lemmata.benchmarks.re2math.scholar.layout import declares_schema
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
 from lemmata.benchmarks.re2math.scholar.world.info import ATTRIBUTIONS_FILE, BACKEND, IDENTITY_FILE, RECORDS_FILE
-from lemmata.benchmarks.re2math.scholar.world.search import ScholarWorld, read_world
+from lemmata.benchmarks.re2math.scholar.world.search import ScholarWorld, read_columns, read_world
 from lemmata.benchmarks.re2math.scholar.world.v2_1.info import (
     BUILDER_VERSION, MANIFEST_SHA256, SCHEMA, VERSION, WorldInfo21,
 )
@@ -29,7 +29,7 @@ class UniformWorld(ScholarWorld):
 
         super().__init__(root, info)  # type: ignore[arg-type]
         # storage order is year order, so ties break by the opaque id's rank, not by position
-        self._tie_rank = np.fromiter((int(r[1:]) for r in self._ids), dtype=np.int64, count=len(self._ids))
+        self._tie_rank = id_ranks(self._id_column, self._ids)
 
     _search_model = UniformSearch
 
@@ -51,10 +51,7 @@ class UniformWorld(ScholarWorld):
     @property
     def _full(self):  # type: ignore[override]
         if not hasattr(self, "_full_table"):
-            import pyarrow.parquet as pq
-
-            self._full_table = pq.read_table(self.root / RECORDS_FILE, columns=["venue", "arxiv_id", "doi",
-                                                                                 "abstract"])
+            self._full_table = read_columns(self.root / RECORDS_FILE, ["venue", "arxiv_id", "doi", "abstract"])
         return self._full_table
 
     _OPEN_COLUMNS = ("venue", "arxiv_id", "doi", "abstract")
@@ -84,6 +81,24 @@ class UniformWorld(ScholarWorld):
     def _attributions(self) -> dict[str, WorldAttribution21]:  # type: ignore[override]
         return {a.instance_id: a for a in (self._attribution_model.model_validate(o)
                                             for _, o in iter_jsonl(self.root / ATTRIBUTIONS_FILE))}
+
+
+def id_ranks(column: Any, ids: list[str]) -> Any:
+    """``int(id[1:])`` of every opaque id (``r0000001`` -> 1) as an int64 array: by Arrow's vectorised cast of the
+    id column (a tenth of a Python loop over 353,842 ids), the loop only where the cast refuses an id.
+
+    >>> import pyarrow as pa
+    >>> id_ranks(pa.chunked_array([["r0000002", "r0000010"]]), ["r0000002", "r0000010"]).tolist()
+    [2, 10]
+    """
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        return pc.cast(pc.utf8_slice_codeunits(column, 1), pa.int64()).to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return np.fromiter((int(r[1:]) for r in ids), dtype=np.int64, count=len(ids))
 
 
 def is_world(path: str | Path) -> bool:
