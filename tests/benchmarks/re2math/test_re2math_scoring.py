@@ -632,9 +632,11 @@ def test_the_cli_refuses_a_flipped_verdict_and_stores_nothing(tmp_path, handler,
 def test_offline_headline_never_carries_the_papers_name():
     from lemmata.benchmarks.re2math.semantics import HEADLINES, PAPER_METRIC, headline
 
-    off, live = headline("offline"), headline("live")
-    assert off.metric != PAPER_METRIC and off.label != live.label and not off.label.startswith(PAPER_METRIC + " ")
-    assert live.metric == PAPER_METRIC and set(HEADLINES) == {"offline", "live"}
+    off, grounded, live = headline("offline"), headline("grounded"), headline("live")
+    for kind in (off, grounded):
+        assert kind.metric != PAPER_METRIC and kind.label != live.label and not kind.label.startswith(PAPER_METRIC + " ")
+    assert off.metric != grounded.metric and off.rubrics != grounded.rubrics
+    assert live.metric == PAPER_METRIC and set(HEADLINES) == {"offline", "grounded", "live"}
 
 
 def test_suff_v2_shows_no_anchor_and_v1_still_loads(handler):
