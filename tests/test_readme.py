@@ -27,6 +27,8 @@ def test_ci_runs_the_readme_test_command():
     _, test = _setup_commands()
     ci = (ROOT / ".ci" / "run").read_text("utf-8")
     assert test in ci.splitlines()
+    # CI ends with exactly the README's test command: what it installs before the tests is what a reader installs
+    assert [line for line in ci.splitlines() if line.strip()][-1] == test
 
 
 def test_every_documented_cli_command_exists():

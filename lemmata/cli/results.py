@@ -1,7 +1,8 @@
 """``lemmata results``: stored results in the formats other tools read, and onto a model's Hub page.
 
-``export`` writes ``.eval_results/<benchmark>.yaml`` (the Hub's model-page format); ``push`` opens the same
-files as a pull request on a model repository. A RESULT is a result file (``lemmata score --out``) or the id of
+``export`` writes ``.eval_results/<benchmark>.yaml`` (the Hub's model-page format) or, with ``--format eee``,
+one Every Eval Ever aggregate record per result (``data/<benchmark>/<developer>/<model>/<uuid>.json``); ``push``
+opens the ``.eval_results`` files as a pull request on a model repository. A RESULT is a result file (``lemmata score --out``) or the id of
 a stored result (a unique prefix of at least 8 characters will do) in ``--store``.
 """
 
@@ -13,7 +14,7 @@ from lemmata.core.verbs import Verbs
 
 VERBS = Verbs("lemmata.cli")
 
-FORMATS = ("eval-results",)
+FORMATS = ("eval-results", "eee")
 
 
 def register(sub) -> None:
@@ -22,9 +23,10 @@ def register(sub) -> None:
     export = VERBS.add(verbs, "results.export")
     _common(export)
     export.add_argument("--format", choices=FORMATS, default="eval-results",
-                        help="eval-results: the Hub's .eval_results YAML (default)")
+                        help="eval-results: the Hub's .eval_results YAML (default); eee: Every Eval Ever "
+                             "records, data/<benchmark>/<developer>/<model>/<uuid>.json")
     export.add_argument("--out", default=".", metavar="DIR",
-                        help="folder to write .eval_results/ into (default: the current folder)")
+                        help="folder to write .eval_results/ (or data/) into (default: the current folder)")
     export.set_defaults(handler=run_export)
     push = VERBS.add(verbs, "results.push")
     _common(push)
@@ -42,13 +44,20 @@ def _common(p) -> None:
 
 def load_results(refs: list[str], store_dir: str | None) -> list:
     """The results named on the command line, each verified (a file's id must match its content)."""
+    from pydantic import ValidationError
+
     from lemmata.core.errors import InputError, Problem
+    from lemmata.formats.envelope import validation_problems
     from lemmata.formats.results import Result
 
     out, problems, store = [], [], None
     for ref in refs:
         if Path(ref).is_file():
-            result = Result.from_file(ref)
+            try:
+                result = Result.from_file(ref)
+            except ValidationError as exc:  # not a result file: each defect named by its field
+                problems.extend(validation_problems(exc, ref, None))
+                continue
             if result.result_id != result.content_id():
                 problems.append(Problem(ref, "result_id does not match the file's content", field="result_id"))
             out.append(result)
@@ -69,14 +78,11 @@ def load_results(refs: list[str], store_dir: str | None) -> list:
     return out
 
 
-def eval_results_files(results: list) -> dict[str, bytes]:
-    """The ``.eval_results`` files of ``results``, each under the Hub dataset its release is published as."""
+def with_releases(results: list) -> list:
+    """``(result, release)`` for each result, every result whose release is not registered named at once."""
     from lemmata.core.errors import InputError, Problem
     from lemmata.core.registry import UnknownNameError
     from lemmata.families import get_benchmark
-    from lemmata.release.citation import LEMMATA_URL
-    from lemmata.release.eval_results import files
-    from lemmata.release.hub import hub_owner
 
     pairs, problems = [], []
     for r in results:
@@ -87,13 +93,48 @@ def eval_results_files(results: list) -> dict[str, bytes]:
                                     "Hub dataset to name", field="frozen.dataset_release"))
     if problems:
         raise InputError(problems)
-    return files(pairs, owner=hub_owner(), board_url=LEMMATA_URL)
+    return pairs
+
+
+def eval_results_files(results: list) -> dict[str, bytes]:
+    """The ``.eval_results`` files of ``results``, each under the Hub dataset its release is published as."""
+    from lemmata.release.citation import LEMMATA_URL
+    from lemmata.release.eval_results import files
+    from lemmata.release.hub import hub_owner
+
+    return files(with_releases(results), owner=hub_owner(), board_url=LEMMATA_URL)
+
+
+def eee_files(results: list) -> dict[str, bytes]:
+    """One Every Eval Ever record per result, by its datastore path; every result that cannot be one is named
+    before anything is written."""
+    from lemmata import __version__
+    from lemmata.core.errors import InputError
+    from lemmata.release.citation import LEMMATA_URL
+    from lemmata.release.eee import record, relative_path, to_bytes
+    from lemmata.release.eval_results import dataset_id
+    from lemmata.release.hub import hub_owner
+
+    out, problems = {}, []
+    for r, meta in with_releases(results):
+        try:
+            doc = record(r, hf_repo=dataset_id(meta, hub_owner()), higher_is_better=meta.main_score.higher_is_better,
+                         board_url=LEMMATA_URL, library_version=__version__)
+        except InputError as exc:
+            problems.extend(exc.problems)
+            continue
+        out[relative_path(r)] = to_bytes(doc)
+    if problems:
+        raise InputError(problems)
+    return out
 
 
 def run_export(args) -> int:
     from lemmata.core.atomic import atomic_write_bytes
 
-    for path, data in eval_results_files(load_results(args.results, args.store)).items():
+    results = load_results(args.results, args.store)
+    made = eee_files(results) if args.format == "eee" else eval_results_files(results)
+    for path, data in made.items():
         print(atomic_write_bytes(Path(args.out) / path, data))
     return 0
 
