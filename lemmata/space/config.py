@@ -23,6 +23,8 @@ from lemmata.store import RateLimit
 _REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 _UNITS = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400}
 DEFAULT_RATE = "5/1d"
+#: the values an on/off variable takes
+_SWITCH = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
 
 
 def parse_rate(text: str) -> RateLimit:
@@ -54,7 +56,9 @@ class HubSyncConfig(Frozen):
 
     repo_id: str
     every_minutes: float = Field(default=5.0, gt=0)
-    private: bool = True
+    #: public by default: every stored result is open to audit by anyone (``LEMMATA_RESULTS_PRIVATE=1`` keeps it
+    #: private; the flag applies when the scheduler creates the repository, an existing one keeps its visibility)
+    private: bool = False
 
     @field_validator("repo_id")
     @classmethod
@@ -178,10 +182,14 @@ class SpaceConfig(Frozen):
                     raise ValueError
             except ValueError:
                 problems.append(("LEMMATA_SYNC_MINUTES", "must be a positive number of minutes"))
+            private = (get("LEMMATA_RESULTS_PRIVATE") or "0").strip().lower()
+            if private not in _SWITCH:
+                problems.append(("LEMMATA_RESULTS_PRIVATE", f"must be one of {', '.join(sorted(_SWITCH))}, got "
+                                                            f"{private!r}"))
             if not _REPO_ID.match(repo):
                 problems.append(("LEMMATA_RESULTS_REPO", f"must be '<owner>/<name>' of a Hub dataset, got {repo!r}"))
-            elif minutes > 0:
-                values["hub_sync"] = HubSyncConfig(repo_id=repo, every_minutes=minutes)
+            elif minutes > 0 and private in _SWITCH:
+                values["hub_sync"] = HubSyncConfig(repo_id=repo, every_minutes=minutes, private=_SWITCH[private])
         values.update(overrides)
         if problems:
             from lemmata.core.errors import Problem

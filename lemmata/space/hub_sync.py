@@ -96,7 +96,8 @@ def restore(store: Store, sync: HubSyncConfig, *, token: str | None = None,
 
 def start_scheduler(store: Store, sync: HubSyncConfig, *, token: str | None = None,
                     scheduler_cls: type | None = None) -> Any:
-    """Start pushing new durable files every ``sync.every_minutes`` (a private dataset by default)."""
+    """Start pushing new durable files every ``sync.every_minutes`` (a public dataset unless ``LEMMATA_RESULTS_PRIVATE=1``: the
+    mirror is the outside record anyone can audit)."""
     if scheduler_cls is None:
         from huggingface_hub import CommitScheduler as scheduler_cls  # noqa: N813
     return scheduler_cls(repo_id=sync.repo_id, repo_type="dataset", folder_path=store.root,

@@ -279,7 +279,8 @@ def test_config_on_a_hosted_space(tmp_path):
            "LEMMATA_ADMINS": "alice, bob", "LEMMATA_RATE_LIMIT": "3/1h"}
     cfg = SpaceConfig.from_env(env)
     assert cfg.hosted and cfg.hub_sync.repo_id == "lemmata/leaderboard-results" and cfg.hub_sync.every_minutes == 2
-    assert cfg.hub_sync.private and cfg.admin_users == ("lemmata", "alice", "bob") and cfg.problems() == []
+    assert not cfg.hub_sync.private and cfg.admin_users == ("lemmata", "alice", "bob") and cfg.problems() == []
+    assert SpaceConfig.from_env({**env, "LEMMATA_RESULTS_PRIVATE": "1"}).hub_sync.private  # the documented opt-out
     assert cfg.rate_limit.max_count == 3 and cfg.rate_limit.window_s == 3600
     local = SpaceConfig.from_env({**env, "SPACE_ID": ""})
     assert local.hub_sync is None  # locally nothing is mirrored, even with a repository configured
@@ -290,9 +291,11 @@ def test_config_on_a_hosted_space(tmp_path):
 def test_config_errors_name_each_variable(tmp_path):
     with pytest.raises(InputError) as err:
         SpaceConfig.from_env({"LEMMATA_HOME": str(tmp_path), "SPACE_ID": "x/y", "LEMMATA_RESULTS_REPO": "no-owner",
-                              "LEMMATA_RATE_LIMIT": "lots", "LEMMATA_MAX_SUBMISSION_BYTES": "1MB"})
+                              "LEMMATA_RATE_LIMIT": "lots", "LEMMATA_MAX_SUBMISSION_BYTES": "1MB",
+                              "LEMMATA_RESULTS_PRIVATE": "maybe"})
     fields = {p.field for p in err.value.problems}
-    assert fields == {"LEMMATA_RESULTS_REPO", "LEMMATA_RATE_LIMIT", "LEMMATA_MAX_SUBMISSION_BYTES"}
+    assert fields == {"LEMMATA_RESULTS_REPO", "LEMMATA_RATE_LIMIT", "LEMMATA_MAX_SUBMISSION_BYTES",
+                      "LEMMATA_RESULTS_PRIVATE"}
 
 
 # -- Hub mirror --------------------------------------------------------------------------------------------
@@ -309,7 +312,7 @@ def test_scheduler_mirrors_only_immutable_files(tmp_path):
             seen.update(kwargs)
 
     start_scheduler(Store(tmp_path), HubSyncConfig(repo_id="o/r", every_minutes=3), scheduler_cls=Recorder)
-    assert seen["repo_type"] == "dataset" and seen["every"] == 3 and seen["private"] is True
+    assert seen["repo_type"] == "dataset" and seen["every"] == 3 and seen["private"] is False
     assert {p.split("/")[0] for p in seen["allow_patterns"]} == set(DURABLE_FOLDERS)
 
     def pushed(path: str) -> bool:
