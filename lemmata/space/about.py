@@ -151,6 +151,44 @@ class ReleaseCitation:
         path = self.folder / name
         return path if path.is_file() else None
 
+    def verified_file(self, name: str) -> tuple[Path | None, str]:
+        """``(path, "")`` when the release file matches its MANIFEST.json entry (size and sha256), else
+        ``(None, why)``: a file is offered for download only as it was built."""
+        from lemmata.core.errors import LemmataError
+        from lemmata.core.hashing import sha256_file
+        from lemmata.release.manifest import read_manifest
+
+        if not self.built:
+            return None, "not built on this server"
+        try:
+            entry = next((f for f in read_manifest(self.folder).files if f.path == name), None)
+        except LemmataError:
+            return None, "its MANIFEST.json does not read"
+        path = self.folder / name
+        if entry is None or not path.is_file():
+            return None, "not in this release's MANIFEST.json"
+        if path.stat().st_size != entry.bytes or sha256_file(path) != entry.sha256:
+            return None, "differs from this release's MANIFEST.json"
+        return path, ""
+
+    def files_html(self) -> str:
+        """The release's files as plain download links (the file route serves exactly these paths, see
+        :func:`download_paths`). A link carries its address in the one value that renders it, so it is never
+        shown without its file; a file that is missing or differs from the manifest is named, not linked."""
+        from html import escape
+        from urllib.parse import quote
+
+        items = []
+        for name, label in DOWNLOADS.items():
+            path, why = self.verified_file(name)
+            if path is None:
+                items.append(f'<span class="lm-dl-missing">{escape(label)}: {escape(why)}</span>')
+            else:
+                href = "gradio_api/file=" + quote(str(path.resolve()), safe="/")
+                items.append(f'<a class="lm-dl" href="{escape(href)}" download="{escape(name)}">'
+                             f'{escape(label)}</a>')
+        return '<div class="lm-release-files">' + " ".join(items) + "</div>"
+
     def citation_cff(self) -> str:
         """The release's CITATION.cff (as built; rendered from the registry when not built yet)."""
         path = self.file("CITATION.cff")
@@ -179,7 +217,17 @@ class ReleaseCitation:
         return "  \n".join(lines)
 
 
-DOWNLOADS = ("croissant.json", "README.md")
+#: the file links styled as the page's small secondary buttons
+ABOUT_CSS = """
+.lm-release-files a.lm-dl { display: inline-block; padding: 4px 12px; margin: 2px 0; border-radius: 6px;
+  border: 1px solid var(--border-color-primary); background: var(--button-secondary-background-fill);
+  color: var(--button-secondary-text-color); text-decoration: none; font-size: var(--text-sm); }
+.lm-release-files a.lm-dl:hover { background: var(--button-secondary-background-fill-hover); }
+.lm-release-files .lm-dl-missing { color: var(--body-text-color-subdued); font-size: var(--text-sm); }
+"""
+
+#: the release files the About tab links to, with their link text
+DOWNLOADS = {"croissant.json": "Download croissant.json", "README.md": "Download dataset card (README.md)"}
 
 
 def download_paths(releases_root: Path) -> list[Path]:

@@ -250,14 +250,14 @@ def launch_kwargs(ctx: SpaceContext) -> dict[str, Any]:
     """Arguments for ``demo.launch`` that belong to the app (styles, upload limit, served folders)."""
     import gradio as gr
 
-    from lemmata.space.about import download_paths
+    from lemmata.space.about import ABOUT_CSS, download_paths
     from lemmata.space.tabs.matrix import panels_css
     from lemmata.space.matrix import MATRIX_CSS
     from lemmata.space.overview import OVERVIEW_CSS
     from lemmata.space.tables import BOARD_CSS
 
     return {
-        "css": BOARD_CSS + OVERVIEW_CSS + MATRIX_CSS + panels_css(),
+        "css": BOARD_CSS + OVERVIEW_CSS + MATRIX_CSS + ABOUT_CSS + panels_css(),
         "theme": gr.themes.Default(primary_hue="blue"),
         "max_file_size": ctx.config.max_submission_bytes,
         "show_error": True,

@@ -117,3 +117,26 @@ def test_card_and_about_snippets_name_the_configured_hub_owner(monkeypatch):
         text = card.read_text("utf-8")
         assert "<owner>" not in text
         assert f'load_dataset("{DEFAULT_HUB_OWNER}/' in text, card
+
+
+def test_about_links_only_release_files_that_match_their_manifest(tmp_path):
+    """The About tab links a release file only as built (size and sha256 of its MANIFEST.json entry); a file
+    changed since, or a release not built, is named with the reason and not linked."""
+    from lemmata.release.manifest import write_manifest
+    from lemmata.space.about import ReleaseCitation
+
+    meta = list_benchmarks()[0]
+    cit = ReleaseCitation(meta=meta, folder=tmp_path / meta.release_id)
+    assert "not built on this server" in cit.files_html() and "<a " not in cit.files_html()
+    cit.folder.mkdir()
+    (cit.folder / "croissant.json").write_text('{"name": "x"}', encoding="utf-8")
+    (cit.folder / "README.md").write_text("# card\n", encoding="utf-8")
+    write_manifest(cit.folder, release_id=meta.release_id, name=meta.name, version=meta.version,
+                   builder="b", builder_version="1", sources=[])
+    html = cit.files_html()
+    assert html.count('class="lm-dl"') == 2 and 'download="croissant.json"' in html
+    assert f'href="gradio_api/file={(cit.folder / "croissant.json").resolve()}"' in html
+    (cit.folder / "README.md").write_text("# card, edited\n", encoding="utf-8")
+    html = cit.files_html()
+    assert html.count('class="lm-dl"') == 1
+    assert "Download dataset card (README.md): differs from this release&#x27;s MANIFEST.json" in html

@@ -180,12 +180,27 @@ def _shot(page, name: str) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
-def _download(page, button) -> str:
-    """Click a DownloadButton as a visitor would and return the file it saved (a button without a file saves
-    nothing, so this times out). The click is an event through the server's queue: a first start on a loaded
-    machine (the suite's other worker busy beside it) can take well over 30 s to answer it."""
-    with page.expect_download(timeout=120_000) as info:
-        button.click()
+def _download(page, control) -> str:
+    """Click a download control as a visitor would and return the file it saved (a control without a file saves
+    nothing, so this times out). A board download is an event through the server's queue: a first start on a
+    loaded machine (the suite's other worker busy beside it) can take well over 30 s to answer it. On a timeout
+    the control's markup and the page's last requests are in the failure, so the cause is on record."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    requests: list[str] = []
+
+    def seen(request) -> None:
+        requests.append(f"{request.method} {request.url[:160]}")
+
+    page.on("request", seen)
+    try:
+        with page.expect_download(timeout=120_000) as info:
+            control.click()
+    except PlaywrightTimeout:
+        markup = control.evaluate("e => e.outerHTML")[:1500]
+        pytest.fail(f"no download after clicking {markup}\nlast requests: {requests[-30:]}")
+    finally:
+        page.remove_listener("request", seen)
     download = info.value
     assert download.failure() is None, download.failure()
     return Path(download.path()).read_text(encoding="utf-8")
@@ -230,10 +245,10 @@ def test_readme_literal_every_tab_loads_clean(server, browser):
 
     page.get_by_role("tab", name="About & cite").click()
     page.get_by_text("Cite re2math-1.0.0").first.click()
-    # the buttons get their files from the page's second load step, which a loaded first start may still be running
-    button = page.locator("#lm-tab-about button:visible:enabled", has_text="Download croissant.json").first
-    button.wait_for(timeout=90_000)
-    croissant = json.loads(_download(page, button))
+    # the links come with the page's second load step, which a loaded first start may still be running
+    link = page.locator("#lm-tab-about a.lm-dl:visible", has_text="Download croissant.json").first
+    link.wait_for(timeout=90_000)
+    croissant = json.loads(_download(page, link))
     assert "re2math" in json.dumps(croissant)[:20_000]
     _shot(page, "5-about")
 

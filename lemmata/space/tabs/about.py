@@ -1,7 +1,6 @@
 """The About & cite tab: the ranking policy, the glossary of columns, and per release its citation, CITATION.cff and files."""
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from lemmata.space.context import SpaceContext
@@ -10,7 +9,7 @@ from lemmata.space.context import SpaceContext
 @dataclass
 class AboutTab:
     tab: Any
-    releases: list  # (ReleaseCitation, header, cff, croissant button, card button)
+    releases: list  # (ReleaseCitation, header, cff, file links)
 
     @property
     def outputs(self) -> list:
@@ -38,13 +37,8 @@ def layout(ctx: SpaceContext) -> AboutTab:
                 gr.Code(cit.meta.citation, label="BibTeX (the paper)", language=None, interactive=False)
                 cff = gr.Code(cit.citation_cff(), label="CITATION.cff (this release)", language="yaml",
                               interactive=False)
-                with gr.Row():
-                    croissant = gr.DownloadButton("Download croissant.json",
-                                                  value=_path(cit.file("croissant.json")),
-                                                  interactive=cit.built)
-                    card = gr.DownloadButton("Download dataset card (README.md)",
-                                             value=_path(cit.file("README.md")), interactive=cit.built)
-            releases.append((cit, header, cff, croissant, card))
+                files = gr.HTML(cit.files_html(), elem_classes=["lm-release-files-box"])
+            releases.append((cit, header, cff, files))
     return AboutTab(tab=tab, releases=releases)
 
 
@@ -64,16 +58,8 @@ def unbuilt_reason(ctx: SpaceContext | None) -> str:
 
 def load_values(t: AboutTab, ctx: SpaceContext | None = None) -> list:
     """Fresh values for ``AboutTab.outputs`` (releases built since the app was assembled)."""
-    import gradio as gr
-
     values = []
     reason = unbuilt_reason(ctx)
     for cit, *_ in t.releases:
-        values += [cit.header_md(reason), cit.citation_cff(),
-                   gr.DownloadButton(value=_path(cit.file("croissant.json")), interactive=cit.built),
-                   gr.DownloadButton(value=_path(cit.file("README.md")), interactive=cit.built)]
+        values += [cit.header_md(reason), cit.citation_cff(), cit.files_html()]
     return values
-
-
-def _path(path: Path | None) -> str | None:
-    return str(path) if path is not None else None
