@@ -80,3 +80,32 @@ def test_unknown_query_terms_score_nothing(sample):
     engine = BM25Index(ids, docs)
     assert not engine.scores("zzz unknown").any()
     assert top_rounded(np.zeros(5), 3) == []
+
+
+def _bm25s_saved(docs: list[list[str]], folder) -> dict[str, bytes]:
+    """``docs`` indexed and saved by bm25s itself (document by document, as write_index did before its weights were
+    computed in array passes): every file's bytes."""
+    import bm25s
+
+    vocab = {w: i for i, w in enumerate(sorted({w for d in docs for w in d}))}
+    retriever = bm25s.BM25(k1=K1, b=B, method=METHOD)
+    retriever.index(([[vocab[w] for w in d] for d in docs], vocab), show_progress=False)
+    retriever.save(str(folder), show_progress=False)
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_write_index_saves_what_bm25s_index_saves(sample, tmp_path, seed):
+    """Byte for byte (weights, sparse layout, dtypes, vocabulary, parameters), on part of the Zipf sample and on small
+    random corpora with empty documents, repeated terms and one-document vocabularies."""
+    rng = np.random.default_rng(seed)
+    if seed == 0:
+        docs = [d.split() for d in sample[1][:600]]
+    else:
+        words = [f"t{i}" for i in range(int(rng.integers(1, 40)))]
+        docs = [[str(w) for w in rng.choice(words, size=int(rng.choice([0, 1, 3, 25])))]
+                for _ in range(int(rng.integers(1, 400)))]
+        docs[0] = docs[0] or [words[0]]  # bm25s refuses an empty vocabulary
+    write_index(docs, tmp_path / "ours")
+    ours = {p.name: p.read_bytes() for p in sorted((tmp_path / "ours").iterdir())}
+    assert ours == _bm25s_saved(docs, tmp_path / "bm25s")

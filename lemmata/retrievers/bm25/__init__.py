@@ -2,7 +2,8 @@
 
 Modules: ``tokenizers`` (one frozen tokenizer per frozen definition: the baselines'
 and the scholarly artifacts'), ``postings`` (index writing with bm25s, scoring straight from
-the index's CSR arrays, rounded top-k), ``index`` (the offline baselines'
+the index's CSR arrays, rounded top-k), ``weights`` (bm25s' index weights computed in array
+passes, bit for bit, for the index writer), ``index`` (the offline baselines'
 in-memory :class:`BM25Index`).
 """
 

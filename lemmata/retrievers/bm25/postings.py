@@ -3,9 +3,11 @@
 ``bm25s`` (Lucene BM25, k1 = 1.5, b = 0.75) computes every document's weight for
 every vocabulary term when it indexes; a query's scores are then the sum of its
 distinct terms' rows. Everything that ranks with BM25 in Lemmata — the offline
-baselines, the superseded 1.0.0 scholarly artifact and the 2.0.0 world — builds
-or loads its index with bm25s and scores through :class:`Postings`, so there is
-one scoring path whatever the tokenizer (:mod:`lemmata.retrievers.bm25.tokenizers`).
+baselines, the superseded 1.0.0 scholarly artifact and the 2.x worlds — builds
+or loads its index with bm25s (a saved index's weights computed in array passes,
+bit for bit bm25s': :mod:`~lemmata.retrievers.bm25.weights`) and scores through
+:class:`Postings`, so there is one scoring path whatever the tokenizer
+(:mod:`lemmata.retrievers.bm25.tokenizers`).
 
 Rows are summed in query-term order, one term at a time, starting from zero, as
 bm25s sums them: in ``float32`` for the baselines and the 1.0.0 artifact (bm25s'
@@ -214,15 +216,24 @@ def top_rounded(scores: np.ndarray, n: int, end: int | None = None,
 def write_index(docs: Sequence[Sequence[str]], folder: str | Path) -> dict[str, Any]:
     """Index tokenized ``docs`` with bm25s over the sorted vocabulary and save it to ``folder``.
 
-    Returns what the index is (library version, documents, vocabulary size)
-    for the artifact's description; the vocabulary is counted after bm25s
-    indexed it, as every shipped artifact records it (bm25s adds its own
-    empty-document token to the mapping it is given).
+    The weights are bm25s' own, computed in array passes
+    (:func:`~lemmata.retrievers.bm25.weights.lucene_weights`, bit for bit
+    what ``bm25s.BM25.index`` computes document by document), and bm25s saves
+    the index. Returns what the index is (library version, documents,
+    vocabulary size) for the artifact's description; the vocabulary is counted
+    with bm25s' own empty-document token, which ``index`` adds to the mapping
+    it is given, as every shipped artifact records it.
     """
     import bm25s
 
-    vocab = {w: i for i, w in enumerate(sorted({w for d in docs for w in d}))}
+    from lemmata.retrievers.bm25.weights import lucene_weights, vocabulary_ids
+
+    vocab, ids, lengths = vocabulary_ids(docs)  # the sorted vocabulary
     retriever = bm25s.BM25(k1=K1, b=B, method=METHOD)
-    retriever.index(([[vocab[w] for w in d] for d in docs], vocab), show_progress=False)
+    retriever.scores = lucene_weights(ids, lengths, len(vocab), k1=K1, b=B)
+    retriever.nonoccurrence_array = None  # Lucene BM25 has none (what bm25s.BM25.index sets)
+    if "" not in vocab:  # bm25s.BM25.index: its empty-document token after the vocabulary
+        vocab[""] = max(vocab.values(), default=-1) + 1
+    retriever.vocab_dict = vocab
     retriever.save(str(folder), show_progress=False)
     return {"library_version": bm25s.__version__, "documents": len(docs), "vocabulary": len(vocab)}

@@ -12,10 +12,11 @@ from lemmata.release.load import open_release
 
 
 @pytest.fixture(scope="module")
-def artifact_dir(tmp_path_factory, re2math_release):
-    from lemmata.benchmarks.re2math.scholar.artifact import build_artifact
+def artifact_dir(scholar_artifacts):
+    """The run's 1.0.0 artifact (built once for every worker by ``scholar_artifacts``)."""
+    from lemmata.benchmarks.re2math.scholar.artifact import artifact_id
 
-    return build_artifact(re2math_release, tmp_path_factory.mktemp("artifacts"))
+    return scholar_artifacts / artifact_id()
 
 
 @pytest.fixture(scope="module")

@@ -56,10 +56,9 @@ class OnlyProtocol:
 
 
 @pytest.fixture(scope="module")
-def artifacts_root(tmp_path_factory, re2math_release) -> Path:
-    root = tmp_path_factory.mktemp("artifacts")
-    art.build_artifact(re2math_release, root)
-    return root
+def artifacts_root(scholar_artifacts) -> Path:
+    """The run's artifacts folder holding the 1.0.0 artifact (built once for every worker; read-only)."""
+    return scholar_artifacts
 
 
 @pytest.fixture(scope="module")

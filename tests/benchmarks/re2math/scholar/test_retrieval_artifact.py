@@ -20,7 +20,6 @@ from lemmata.benchmarks.re2math.scholar.artifact import (
     ARTIFACT_VERSION,
     MaterialisationLog,
     artifact_id,
-    build_artifact,
     default_artifact,
     open_artifact,
 )
@@ -31,12 +30,10 @@ from lemmata.benchmarks.re2math.scholar.querycache import SearchResult
 
 
 @pytest.fixture(scope="session")
-def artifact_dir(re2math_release, tmp_path_factory) -> Path:
-    root = tmp_path_factory.getbasetemp() / "retrieval-artifacts"
-    path = root / artifact_id()
-    if not path.is_dir():
-        build_artifact(re2math_release, root)
-    return path
+def artifact_dir(scholar_artifacts) -> Path:
+    """The run's 1.0.0 artifact (built once for every worker by ``scholar_artifacts``; read-only: tests that tamper
+    copy it first)."""
+    return scholar_artifacts / artifact_id()
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ import pytest
 
 from lemmata.core.errors import InputError
 from lemmata.release.load import open_release
-from lemmata.benchmarks.re2math.scholar.artifact import ScholarArtifact, artifact_id, build_artifact, open_artifact
+from lemmata.benchmarks.re2math.scholar.artifact import ScholarArtifact, artifact_id, open_artifact
 from lemmata.benchmarks.re2math.scholar.backends import open_backend
 from lemmata.benchmarks.re2math.scholar.querycache import (
     CacheHeader,
@@ -28,11 +28,9 @@ from lemmata.benchmarks.re2math.scholar.querycache import (
 
 
 @pytest.fixture(scope="session")
-def artifact(re2math_release, tmp_path_factory):
-    root = tmp_path_factory.getbasetemp() / "retrieval-artifacts"
-    if not (root / artifact_id()).is_dir():
-        build_artifact(re2math_release, root)
-    return open_artifact(root / artifact_id())
+def artifact(scholar_artifacts):
+    """The run's 1.0.0 artifact (built once for every worker by ``scholar_artifacts``)."""
+    return open_artifact(scholar_artifacts / artifact_id())
 
 
 @pytest.fixture(scope="session")

@@ -385,12 +385,12 @@ def test_every_world_manifest_field_is_bound(world_dir, tmp_path):
     assert open_world(copy).info.id == copy.name
 
 
-def test_version_1_still_opens_and_names_its_successor(re2math_release, tmp_path):
-    from lemmata.benchmarks.re2math.scholar.artifact import build_artifact, open_artifact
+def test_version_1_still_opens_and_names_its_successor(scholar_artifacts):
+    from lemmata.benchmarks.re2math.scholar.artifact import artifact_id, open_artifact
     from lemmata.benchmarks.re2math.scholar.backends import open_backend
     from lemmata.benchmarks.re2math.scholar.world import WorldBackend
 
-    old = open_artifact(build_artifact(re2math_release, tmp_path))
+    old = open_artifact(scholar_artifacts / artifact_id())
     assert old.info.version == "1.0.0" and old.info.superseded_by == "re2math-scholar-offline-2.0.0"
     assert open_backend(old.root).artifact_id == "re2math-scholar-offline-1.0.0"
     info = json.loads((old.root / "ARTIFACT.json").read_text())
