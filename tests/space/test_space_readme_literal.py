@@ -458,7 +458,10 @@ def test_readme_literal_walk_every_control_of_every_benchmark(server, browser):
     w.tab("Submit")
     for b in range(len(w.options("lm-submit-benchmark"))):
         name = w.choose("lm-submit-benchmark", b)
-        assert f'"benchmark": "{name}"' in page.locator("#lm-submit-guide").inner_text(), name
+        # the guide's update shows no progress indicator, so a loaded page may still be drawing it: wait for it
+        from playwright.sync_api import expect
+
+        expect(page.locator("#lm-submit-guide")).to_contain_text(f'"benchmark": "{name}"', timeout=30_000)
         w.check()
     w.tab("Audit")
     entries = w.options("lm-audit-entry")
