@@ -61,3 +61,28 @@ def test_batch_threads_rank_as_the_loop():
     alone = [index.top(q, 10) for q in queries]
     with ThreadPoolExecutor(max_workers=4) as pool:
         assert list(pool.map(lambda q: index.top(q, 10), queries)) == alone
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_batch_ranks_each_query_as_top(compiled):
+    """One call ranking a batch (the compiled kernel over every query, or the numpy path query by query) gives
+    each query exactly what ``top`` and the numpy ``top_rounded`` give it: cutoffs inside, at and past the end,
+    queries without terms, candidate cuts, ties by position or by a tie rank."""
+    documents = BLOCK + 517
+    index = random_postings(11, documents, 20)
+    if not compiled:
+        index.__dict__["compiled"] = False  # the path taken where numba is not installed
+    rng = np.random.default_rng(12)
+    tie_rank = rng.permutation(documents)
+    batch = []
+    for i in range(60):
+        terms = [int(t) for t in rng.choice(20, size=int(rng.integers(0 if i % 9 == 0 else 1, 6)), replace=False)]
+        end = [None, 0, documents + 3, BLOCK, int(rng.integers(1, documents))][i % 5]
+        batch.append((terms, end, [1, 5, 20, _HELD + 3][i % 4]))
+    for ranks in (None, tie_rank):
+        got = index.top_batch(batch, tie_rank=ranks).split()
+        bounded = [min(documents, documents if e is None else e) for _, e, _ in batch]
+        assert got == [index.top(t, n, e, tie_rank=ranks) for t, e, n in batch]
+        assert got == [top_rounded(index.scores(t, end=e), n, e, tie_rank=ranks) if t and e else []
+                       for (t, _, n), e in zip(batch, bounded)]
+    assert sum(map(len, got)) > 1000 and any(not g for g in got)

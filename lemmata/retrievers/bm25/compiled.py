@@ -8,7 +8,9 @@ separate pass that holds the interpreter lock. With numba installed the same
 ranking is one pass over the query's postings, a block of documents at a time
 (a block's sums stay in the core's cache while every term adds to it, where one
 array of every document's sums does not), keeping only the scores that can
-still rank; it releases the interpreter lock, so batch searches run on threads.
+still rank; it releases the interpreter lock, so batch searches run on threads,
+and a batch of queries is one call (:func:`candidates_batch`), so the interpreter
+is entered once per batch rather than once per query.
 
 The answer is the same, bit for bit: each document's weights are added, widened
 to doubles, to zero in query-term order (what ``np.bincount`` does), only the
@@ -17,11 +19,13 @@ first ``end`` documents count, and the candidates kept are exactly those
 score where there are at most ``n``, else every score at least the ``n``-th best
 less the rounding margin); the caller rounds and orders them with the numpy
 path's own code. The tests compare both paths on random indexes and queries.
+The compiled functions themselves are in :mod:`~lemmata.retrievers.bm25.kernels`.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -38,76 +42,13 @@ _HELD = 4096
 
 @lru_cache(maxsize=1)
 def kernel() -> Any:
-    """The compiled functions ``(candidates, rows_ascending)``, or None where numba is not installed (compiled on
-    first use, cached on disk where the package folder is writable)."""
+    """The compiled functions' module (:mod:`~lemmata.retrievers.bm25.kernels`), or None where numba is not
+    installed (compiled on first use, cached on disk where the package folder is writable)."""
     try:
-        import numba
+        from lemmata.retrievers.bm25 import kernels
     except ImportError:
         return None
-
-    @numba.njit(nogil=True, cache=True)
-    def rows_ascending(indices, indptr):  # pragma: no cover - compiled
-        for t in range(indptr.size - 1):
-            for j in range(indptr[t] + 1, indptr[t + 1]):
-                if indices[j] <= indices[j - 1]:
-                    return False
-        return True
-
-    @numba.njit(nogil=True, cache=True)
-    def nth_best(vals, count, n):  # pragma: no cover - compiled
-        return np.partition(vals[:count], count - n)[count - n]
-
-    @numba.njit(nogil=True, cache=True)
-    def cut(cpos, cval, kept, floor):  # pragma: no cover - compiled
-        k = 0
-        for c in range(kept):
-            if cval[c] >= floor:
-                cpos[k] = cpos[c]
-                cval[k] = cval[c]
-                k += 1
-        return k
-
-    @numba.njit(nogil=True, cache=True)
-    def candidates(data, indices, indptr, terms, end, n, margin, block, cpos, cval):  # pragma: no cover - compiled
-        m = terms.size
-        pos = np.empty(m, np.int64)
-        stop = np.empty(m, np.int64)
-        for i in range(m):
-            pos[i] = indptr[terms[i]]
-            stop[i] = indptr[terms[i] + 1]
-        size = block.size
-        limit = max(_HELD, 2 * n)
-        kept = 0
-        cut_once = False
-        floor = 5e-324  # every score that may still rank is at least this (at first: every positive score)
-        for start in range(0, end, size):
-            hi = min(start + size, end)
-            for i in range(m):  # each term's postings in this block, added in query-term order
-                j = pos[i]
-                s = stop[i]
-                while j < s:
-                    d = indices[j]
-                    if d >= hi:
-                        break
-                    block[d - start] += np.float64(data[j])
-                    j += 1
-                pos[i] = j
-            for d in range(hi - start):
-                if block[d] >= floor:
-                    cpos[kept] = start + d
-                    cval[kept] = block[d]
-                    kept += 1
-            block[:hi - start] = 0.0
-            if kept >= limit:  # keep only the scores that can still rank: the n-th best so far only rises
-                floor = max(floor, nth_best(cval, kept, n) - margin)
-                kept = cut(cpos, cval, kept, floor)
-                limit = max(limit, 2 * kept)
-                cut_once = True
-        if cut_once or kept > n:  # more than n positive scores: those within the margin of the n-th best
-            kept = cut(cpos, cval, kept, nth_best(cval, kept, n) - margin)
-        return cpos[:kept].copy(), cval[:kept].copy()
-
-    return candidates, rows_ascending
+    return kernels
 
 
 def _buffers(documents: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -127,12 +68,32 @@ def candidates(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, term_i
     found = kernel()
     if found is None:
         return None
-    return found[0](data, indices, indptr, np.asarray(term_ids, np.int64), int(end), int(n), float(margin),
-                    *_buffers(int(end)))
+    return found.candidates(data, indices, indptr, np.asarray(term_ids, np.int64), int(end), int(n), float(margin),
+                            _HELD, *_buffers(int(end)))
+
+
+def candidates_batch(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
+                     queries: Sequence[tuple[Sequence[int], int, int]], margin: float
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`candidates` of every ``(term_ids, end, n)`` query (each ``end`` at most the document count, each
+    ``n`` at least 1) in one compiled call: positions and scores end to end, and the ``len(queries) + 1``
+    offsets where each query's start (a query without terms, or with ``end`` 0, has none); None where numba is
+    not installed."""
+    found = kernel()
+    if found is None:
+        return None
+    lengths = np.fromiter((len(t) for t, _, _ in queries), np.int64, len(queries))
+    term_starts = np.zeros(len(queries) + 1, np.int64)
+    np.cumsum(lengths, out=term_starts[1:])
+    terms = np.fromiter((t for ids, _, _ in queries for t in ids), np.int64, int(term_starts[-1]))
+    ends = np.fromiter((e for _, e, _ in queries), np.int64, len(queries))
+    ns = np.fromiter((n for _, _, n in queries), np.int64, len(queries))
+    return found.candidates_batch(data, indices, indptr, terms, term_starts, ends, ns, float(margin), _HELD,
+                                  *_buffers(int(ends.max(initial=0))))
 
 
 def rows_ascending(indices: np.ndarray, indptr: np.ndarray) -> bool:
     """Does every row list its documents in strictly ascending order (what the blocked kernel reads them by)?
     False where numba is not installed."""
     found = kernel()
-    return found is not None and bool(found[1](indices, indptr))
+    return found is not None and bool(found.rows_ascending(indices, indptr))

@@ -26,7 +26,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -154,6 +154,29 @@ class Postings:
             return top_rounded(self.scores(term_ids, end=end), n, end, tie_rank=tie_rank)
         return _ordered(*found, n, tie_rank)
 
+    def top_batch(self, queries: Sequence[tuple[Sequence[int], int | None, int]],
+                  tie_rank: np.ndarray | None = None) -> "Rankings":
+        """:meth:`top` of every ``(term_ids, end, n)`` query (each ``n`` at least 1), end to end: where the index
+        ranks through the compiled kernel, every query's candidates come from one call (the interpreter is
+        entered once per batch, and the lock released for all of it), and they are rounded and ordered
+        together (:func:`_ordered_batch`, the same order :meth:`top` gives each); else query by query.
+
+        >>> p = Postings({}, np.array([0.5, 1.25, 0.25, 2.0], np.float32), np.array([0, 2, 0, 1]),
+        ...              np.array([0, 2, 4]), 3)
+        >>> p.top_batch([([1, 0], None, 2), ([], None, 3), ([1, 0], 2, 5)]).split()
+        [[(1, 2.0), (2, 1.25)], [], [(1, 2.0), (0, 0.75)]]
+        """
+        from lemmata.retrievers.bm25.compiled import candidates_batch
+
+        bounded = [(ids, self.documents if end is None else max(0, min(int(end), self.documents)), n)
+                   for ids, end, n in queries]
+        found = None
+        if bounded and self.compiled:
+            found = candidates_batch(self.data, self.indices, self.indptr, bounded, 10 ** -SCORE_DECIMALS)
+        if found is None:
+            return Rankings.of([self.top(ids, n, end, tie_rank=tie_rank) for ids, end, n in bounded])
+        return _ordered_batch(*found, np.fromiter((n for _, _, n in bounded), np.int64, len(bounded)), tie_rank)
+
 
 def _ordered(hits: np.ndarray, vals: np.ndarray, n: int, tie_rank: np.ndarray | None) -> list[tuple[int, float]]:
     """The ``n`` best of candidate positions ``hits`` (ascending) with unrounded scores ``vals``: rounded to
@@ -161,6 +184,55 @@ def _ordered(hits: np.ndarray, vals: np.ndarray, n: int, tie_rank: np.ndarray | 
     rounded = np.round(vals, SCORE_DECIMALS)
     order = np.lexsort((hits if tie_rank is None else tie_rank[hits], -rounded))[:n]
     return [(int(hits[i]), float(rounded[i])) for i in order]
+
+
+class Rankings(NamedTuple):
+    """Rankings of a batch end to end: ``positions[starts[q]:starts[q + 1]]`` and ``scores[...]`` (rounded to
+    :data:`SCORE_DECIMALS`) are query ``q``'s, best first (what :meth:`Postings.top` gives it, as arrays)."""
+
+    positions: np.ndarray
+    scores: np.ndarray
+    starts: np.ndarray
+
+    @classmethod
+    def of(cls, tops: Sequence[Sequence[tuple[int, float]]]) -> "Rankings":
+        """The rankings of :meth:`Postings.top` lists.
+
+        >>> Rankings.of([[(4, 1.5)], []]).split()
+        [[(4, 1.5)], []]
+        """
+        starts = np.zeros(len(tops) + 1, np.int64)
+        np.cumsum([len(t) for t in tops], out=starts[1:])
+        flat = [hit for top in tops for hit in top]
+        return cls(np.fromiter((p for p, _ in flat), np.int64, len(flat)),
+                   np.fromiter((s for _, s in flat), np.float64, len(flat)), starts)
+
+    def split(self) -> list[list[tuple[int, float]]]:
+        """Each query's ``(position, score)`` list, as :meth:`Postings.top` gives it."""
+        pairs = list(zip(self.positions.tolist(), self.scores.tolist()))
+        bounds = self.starts.tolist()
+        return [pairs[lo:hi] for lo, hi in zip(bounds, bounds[1:])]
+
+
+def _ordered_batch(hits: np.ndarray, vals: np.ndarray, starts: np.ndarray, ns: np.ndarray,
+                   tie_rank: np.ndarray | None) -> Rankings:
+    """:func:`_ordered` of every query's candidates at once (query ``q``'s are ``hits[starts[q]:starts[q + 1]]``):
+    one stable sort by query, then the keys :func:`_ordered` sorts by, so each query's order is the one
+    :func:`_ordered` gives it; its first ``ns[q]`` are kept.
+
+    >>> _ordered_batch(np.array([0, 3, 5, 1]), np.array([1.0, 2.0, 1.0, 0.5]), np.array([0, 3, 4]),
+    ...                np.array([2, 1]), None).split()
+    [[(3, 2.0), (0, 1.0)], [(1, 0.5)]]
+    """
+    rounded = np.round(vals, SCORE_DECIMALS)
+    counts = np.diff(starts)
+    query = np.repeat(np.arange(counts.size), counts)
+    order = np.lexsort((hits if tie_rank is None else tie_rank[hits], -rounded, query))
+    # sorting by query first leaves query[order] == query: the i-th sorted candidate is query[i]'s
+    keep = order[np.arange(order.size) - starts[query] < ns[query]]
+    kept = np.zeros(counts.size + 1, np.int64)
+    np.cumsum(np.minimum(counts, ns), out=kept[1:])
+    return Rankings(hits[keep], rounded[keep], kept)
 
 
 #: score arrays at least this long find their candidates above a floor taken from every _SAMPLE_STRIDE-th score

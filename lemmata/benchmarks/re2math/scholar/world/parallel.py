@@ -3,8 +3,8 @@
 Where the index ranks through its compiled kernel (numba installed:
 :attr:`~lemmata.retrievers.bm25.postings.Postings.compiled`), scoring releases the
 interpreter lock, so a batch runs on one thread per usable core
-(:func:`threaded_tops`): no process starts, and the tokenizing and the hits built
-here overlap the scoring. Otherwise a world query spends most of its time holding
+(:func:`threaded_rankings`), a chunk of queries per compiled call: no process starts, and the tokenizing and
+the hits built here overlap the scoring. Otherwise a world query spends most of its time holding
 the interpreter lock (the frozen
 tokenizer's regular expressions, the gathers and sums over the index arrays, the
 top-``n`` cut), so threads cannot run two at once. Forked processes can, and a fork shares the
@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lemmata.core.cores import usable_cores
+
+if TYPE_CHECKING:
+    from lemmata.retrievers.bm25.postings import Rankings
 
 #: fewest queries that make another worker process worth its start (a fork and a pool: tens of milliseconds)
 MIN_PER_WORKER = 128
@@ -32,6 +35,9 @@ PROBE = 32
 #: start and the hits built here while the workers rank cost about what the workers save (860 target theorems on a
 #: quiet 2-core machine: 0.6 s in one process, 1.14× faster forked), and on a loaded machine more
 MIN_FORKED_SECONDS = 1.0
+#: queries whose rankings come back as one chunk of a batch (a chunk's hits are built together); a threaded
+#: batch's chunks hold up to four times as many
+CHUNK = 64
 
 _WORLD: Any = None  # set in each forked worker by _adopt
 
@@ -54,23 +60,34 @@ def batch_workers(queries: int, workers: int | None) -> int:
     return max(1, min(usable_cores(), queries // MIN_PER_WORKER))
 
 
-def batch_tops(world: Any, queries: Sequence[tuple[str, int | None, int]], workers: int | None
+def batch_rankings(world: Any, queries: Sequence[tuple[str, int | None, int]], workers: int | None
+                   ) -> Iterator[Rankings]:
+    """The rankings of consecutive chunks of the batch, in order: on :func:`batch_workers` threads where the
+    index ranks through its compiled kernel (:func:`threaded_rankings`), else ``world._top`` of every query in
+    this process or forked ones (:func:`batch_tops`), gathered a chunk at a time. The rankings are the same
+    whichever way they are computed."""
+    from lemmata.retrievers.bm25.postings import Rankings
+
+    count = batch_workers(len(queries), workers)
+    if world._index.compiled:
+        yield from threaded_rankings(world, queries, count)
+        return
+    tops = batch_tops(world, queries, workers, count)
+    for start in range(0, len(queries), CHUNK):
+        yield Rankings.of([next(tops) for _ in queries[start:start + CHUNK]])
+
+
+def batch_tops(world: Any, queries: Sequence[tuple[str, int | None, int]], workers: int | None, count: int
                ) -> Iterator[list[tuple[int, float]]]:
-    """``world._top`` of every query, in order, by :func:`batch_workers` threads (a compiled index:
-    :func:`threaded_tops`) or processes.
+    """``world._top`` of every query, in order, by ``count`` processes (:func:`batch_workers` of ``workers``).
 
     With the default worker count the first :data:`PROBE` queries are ranked
     here and timed; the rest are forked only where they would take at least
     :data:`MIN_FORKED_SECONDS` here (short queries or a small batch keep the
     loop), so a batch is not slower than its single searches.
-    The rankings are the same whichever way they are computed.
     """
     import time
 
-    count = batch_workers(len(queries), workers)
-    if count > 1 and world._index.compiled:
-        yield from threaded_tops(world, queries, count)
-        return
     if count > 1 and workers is None:
         start = time.perf_counter()
         head = [world._top(q, c, n) for q, c, n in queries[:PROBE]]
@@ -86,26 +103,29 @@ def batch_tops(world: Any, queries: Sequence[tuple[str, int | None, int]], worke
             yield world._top(q, c, n)
 
 
-def threaded_tops(world: Any, queries: Sequence[tuple[str, int | None, int]], workers: int
-                  ) -> Iterator[list[tuple[int, float]]]:
-    """``world._top`` of every query, in order, on ``workers`` threads: where the index ranks through its compiled
-    kernel (:attr:`~lemmata.retrievers.bm25.postings.Postings.compiled`), scoring releases the interpreter lock.
-    This thread first tokenizes every query (``world._terms``, which holds the lock); the threads then rank
-    (``world._rank``) while this one waits or builds the hits of the rankings already back, in order (ranking
-    while this thread tokenizes would make each return from the kernel wait for the lock this thread holds).
-    No process starts."""
+def threaded_rankings(world: Any, queries: Sequence[tuple[str, int | None, int]], workers: int
+                      ) -> Iterator[Rankings]:
+    """The rankings of consecutive chunks of the batch, in order, each ranked by one compiled call
+    (``world._rank_batch``, which releases the interpreter lock) on ``workers`` threads (none where
+    ``workers`` is 1). This thread tokenizes each chunk (``world._terms``, which holds the lock) and hands
+    it to the threads, so ranking one chunk overlaps tokenizing the next; the caller builds each chunk's hits
+    as its rankings come back. A chunk's call returns once, so the threads wait for the lock once per chunk,
+    not once per query. No process starts."""
     from concurrent.futures import ThreadPoolExecutor
 
-    step = max(1, -(-len(queries) // (workers * 8)))  # eight chunks a thread: none lags long
+    step = max(1, min(CHUNK * 4, -(-len(queries) // (workers * 4))))  # four chunks a thread: none lags long
 
-    def rank(chunk: list[tuple[list[int], int, int]]) -> list[list[tuple[int, float]]]:
-        return [world._rank(ids, end, n) for ids, end, n in chunk]
+    def prepared(start: int) -> list[tuple[list[int], int, int]]:
+        return [(*world._terms(q, c), n) for q, c, n in queries[start:start + step]]
 
-    prepared = [(*world._terms(q, c), n) for q, c, n in queries]
+    if workers == 1:
+        for start in range(0, len(queries), step):
+            yield world._rank_batch(prepared(start))
+        return
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        ranked = [pool.submit(rank, prepared[i:i + step]) for i in range(0, len(prepared), step)]
+        ranked = [pool.submit(world._rank_batch, prepared(start)) for start in range(0, len(queries), step)]
         for future in ranked:
-            yield from future.result()
+            yield future.result()
 
 
 def _adopt(world: Any) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 from lemmata.core.errors import InputError, Problem
 from lemmata.core.jsonl import iter_jsonl, write_jsonl
 from lemmata.retrievers.bm25 import SCHOLAR_WORDS_TOKENIZER, Postings, tokenize_scholar_words
+from lemmata.retrievers.bm25.postings import Rankings
 from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME, INDEX_DIR, INFO_FILE
 from lemmata.benchmarks.re2math.scholar.openings import MaterialisationLog, OpenedArtifact
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
@@ -47,9 +48,7 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
         self._ids = self._id_column.to_pylist()
         self._titles = cols["title"]
         self._authors = cols["authors"]
-        years = cols["year"].to_numpy(zero_copy_only=False)
-        known = ~np.isnan(years.astype(np.float64)) if years.dtype.kind == "f" else np.ones(len(years), bool)
-        self._year = np.where(known, np.nan_to_num(years, nan=-1), -1).astype(np.int64)
+        self._year = known_years(cols["year"])
         if np.any(np.diff(self._year) < 0):
             raise InputError.one(str(root / RECORDS_FILE), "records are not in year order (unknown years first)",
                                  field="year")
@@ -77,17 +76,30 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
         titles, authors = self._titles, self._authors
         return ((rank, p, score, titles[p].as_py(), authors[p].as_py()) for rank, (p, score) in enumerate(top, 1))
 
-    def _hits(self, top: list[tuple[int, float]]) -> list[dict[str, Any]]:
-        """The fields of each hit of a ranking, as plain values: the answer is validated once, hits and all, in
+    def _hit(self, rank: int, p: int, score: float, title: str, authors: list[str]) -> dict[str, Any]:
+        """The fields of one hit, as plain values: the answer is validated once, hits and all, in
         :meth:`_answer` (pydantic's core builds every hit there; a model built per hit costs more, and
         ``model_construct`` more still)."""
-        years = self._year
-        out = []
-        for rank, p, score, title, authors in self._ranked_rows(top):
-            year = int(years[p]) if years[p] >= 0 else None
-            out.append({"id": self._ids[p], "rank": rank, "score": score, "title": title, "authors": authors,
-                        "year": year, "snippet": snippet(authors, year)})
-        return out
+        year = int(self._year[p]) if self._year[p] >= 0 else None
+        return {"id": self._ids[p], "rank": rank, "score": score, "title": title, "authors": authors, "year": year,
+                "snippet": snippet(authors, year)}
+
+    def _hits(self, top: list[tuple[int, float]]) -> list[dict[str, Any]]:
+        """The fields of each hit of a ranking (:meth:`_hit`)."""
+        return [self._hit(*row) for row in self._ranked_rows(top)]
+
+    def _answers(self, queries: Sequence[tuple[str, int | None, int]], ranked: Rankings) -> list[ScholarSearch]:
+        """:meth:`_answer` of every query of a batch from its rankings end to end: the hits' titles and authors
+        come from one ``take`` per column for the whole batch (read value by value, each costs several times
+        more)."""
+        titles = self._titles.take(ranked.positions).to_pylist()
+        authors = self._authors.take(ranked.positions).to_pylist()
+        positions, scores, bounds = ranked.positions.tolist(), ranked.scores.tolist(), ranked.starts.tolist()
+        hit, model = self._hit, self._search_model
+        return [model.model_validate({"artifact_id": self.artifact_id, "query": q, "cutoff": c, "n": n,
+                                      "hits": [hit(i - lo + 1, positions[i], scores[i], titles[i], authors[i])
+                                               for i in range(lo, hi)]})
+                for (q, c, n), lo, hi in zip(queries, bounds, bounds[1:])]
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -111,6 +123,10 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
         """``(position, rounded score)`` of the ``n`` best of the first ``end`` records for term rows ``ids``."""
         return self._index.top(ids, n, end, tie_rank=self._tie_rank) if ids else []
 
+    def _rank_batch(self, prepared: Sequence[tuple[list[int], int, int]]) -> Rankings:
+        """:meth:`_rank` of every ``(ids, end, n)``, end to end (one compiled call where the index has one)."""
+        return self._index.top_batch(prepared, tie_rank=self._tie_rank)
+
     def shown(self, pos: int, score: float = 1.0) -> Any:
         """The record at ``pos`` exactly as a search shows it as its first hit (what the audit and the tests read
         for every record, without searching)."""
@@ -133,9 +149,10 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
 
         Every ``n`` is checked before any query runs. Where the index ranks
         through its compiled kernel (numba installed), scoring releases the
-        interpreter lock and a batch runs on ``workers`` threads (default: the
-        usable cores, at most one per
-        :data:`~lemmata.benchmarks.re2math.scholar.world.parallel.MIN_PER_WORKER` queries). Otherwise a query's
+        interpreter lock and a batch is ranked in chunks, each in one compiled
+        call, on ``workers`` threads (default: the usable cores, at most one per
+        :data:`~lemmata.benchmarks.re2math.scholar.world.parallel.MIN_PER_WORKER` queries), while this thread
+        tokenizes the next chunk and builds the hits of those ranked, a chunk at a time. Otherwise a query's
         scoring holds the interpreter lock for most of its time (the frozen tokenizer's
         regular expressions, the gathers and sums), so threads gain nothing; a
         large batch is instead ranked by ``workers`` processes (default: the
@@ -143,16 +160,19 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
         queries): this one and ``workers - 1`` forked ones, which share the
         mapped index with it and send back positions and scores only. By
         default the workers start only where the batch's first queries show
-        that they pay (:func:`~lemmata.benchmarks.re2math.scholar.world.parallel.batch_tops`).
+        that they pay (:func:`~lemmata.benchmarks.re2math.scholar.world.parallel.batch_rankings`).
         ``workers=1`` (or a platform without ``fork``) runs the loop here.
         """
-        from lemmata.benchmarks.re2math.scholar.world.parallel import batch_tops
+        from lemmata.benchmarks.re2math.scholar.world.parallel import batch_rankings
 
         for i, (_, _, n) in enumerate(queries):
             if n < 1:
                 raise InputError.one("queries", f"n must be at least 1, got {n}", line=i + 1, field="n")
         self._index  # opened before any fork, so every worker shares its vocabulary and mapped arrays
-        return [self._answer(q, c, n, top) for (q, c, n), top in zip(queries, batch_tops(self, queries, workers))]
+        out: list[ScholarSearch] = []
+        for ranked in batch_rankings(self, queries, workers):  # consecutive chunks of the batch, in order
+            out += self._answers(queries[len(out):len(out) + ranked.starts.size - 1], ranked)
+        return out
 
     def search_result(self, query: str, year_cutoff: int | None, n: int = DEFAULT_N, *,
                       instance_id: str | None = None) -> SearchResult:
@@ -257,6 +277,48 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
                 "built_from": {"release": i.release_id, "distractors": i.distractor_release_id},
                 "backend": i.backend, "tokenizer": {"name": i.tokenizer["name"], "version": i.tokenizer["version"]},
                 "presentation": i.presentation, "year_policy": i.year_policy}
+
+
+def known_years(column) -> "np.ndarray":
+    """Each record's year as int64, -1 where unknown (null, or NaN in a float column). An integer column is read
+    from its Arrow buffers (:func:`arrow_ints`): pyarrow's own conversion imports pandas, a large import (and
+    about 80 MB) that nothing else of an open needs.
+
+    >>> import pyarrow as pa
+    >>> known_years(pa.chunked_array([pa.array([None, 1999], pa.int16()), pa.array([2001, None], pa.int16())]))
+    array([  -1, 1999, 2001,   -1])
+    >>> known_years(pa.chunked_array([[None, 2.0, float("nan")]])).tolist()
+    [-1, 2, -1]
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    if pa.types.is_signed_integer(column.type):
+        values, known = arrow_ints(column)
+        return values if known is None else np.where(known, values, -1)
+    years = column.to_numpy(zero_copy_only=False)
+    known = ~np.isnan(years.astype(np.float64)) if years.dtype.kind == "f" else np.ones(len(years), bool)
+    return np.where(known, np.nan_to_num(years, nan=-1), -1).astype(np.int64)
+
+
+def arrow_ints(column) -> "tuple[np.ndarray, np.ndarray | None]":
+    """A signed integer Arrow column's values as int64 and which are set (None: every one), read from its buffers
+    (pyarrow's ``to_numpy`` imports pandas; a null's value is undefined).
+
+    >>> import pyarrow as pa
+    >>> values, known = arrow_ints(pa.chunked_array([pa.array([3, None, 5], pa.int16())]).slice(1))
+    >>> values[known].tolist(), known.tolist(), arrow_ints(pa.chunked_array([[7, 8]]))[1]
+    ([5], [False, True], None)
+    """
+    import numpy as np
+
+    arr = column.combine_chunks()
+    start, size = arr.offset, len(arr)
+    values = np.frombuffer(arr.buffers()[1], np.dtype(f"int{arr.type.bit_width}"), start + size)[start:]
+    if arr.null_count == 0:
+        return values.astype(np.int64), None
+    bits = np.unpackbits(np.frombuffer(arr.buffers()[0], np.uint8), bitorder="little")
+    return values.astype(np.int64), bits[start:start + size].view(bool)
 
 
 def read_columns(path: Path, columns: list[str]):

@@ -11,7 +11,7 @@ from lemmata.core.jsonl import iter_jsonl
 from lemmata.benchmarks.re2math.scholar.layout import declares_schema
 from lemmata.benchmarks.re2math.scholar.querycache import DEFAULT_N, Candidate, QuerySettings, SearchResult, now_utc
 from lemmata.benchmarks.re2math.scholar.world.info import ATTRIBUTIONS_FILE, BACKEND, IDENTITY_FILE, RECORDS_FILE
-from lemmata.benchmarks.re2math.scholar.world.search import ScholarWorld, read_columns, read_world
+from lemmata.benchmarks.re2math.scholar.world.search import ScholarWorld, arrow_ints, read_columns, read_world
 from lemmata.benchmarks.re2math.scholar.world.v2_1.info import (
     BUILDER_VERSION, MANIFEST_SHA256, SCHEMA, VERSION, WorldInfo21,
 )
@@ -25,19 +25,15 @@ class UniformWorld(ScholarWorld):
     """An opened 2.1 world: 2.0.0's search and scorer's view, with the uniform hit and the bibliographic opening."""
 
     def __init__(self, root: Path, info: WorldInfo21) -> None:
-        import numpy as np
-
         super().__init__(root, info)  # type: ignore[arg-type]
         # storage order is year order, so ties break by the opaque id's rank, not by position
         self._tie_rank = id_ranks(self._id_column, self._ids)
 
     _search_model = UniformSearch
 
-    def _hits(self, top: list[tuple[int, float]]) -> list[dict[str, Any]]:
-        """The uniform hits' fields, as plain values (validated once with the answer, as 2.0.0's are)."""
-        ids = self._ids
-        return [{"id": ids[p], "rank": rank, "score": score, "title": title, "authors": authors}
-                for rank, p, score, title, authors in self._ranked_rows(top)]
+    def _hit(self, rank: int, p: int, score: float, title: str, authors: list[str]) -> dict[str, Any]:
+        """The uniform hit's fields, as plain values (validated once with the answer, as 2.0.0's are)."""
+        return {"id": self._ids[p], "rank": rank, "score": score, "title": title, "authors": authors}
 
     def search_result(self, query: str, year_cutoff: int | None, n: int = DEFAULT_N, *,
                       instance_id: str | None = None) -> SearchResult:
@@ -96,9 +92,12 @@ def id_ranks(column: Any, ids: list[str]) -> Any:
     import pyarrow.compute as pc
 
     try:
-        return pc.cast(pc.utf8_slice_codeunits(column, 1), pa.int64()).to_numpy()
+        ranks, known = arrow_ints(pc.cast(pc.utf8_slice_codeunits(column, 1), pa.int64()))
+        if known is None:
+            return ranks
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return np.fromiter((int(r[1:]) for r in ids), dtype=np.int64, count=len(ids))
+        pass
+    return np.fromiter((int(r[1:]) for r in ids), dtype=np.int64, count=len(ids))
 
 
 def is_world(path: str | Path) -> bool:
