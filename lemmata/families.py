@@ -230,6 +230,19 @@ def artifact_families() -> list[str]:
     return [name for name, f in families().items() if f.artifacts]
 
 
+@lru_cache(maxsize=1)
+def _superseded_versions() -> dict[str, Any]:
+    return {v.artifact_id: v for family in artifact_families() for v in artifact_versions(family).versions
+            if v.superseded_by}
+
+
+def superseded_version(artifact_id: str | None) -> Any:
+    """The declared version (:class:`lemmata.core.artifacts.ArtifactVersion`) ``artifact_id`` names when a later
+    one superseded it, else None. Whether an artifact is superseded is a fact of its history, known when a result
+    is shown: the board and the audit read it here, so superseding a version changes no stored result."""
+    return _superseded_versions().get(artifact_id) if artifact_id else None
+
+
 def briefs() -> dict[str, Any]:
     """Submission benchmark -> its overview brief, from every family that writes them."""
     out: dict[str, Any] = {}

@@ -159,14 +159,13 @@ def main() -> None:
 
 
 def _world(releases: Path, artifacts: Path) -> Path:
-    from lemmata.benchmarks.math_arxiv_meta.builder import MathArxivMetaBuilder
     from lemmata.benchmarks.re2math.builder import Re2MathBuilder
     from lemmata.benchmarks.re2math.scholar.worlds import CURRENT, build_world_version
 
     os.environ["LEMMATA_RELEASES"] = str(releases)
     rel = Re2MathBuilder().build(releases, quiet=True)
-    dis = MathArxivMetaBuilder().build(releases, quiet=True)
-    build_world_version(CURRENT, rel, dis, artifacts)  # the world `lemmata run re2math` searches
+    # the world `lemmata run re2math` searches, on the distractor release its version is built on (built here)
+    build_world_version(CURRENT, rel, None, artifacts)
     return artifacts
 
 

@@ -187,8 +187,9 @@ def re2math_sources_copy(tmp_path) -> Path:
 
 @pytest.fixture(scope="session")
 def scholar_world_21(tmp_path_factory, re2math_release, distractor_release) -> Path:
-    """The current offline world, re2math-scholar-offline-2.1.0 (2.0.0's records plus the math_bib distractors, one
-    display, opaque ids), built once per session from the mirror. Read-only: a test that tampers copies it first."""
+    """re2math-scholar-offline-2.1.0 (superseded by 2.2.0; 2.0.0's records plus the math_bib distractors, one
+    display, opaque ids), built once per session from the mirror, for the tests of its own results and pins.
+    Read-only: a test that tampers copies it first."""
     from lemmata.benchmarks.re2math.scholar.world.v2_1 import build_world as build_world_21
 
     return built_once(tmp_path_factory, "scholar-world-21",
@@ -198,8 +199,8 @@ def scholar_world_21(tmp_path_factory, re2math_release, distractor_release) -> P
 
 @pytest.fixture(scope="session")
 def scholar_world_22(tmp_path_factory, re2math_release, distractor_release_11) -> Path:
-    """re2math-scholar-offline-2.2.0 (one work, one record, on math-arxiv-meta-1.1.0), built once per run from the
-    session's releases. Read-only: a test that tampers copies it first."""
+    """The current offline world, re2math-scholar-offline-2.2.0 (one work, one record, on math-arxiv-meta-1.1.0),
+    built once per run from the session's releases. Read-only: a test that tampers copies it first."""
     from lemmata.benchmarks.re2math.scholar.world.v2_2 import build_world as build_world_22
 
     return built_once(tmp_path_factory, "scholar-world-22",
@@ -207,13 +208,13 @@ def scholar_world_22(tmp_path_factory, re2math_release, distractor_release_11) -
 
 
 @pytest.fixture(scope="session")
-def scholar_worlds(tmp_path_factory, scholar_world_21, scholar_artifacts) -> Path:
-    """One artifacts folder holding every offline Re²Math world of the run — 1.0.0 and 2.0.0 (superseded, still
-    scored and audited) and the current 2.1.0 —, linked to the session's builds (nothing is built again).
-    Read-only, like the builds it links to. (2.1.0 is asked for first: while another worker builds the older two,
+def scholar_worlds(tmp_path_factory, scholar_world_22, scholar_world_21, scholar_artifacts) -> Path:
+    """One artifacts folder holding every offline Re²Math world of the run — 1.0.0, 2.0.0 and 2.1.0 (superseded,
+    still scored and audited) and the current 2.2.0 —, linked to the session's builds (nothing is built again).
+    Read-only, like the builds it links to. (2.2.0 is asked for first: while another worker builds the older ones,
     this one builds it, instead of waiting.)"""
     def link(root: Path) -> Path:
-        for built in [*scholar_artifacts.iterdir(), scholar_world_21]:
+        for built in [*scholar_artifacts.iterdir(), scholar_world_21, scholar_world_22]:
             if built.is_dir() and not built.name.startswith("."):
                 (root / built.name).symlink_to(built, target_is_directory=True)
         return root

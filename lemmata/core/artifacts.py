@@ -37,6 +37,10 @@ class ArtifactVersion(Frozen):
                                                                 "superseded); its results still audit")
     why: str | None = Field(default=None, description="what was wrong with it, a verb phrase that reads after its "
                                                       "id ('<id> <why>'); given exactly when it is superseded")
+    stamped: bool = Field(default=False, description="results scored on it store the successor in their flags and "
+                          "notes: true only of versions superseded before the board read supersession from this "
+                          "history, so that their results keep their bytes and ids; a version superseded later "
+                          "leaves its results as they were and the board reads its badge here")
     open: str | None = Field(default=None, description="'module:function' opening a built folder")
     build: str | None = Field(default=None, description="'module:function' building it")
     holds: str | None = Field(default=None, description="'module:function' telling whether a folder holds it")
@@ -45,6 +49,8 @@ class ArtifactVersion(Frozen):
     def _why_with_successor(self) -> "ArtifactVersion":
         if (self.superseded_by is None) != (self.why is None):
             raise ValueError(f"{self.artifact_id}: a superseded version says why, and only a superseded one")
+        if self.stamped and self.superseded_by is None:
+            raise ValueError(f"{self.artifact_id}: only a superseded version's results can carry its successor")
         return self
 
     def function(self, job: Job) -> Callable:
@@ -130,6 +136,21 @@ class ArtifactVersions(Frozen):
         """The artifact id that supersedes ``artifact_id`` (None: current, or not one of these versions)."""
         v = self.find(artifact_id)
         return v.superseded_by if v else None
+
+    def stamped_successor(self, artifact_id: str) -> str | None:
+        """The successor a result scored on ``artifact_id`` stores in its flags and notes: only a ``stamped``
+        version's (its results were scored so before the board read supersession here); None for any other.
+
+        >>> av = ArtifactVersions(kind="index", current="3", versions=(
+        ...     ArtifactVersion(version="1", artifact_id="ix-1", kind="index", superseded_by="ix-2", why="was slow",
+        ...                     stamped=True),
+        ...     ArtifactVersion(version="2", artifact_id="ix-2", kind="index", superseded_by="ix-3", why="was big"),
+        ...     ArtifactVersion(version="3", artifact_id="ix-3", kind="index")))
+        >>> av.stamped_successor("ix-1"), av.stamped_successor("ix-2"), av.superseded_by("ix-2")
+        ('ix-2', None, 'ix-3')
+        """
+        v = self.find(artifact_id)
+        return v.superseded_by if v is not None and v.stamped else None
 
     def warning(self, artifact_id: str) -> str | None:
         """The one line a superseded version opens with (None for any other id)."""

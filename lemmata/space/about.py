@@ -64,8 +64,8 @@ citation-invariant ToolAcc; and Offline CiteRecall@20 is measured on the offline
 column beside the paper's CiteRecall@20. Re²Math tracks also name their budget: the paper protocol (one
 query, at most one source opened, lists of 20) is the plain track, and a declared larger budget is its own
 track (for example `raw-q3o5`). Each version of a frozen retrieval artifact ranks in its own group, and results
-on a superseded version carry a <span class="lm-badge lm-superseded">superseded</span> badge (the versions are
-listed below).
+on a superseded version show a <span class="lm-badge lm-superseded">superseded</span> badge, read from the
+artifact's history (listed below) when they are shown: superseding a version rewrites no stored result.
 
 **Grounded offline scoring: GroundedOfflineToolAcc.** Source identity does not check where a statement came
 from, and only 70 of the 200 Eval-200 cited records open with an abstract, so OfflineToolAcc rewards a system
@@ -78,7 +78,9 @@ cannot decide is *ungradable* — never counted as grounded, shown as KnownConte
 leaves (GroundedOfflineToolAccUpper). Its scoring artifact names the rubric, so its rows rank in their own
 group; OfflineToolAcc rows keep their meaning and group.
 
-**What a Re²Math system sees offline (world 2.1).** A search hit shows the same five fields for every record —
+**What a Re²Math system sees offline (world 2.2).** One work is one record: records of one work (the same arXiv
+id, or equal folded titles with agreeing authors) are merged, so a record of the cited work is the cited work. A
+search hit shows the same five fields for every record —
 id, rank, score, title, authors — rendered by one display (LaTeX to text, Unicode NFC, hyphens repaired,
 sentence case; author surnames in one ASCII transliteration) with opaque ids (a fixed pseudo-random
 permutation). No year, abstract, DOI, arXiv id or venue is shown in a hit, because their presence and
@@ -117,7 +119,7 @@ is ranked by the recomputed value; the printed number stays beside it with a red
 
 def artifacts_md() -> str:
     """Every family's frozen artifacts by version (``Family.artifacts``): which is current, what superseded each
-    and why — the one history the scorer's ``superseded`` flag comes from."""
+    and why — the one history the board's ``superseded`` badge is read from."""
     from lemmata.families import artifact_families, artifact_versions
 
     parts = []

@@ -88,6 +88,18 @@ def _code(value: object) -> str:
     return "`" + str(value).replace("`", "'").replace("|", "\\|") + "`"
 
 
+def superseded_note(result: Result) -> str:
+    """What the audit says after a superseded retrieval artifact: its successor and why, from the artifact's
+    history (read now, like the board's badge), else the successor a result of 1.0.0 or 2.0.0 stores."""
+    from lemmata.families import superseded_version
+
+    version = superseded_version(result.frozen.retrieval_artifact)
+    if version is not None:
+        return f" — superseded by {_code(version.superseded_by)}: it {md_escape(version.why or '')}"
+    stored = result.flags.get("superseded_by")
+    return f" — superseded by {_code(stored)}" if stored else ""
+
+
 def entry_facts(result: Result) -> str:
     f = result.frozen
     main = result.main
@@ -113,7 +125,8 @@ def entry_facts(result: Result) -> str:
         ("Pending items", pending),
         ("Release", _code(f.dataset_release)),
         ("Split", _code(f.split)),
-        ("Retrieval artifact", _code(f.retrieval_artifact) if f.retrieval_artifact else "none"),
+        ("Retrieval artifact", (_code(f.retrieval_artifact) + superseded_note(result)) if f.retrieval_artifact
+         else "none"),
         ("Scoring artifact", _code(f.scoring_artifact)),
         ("Date", f.date),
         ("Entry", f"{_code(result.result_id)} (version {result.version}"

@@ -75,19 +75,28 @@ def kind_badge(kind: str) -> str:
     return '<span class="lm-badge lm-scored">scored here</span>'
 
 
-def superseded_badge(flags: Mapping[str, Any]) -> str:
-    """A badge for a result on a superseded retrieval artifact (the scorer sets ``superseded_by``; a submitter's
-    header cannot: its flags are a closed model).
+def superseded_badge(flags: Mapping[str, Any], artifact: str | None = None) -> str:
+    """A badge for a result on a superseded retrieval artifact. Supersession is a fact of the artifact's history
+    (``Family.artifacts``), read here when the row is shown, so superseding a version rewrites no result; results
+    scored while the scorer still stored the successor (``superseded_by`` in their flags: Re²Math 1.0.0, 2.0.0)
+    show it from there too (a submitter's header cannot set it: its flags are a closed model).
 
     >>> superseded_badge({"superseded_by": "x-2.0.0"})
     '<span class="lm-badge lm-superseded" title="superseded by x-2.0.0">superseded</span>'
-    >>> superseded_badge({})
-    ''
+    >>> superseded_badge({}, "re2math-scholar-offline-2.1.0").startswith(
+    ...     '<span class="lm-badge lm-superseded" title="superseded by re2math-scholar-offline-2.2.0: it holds one')
+    True
+    >>> superseded_badge({}), superseded_badge({}, "re2math-scholar-offline-2.2.0")
+    ('', '')
     """
-    successor = flags.get("superseded_by")
+    from lemmata.families import superseded_version
+
+    version = superseded_version(artifact)
+    successor = version.superseded_by if version is not None else flags.get("superseded_by")
     if not successor:
         return ""
-    return f'<span class="lm-badge lm-superseded" title="superseded by {esc(str(successor))}">superseded</span>'
+    tip = f"superseded by {successor}" + (f": it {version.why}" if version is not None else "")
+    return f'<span class="lm-badge lm-superseded" title="{esc(tip)}">superseded</span>'
 
 
 def addressed_badge(flags: Mapping[str, Any]) -> str:
@@ -398,7 +407,8 @@ def render_group(group: BoardGroup, sort: str, show_all: bool = False) -> str:
         cells = [
             f"<td>{r.rank if r.rank is not None else '–'}{rank_range_note(r)}</td>",
             f'<td class="lm-model">{link(r.model_name, r.model_url)}{condition_badges(r)}{revision}</td>',
-            f'<td class="t">{kind_badge(r.kind)}{superseded_badge(r.flags)}{addressed_badge(r.flags)}</td>',
+            f'<td class="t">{kind_badge(r.kind)}{superseded_badge(r.flags, r.frozen.get("retrieval_artifact"))}'
+            f"{addressed_badge(r.flags)}</td>",
             f'<td><b>{value}</b>{printed_note(r, main_fmt)} {ci}{_interval_bar(r, lo_axis, hi_axis)}</td>',
             f"<td>{esc(n)}</td>",
             f"<td>{pending_badge(r.pending, r.status, r.bounds)}</td>",

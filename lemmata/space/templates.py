@@ -48,8 +48,8 @@ def _value(schema: dict[str, Any], node: dict[str, Any], name: str, release: str
 
     >>> _value({}, {"enum": ["raw", "assisted"]}, "track", None), _value({}, {"type": "integer", "minimum": 1}, "n", None)
     ('raw', 1)
-    >>> _value({}, {"enum": ["world-2.0.0", "world-2.1.0"], "examples": ["world-2.1.0"]}, "corpus", None)
-    'world-2.1.0'
+    >>> _value({}, {"enum": ["world-2.1.0", "world-2.2.0"], "examples": ["world-2.2.0"]}, "corpus", None)
+    'world-2.2.0'
     >>> _value({}, {"enum": ["zero-shot", "retriever-rag"], "examples": ["zero-shot"]}, "track", None,
     ...        shipped={"track": "retriever-rag"}), _value({}, {"enum": [1, 3, 5]}, "window", None, {"window": 5})
     ('zero-shot', 5)

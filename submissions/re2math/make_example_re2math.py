@@ -1,4 +1,4 @@
-"""Produce the example Re²Math submission by really searching the current offline world (``re2math-scholar-offline-2.1.0``).
+"""Produce the example Re²Math submission by really searching the current offline world (``re2math-scholar-offline-2.2.0``).
 
 The procedure is a plain, documented baseline (no LLM) under the paper's
 budget — one query, at most one source opened, lists of 20: for each instance
@@ -30,7 +30,7 @@ from lemmata.benchmarks.re2math.replay import CANDIDATES_N
 from lemmata.benchmarks.re2math.resources import Resources
 from lemmata.benchmarks.re2math.scholar.identity import year_cutoff
 from lemmata.benchmarks.re2math.submission import MAX_QUERY_CHARS
-from lemmata.benchmarks.re2math.scholar.worlds import world_id
+from lemmata.benchmarks.re2math.scholar.worlds import CURRENT, world_id
 from lemmata.benchmarks.re2math.scholar.matcher import is_citing_paper
 from lemmata.formats.envelope import SUBMISSION_FORMAT
 
@@ -77,9 +77,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", default="eval200/test", choices=("eval200/test", "pool/dev"))
     parser.add_argument("--releases-root", help="folder of built releases (default: $LEMMATA_HOME/releases)")
     parser.add_argument("--artifacts-root", help="folder of retrieval artifacts (default: $LEMMATA_HOME/artifacts)")
+    parser.add_argument("--world", metavar="VERSION", default=CURRENT,
+                        help=f"the world version searched (default: {CURRENT}, the current one; an older one "
+                             "reproduces the example its results were made with)")
     args = parser.parse_args(argv)
     resources = Resources(releases_root=args.releases_root, artifacts_root=args.artifacts_root)
-    artifact = resources.artifact(world_id())
+    artifact = resources.artifact(world_id(args.world))
     rows = resources.rows(RE2MATH.release_id, args.split)
     header = {
         "format": SUBMISSION_FORMAT, "benchmark": "re2math", "release": RE2MATH.release_id, "split": args.split,

@@ -11,9 +11,12 @@ The headline's id and label come from the frozen tuple's kind
 (:func:`lemmata.benchmarks.re2math.semantics.headline`): on an offline
 retrieval artifact the result reports **OfflineToolAcc** (source identity ∧
 Suff) with CiteRecall@20, SourceAcc, SuffRate and AbstentionRate beside it,
-never the paper's ToolAcc; a result on a superseded artifact (1.0.0, 2.0.0:
-:data:`~lemmata.benchmarks.re2math.scholar.worlds.WORLDS` says which, and why)
-says so in its flags (``superseded_by``, the board's badge) and notes. Under the
+never the paper's ToolAcc. A result on 1.0.0 or 2.0.0 says in its flags
+(``superseded_by``) and notes that they are superseded, as it always did; a
+world superseded later (2.1.0) leaves its results as they were: whether a
+version is superseded is read from
+:data:`~lemmata.benchmarks.re2math.scholar.worlds.WORLDS` when a result is
+shown (``stamped`` says which versions' results store it). Under the
 known-content grounding (kind ``"grounded"``) the headline is
 **GroundedOfflineToolAcc**, with KnownContentGroundRate, KnownContentUngradable
 and GroundedOfflineToolAccUpper (every ungradable grounding counted as held)
@@ -220,7 +223,7 @@ def aggregate(validated: Validated, ctx: Context, assessments: Sequence[Assessme
     if kind == "grounded":
         notes.append(grounded_note(head.label, head.grounded_by, metrics))
     version = WORLDS.find(ctx.artifact.artifact_id)
-    successor = version.superseded_by if version else None
+    successor = WORLDS.stamped_successor(ctx.artifact.artifact_id)  # later supersessions: the board reads them
     if successor:
         notes.append(f"Superseded: {ctx.artifact.artifact_id} {version.why}; new submissions use {successor}. "
                      "Ranked apart.")

@@ -126,7 +126,7 @@ def cite_recall_key(kind: FrozenKind, artifact_id: str, n: int) -> str:
     are not Google Scholar's), the paper's ``CiteRecall@N`` live; results on the first two offline artifacts keep
     the key they were stored with (the board labels them offline).
 
-    >>> cite_recall_key("offline", "re2math-scholar-offline-2.1.0", 20), cite_recall_key("live", "cache-x", 20)
+    >>> cite_recall_key("offline", "re2math-scholar-offline-2.2.0", 20), cite_recall_key("live", "cache-x", 20)
     ('OfflineCiteRecall@20', 'CiteRecall@20')
     >>> cite_recall_key("offline", "re2math-scholar-offline-2.0.0", 20)
     'CiteRecall@20'

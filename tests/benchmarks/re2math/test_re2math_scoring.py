@@ -29,7 +29,8 @@ EXAMPLE = ROOT / "submissions" / "re2math" / "example-re2math-bm25-raw-m5.jsonl"
 RECEIVED = "2026-11-21"
 
 
-WORLD = "re2math-scholar-offline-2.1.0"  # the current world, which the shipped example searched
+WORLD = "re2math-scholar-offline-2.2.0"  # the current world, which the shipped example searched
+V21 = "re2math-scholar-offline-2.1.0"
 V2 = "re2math-scholar-offline-2.0.0"
 V1 = "re2math-scholar-offline-1.0.0"
 
@@ -48,12 +49,18 @@ def handler(re2math_release, artifacts_root) -> Re2MathHandler:
 @pytest.fixture(scope="module")
 def example(tmp_path_factory, re2math_release, artifacts_root) -> Path:
     """The example submission as the documented procedure produces it against this artifact."""
+    return make_example(tmp_path_factory, re2math_release, artifacts_root)
+
+
+def make_example(tmp_path_factory, re2math_release, artifacts_root, *version: str) -> Path:
+    """The documented procedure's file on the current world (or the named world ``version``)."""
     import runpy
 
     script = runpy.run_path(str(ROOT / "submissions" / "re2math" / "make_example_re2math.py"))
     out = tmp_path_factory.mktemp("example") / "example-re2math.jsonl"
     assert script["main"](["--out", str(out), "--releases-root", str(re2math_release.parent),
-                           "--artifacts-root", str(artifacts_root)]) == 0
+                           "--artifacts-root", str(artifacts_root),
+                           *(["--world", version[0]] if version else [])]) == 0
     return out
 
 
@@ -769,8 +776,8 @@ def test_results_on_world_2_0_0_are_flagged_superseded_and_a_rescore_is_a_new_ve
                       "selected_source": None, "statement": None})
     data = to_bytes(on_v2)
     current, flagged = score(handler, example.read_bytes()), score(handler, data)
-    assert WORLDS.superseded_by(V2) == WORLD and WORLDS.superseded_by(WORLD) is None
-    assert flagged.flags["superseded_by"] == WORLD and "superseded_by" not in current.flags
+    assert WORLDS.superseded_by(V2) == V21 and WORLDS.superseded_by(WORLD) is None
+    assert flagged.flags["superseded_by"] == V21 and "superseded_by" not in current.flags
     assert superseded_badge(flagged.flags) and not superseded_badge(current.flags)
     assert [n for n in flagged.notes if n.startswith(f"Superseded: {V2} ")]
     without_openings = [on_v2[0], {k: v for k, v in on_v2[1].items() if k != "opened"}, *on_v2[2:]]
@@ -802,3 +809,33 @@ def test_results_on_world_2_0_0_are_flagged_superseded_and_a_rescore_is_a_new_ve
     store.add_result(again)
     assert store.get_result(first.result_id) == first and store.get_result(again.result_id) == again
     assert chain_version(store, flagged) == again  # rescoring once more stores nothing new
+
+
+#: the result id of the example on world 2.1.0 (the shipped example while 2.1.0 was current), scored with the
+#: received date of these tests and no judge, as it was before 2.2.0 superseded 2.1.0
+WORLD_21_EXAMPLE_ID = "07495ee623f1a07f39c41b5a06e8bc539c49661cc56d148752c08160136f1fd3"
+
+
+def test_results_on_world_2_1_0_keep_their_bytes_and_show_the_badge_from_the_registry(
+        tmp_path_factory, tmp_path, re2math_release, artifacts_root, handler, example):
+    """2.1.0 is superseded by 2.2.0 after the board began reading supersession from ``WORLDS``: a result on it is
+    byte for byte what it was while 2.1.0 was current (its pinned id; no ``superseded_by``, no note), in its own
+    group, and the board and the audit still show the badge, with the successor and why, from the registry."""
+    from lemmata.space.audit import entry_facts
+    from lemmata.space.board import load_rows
+    from lemmata.space.tables import superseded_badge
+
+    on_21 = score(handler, make_example(tmp_path_factory, re2math_release, artifacts_root, "2.1.0").read_bytes())
+    assert on_21.frozen.retrieval_artifact == V21 and on_21.result_id == WORLD_21_EXAMPLE_ID
+    assert "superseded_by" not in on_21.flags and not [n for n in on_21.notes if n.startswith("Superseded")]
+    current = score(handler, example.read_bytes())
+    assert current.frozen.retrieval_artifact == WORLD and current.frozen.group_key() != on_21.frozen.group_key()
+    store = Store(tmp_path / "store")
+    for r in (on_21, current):
+        store.add_result(r)
+    rows = {r.result_id: r for r in load_rows(store)}
+    badge = superseded_badge(rows[on_21.result_id].flags, rows[on_21.result_id].frozen["retrieval_artifact"])
+    assert f'title="superseded by {WORLD}: it holds one work as two records' in badge
+    assert not superseded_badge(rows[current.result_id].flags, WORLD)
+    assert f"superseded by `{WORLD}`: it holds one work" in entry_facts(on_21)
+    assert "superseded" not in entry_facts(current).replace("supersedes", "")

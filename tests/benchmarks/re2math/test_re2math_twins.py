@@ -52,7 +52,7 @@ def test_twins_command_prints_the_pairs(re2math_release, capsys):
     assert all(f"{a}\t{b}" in out for a, b in EVAL200_TWINS)
 
 
-def test_scored_items_carry_the_twin_flag(tmp_path_factory, re2math_release, scholar_artifacts, scholar_world_21):
+def test_scored_items_carry_the_twin_flag(tmp_path_factory, re2math_release, scholar_artifacts, scholar_world_22):
     from lemmata.benchmarks.re2math.scholar.worlds import world_id
     from lemmata.benchmarks.re2math.scoring import Re2MathHandler
     from lemmata.core.hashing import sha256_bytes
@@ -62,7 +62,7 @@ def test_scored_items_carry_the_twin_flag(tmp_path_factory, re2math_release, sch
     root = tmp_path_factory.mktemp("artifacts")  # the session's worlds, linked (read-only): no second build
     for built in scholar_artifacts.iterdir():
         (root / built.name).symlink_to(built, target_is_directory=built.is_dir())
-    (root / world_id()).symlink_to(scholar_world_21, target_is_directory=True)
+    (root / world_id()).symlink_to(scholar_world_22, target_is_directory=True)
     script = runpy.run_path(str(ROOT / "submissions" / "re2math" / "make_example_re2math.py"))
     out = tmp_path_factory.mktemp("example") / "example.jsonl"
     assert script["main"](["--out", str(out), "--releases-root", str(re2math_release.parent),

@@ -238,19 +238,20 @@ def test_world_21_build_is_the_pinned_bytes_and_a_consistent_rewrite_is_refused(
     assert [p.field for p in err.value.problems] == ["manifest_sha256"]
 
 
-def test_cli_uses_the_current_world_by_default_and_warns_on_a_superseded_one(scholar_world_21, scholar_artifacts,
-                                                                             tmp_path, monkeypatch, capsys):
+def test_cli_uses_the_current_world_by_default_and_warns_on_a_superseded_one(scholar_world_21, scholar_world_22,
+                                                                             scholar_artifacts, tmp_path, monkeypatch,
+                                                                             capsys):
     import json
 
     from lemmata.cli import main
 
     home = tmp_path / "home"
     (home / "artifacts").mkdir(parents=True)
-    (home / "artifacts" / scholar_world_21.name).symlink_to(scholar_world_21, target_is_directory=True)
+    (home / "artifacts" / scholar_world_22.name).symlink_to(scholar_world_22, target_is_directory=True)
     monkeypatch.setenv("LEMMATA_HOME", str(home))
     assert main(["artifact", "info", "--json"]) == 0  # no --artifact: the current world, no warning
     out = capsys.readouterr()
-    assert json.loads(out.out)["id"] == "re2math-scholar-offline-2.1.0" and out.err == ""
+    assert json.loads(out.out)["id"] == "re2math-scholar-offline-2.2.0" and out.err == ""
     assert main(["artifact", "search", "Sobolev inequality", "--cutoff", "2010", "--json"]) == 0
     hits = json.loads(capsys.readouterr().out)["hits"]
     assert hits and all(list(h) == ["id", "rank", "score", "title", "authors"] for h in hits)
@@ -259,3 +260,6 @@ def test_cli_uses_the_current_world_by_default_and_warns_on_a_superseded_one(sch
     assert main(["artifact", "info", "--artifact", str(scholar_artifacts / "re2math-scholar-offline-2.0.0")]) == 0
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "superseded by re2math-scholar-offline-2.1.0" in err
+    assert main(["artifact", "info", "--artifact", str(scholar_world_21)]) == 0  # 2.1.0: superseded by 2.2.0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "superseded by re2math-scholar-offline-2.2.0 (it holds one work as two" in err

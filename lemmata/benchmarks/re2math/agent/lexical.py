@@ -2,7 +2,7 @@
 
 It runs under the paper's budget by default — one query, at most one source
 opened, lists of 20 (:data:`MAX_QUERIES`, :data:`MAX_OPENED`) — against
-the current world (``re2math-scholar-offline-2.1.0``), where opening a record
+the current world (``re2math-scholar-offline-2.2.0``), where opening a record
 returns its bibliographic entry and abstract, never a statement.
 
 For every instance it does what a retrieval-augmented assistant does, with no

@@ -31,7 +31,8 @@ def register(sub) -> None:
 
     versions = [v.version for v in WORLDS.versions]
     worlds = [v.version for v in WORLDS.of_kind("world")]
-    older = " and ".join(reversed([v.version for v in WORLDS.versions if v.superseded_by]))
+    *later, oldest = reversed([v.version for v in WORLDS.versions if v.superseded_by])
+    older = f"{', '.join(later)} and {oldest}" if later else oldest
     #: declared versions newer than the current one (built and opened when named; not yet what new work uses)
     newer = [v.version for v in WORLDS.versions if v.version != WORLDS.current and not v.superseded_by]
     candidates = f"; {' and '.join(newer)} not yet current (built and opened when named)" if newer else ""

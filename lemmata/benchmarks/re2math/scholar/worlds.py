@@ -4,10 +4,10 @@ An artifact is frozen once results are scored against it, so a better one is
 a new version and the old one keeps opening (its results audit, and stay
 scoreable in their own group). :data:`WORLDS` is that history — the family's
 ``Family.artifacts`` — and every caller asks it, never a version string of
-its own: the current version (:data:`CURRENT`, ``re2math-scholar-offline-2.1.0``),
-an id's version, each version's successor and why (the scorer flags a result
-on a superseded version with it, the board shows the badge), the warning a
-superseded version opens with, and how each version builds and opens. The
+its own: the current version (:data:`CURRENT`, ``re2math-scholar-offline-2.2.0``),
+an id's version, each version's successor and why (from which the board and
+the audit show a result's badge when they show it), the warning a superseded
+version opens with, and how each version builds and opens. The
 1.x artifact (``kind="artifact"``: it serves statements) and the 2.x worlds
 (``kind="world"``, one sub-package each under
 :mod:`lemmata.benchmarks.re2math.scholar.world`) differ in shape; the
@@ -24,25 +24,29 @@ from lemmata.benchmarks.re2math.scholar.layout import ARTIFACT_NAME
 
 
 def _version(version: str, kind: str, module: str, opens: str, builds: str, holds: str, *,
-             successor: str | None = None, why: str | None = None) -> ArtifactVersion:
+             successor: str | None = None, why: str | None = None, stamped: bool = False) -> ArtifactVersion:
     """One declared version: its id from the version, its functions in ``module`` (under this package)."""
     def ref(function: str) -> str:
         return f"lemmata.benchmarks.re2math.scholar.{module}:{function}"
 
     return ArtifactVersion(version=version, artifact_id=f"{ARTIFACT_NAME}-{version}", kind=kind, open=ref(opens),
-                           build=ref(builds), holds=ref(holds), why=why,
+                           build=ref(builds), holds=ref(holds), why=why, stamped=stamped,
                            superseded_by=f"{ARTIFACT_NAME}-{successor}" if successor else None)
 
 
-#: every version that opens, oldest first, and the current one (what every command uses when none is named)
-WORLDS = ArtifactVersions(kind="offline scholarly artifact", current="2.1.0", versions=(
+#: every version that opens, oldest first, and the current one (what every command uses when none is named).
+#: 1.0.0 and 2.0.0 were superseded while the scorer still wrote the successor into each result (``stamped``):
+#: their results keep doing so, so stored ones keep their bytes and ids. 2.1.0 was superseded after the board
+#: began reading supersession here: its results are what they were, and the badge comes from this history.
+WORLDS = ArtifactVersions(kind="offline scholarly artifact", current="2.2.0", versions=(
     _version("1.0.0", "artifact", "artifact", "open_artifact", "build_artifact", "is_artifact", successor="2.0.0",
-             why="labels gold hits and serves reference statements when a source is opened"),
+             why="labels gold hits and serves reference statements when a source is opened", stamped=True),
     _version("2.0.0", "world", "world.v2_0", "open_world", "build_world", "is_world", successor="2.1.0",
-             why="shows hits whose form (year, fields, id order) singles out gold records"),
-    _version("2.1.0", "world", "world.v2_1", "open_world", "build_world", "is_world"),
-    # declared and buildable, not yet current: 2.1.0 is not marked superseded, because a superseded world's results
-    # carry the successor in their flags, which would change the bytes of every 2.1.0 result
+             why="shows hits whose form (year, fields, id order) singles out gold records", stamped=True),
+    _version("2.1.0", "world", "world.v2_1", "open_world", "build_world", "is_world", successor="2.2.0",
+             why="holds one work as two records (arXiv ids that lost trailing zeros as floats beside their "
+                 "full ids, undated arXiv twins of dated records), so choosing the cited work's twin scores as "
+                 "wrong, and reads digits inside DOIs as arXiv ids"),
     _version("2.2.0", "world", "world.v2_2", "open_world", "build_world", "is_world"),
 ))
 #: the version every command and function uses when none is named
@@ -52,12 +56,14 @@ CURRENT = WORLDS.current
 def world_id(version: str = CURRENT) -> str:
     """``re2math-scholar-offline-<version>`` of a declared version (an unknown one fails with close matches).
 
-    >>> world_id(), world_id("2.0.0")
-    ('re2math-scholar-offline-2.1.0', 're2math-scholar-offline-2.0.0')
-    >>> WORLDS.superseded_by(world_id("2.0.0")), WORLDS.superseded_by(world_id())
+    >>> world_id(), world_id("2.1.0")
+    ('re2math-scholar-offline-2.2.0', 're2math-scholar-offline-2.1.0')
+    >>> WORLDS.superseded_by(world_id("2.1.0")), WORLDS.superseded_by(world_id())
+    ('re2math-scholar-offline-2.2.0', None)
+    >>> WORLDS.stamped_successor(world_id("2.0.0")), WORLDS.stamped_successor(world_id("2.1.0"))
     ('re2math-scholar-offline-2.1.0', None)
     >>> print(WORLDS.warning("re2math-scholar-offline-2.0.0"))
-    warning: re2math-scholar-offline-2.0.0 is superseded by re2math-scholar-offline-2.1.0 (it shows hits whose form (year, fields, id order) singles out gold records); it opens so that its results audit — new work uses re2math-scholar-offline-2.1.0
+    warning: re2math-scholar-offline-2.0.0 is superseded by re2math-scholar-offline-2.1.0 (it shows hits whose form (year, fields, id order) singles out gold records); it opens so that its results audit — new work uses re2math-scholar-offline-2.2.0
     """
     return WORLDS.get(version).artifact_id
 

@@ -6,11 +6,11 @@ themselves, in plain IR form, so any retriever can be scored on the step
 "which paper holds the tool?" without running an agent:
 
 - **corpus** — every record of one offline world: the current
-  ``re2math-scholar-offline-2.1.0`` for new results (353,842 records: the
-  ``math-arxiv-meta`` haystack, the ``math_bib`` journal and book records,
-  every cited source and every citing paper, one work one record), or
-  ``re2math-scholar-offline-2.0.0`` (346,409 records), whose results keep
-  their own frozen tuple. As the world's own BEIR export:
+  ``re2math-scholar-offline-2.2.0`` for new results (347,532 records: the
+  ``math-arxiv-meta-1.1.0`` haystack, the ``math_bib`` journal and book
+  records, every cited source and every citing paper, one work one record),
+  or the superseded ``re2math-scholar-offline-2.1.0`` (353,842 records) and
+  ``2.0.0`` (346,409 records), whose results keep their own frozen tuple. As the world's own BEIR export:
   ``_id`` (the record id), ``title`` (the shown title) and ``text`` (the shown
   author surnames). Exactly what a search hit shows, minus the year and the
   snippet: the year is left out because records dated before 1991 are all
@@ -28,11 +28,13 @@ themselves, in plain IR form, so any retriever can be scored on the step
   its ``track``, so the two never share a group.
 - **qrels** — each query's single relevant record is its cited source's record
   (:meth:`ScholarWorld.attribution`); one work is one record, so there is
-  exactly one. In 2.1.0 a cited work's same-work arXiv twin (same normalised
-  title of five or more words, years at most three apart: match rule
-  ``title_year``) *is* that record, so a ranking that finds the arXiv version
-  of a cited journal paper finds the relevant record; in 2.0.0 such twins
-  stood apart as non-relevant records (its qrels are unchanged).
+  exactly one. In 2.2.0 every record of the cited work *is* that record (one
+  work, one record: same arXiv id, or equal folded titles with agreeing
+  authors, years not compared: match rule ``same_work``); in 2.1.0 only a
+  same-work arXiv twin with a year on both records (same normalised title of
+  five or more words, years at most three apart: ``title_year``) was, and in
+  2.0.0 such twins stood apart as non-relevant records (their qrels are
+  unchanged).
 
 This is a plain IR track: **no year cutoff applies** (the agent track's
 "nothing published after the citing paper" rule is a property of the search
@@ -137,7 +139,7 @@ class SourceTrack:
 
 
 def make_source_track(world, release) -> SourceTrack:
-    """The track from an opened world (2.0.0 or 2.1.0) and the opened release it was built from."""
+    """The track from an opened world (any 2.x version) and the opened release it was built from."""
     from lemmata.release.manifest import MANIFEST
 
     info = world.info

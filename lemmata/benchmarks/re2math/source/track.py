@@ -4,15 +4,18 @@ A run is a submission in the shared envelope — a header line, then one ranking
 per query, the records of every BEIR-style track::
 
     {"format": "lemmata-submission/1", "benchmark": "re2math-source-retrieval", "release": "re2math-1.0.0",
-     "corpus": "re2math-scholar-offline-2.1.0", "split": "eval200/test", "track": "raw",
+     "corpus": "re2math-scholar-offline-2.2.0", "split": "eval200/test", "track": "raw-masked",
      "model": {"name": "BM25 (bm25s)"}, "flags": {"tuned_on_track_data": false, "used_external_data": false}}
     {"query_id": "1903.08525_gap_0", "ranking": [{"doc_id": "r0123456", "score": 12.5}, …]}
 
 The header names the world (``corpus``) because record ids belong to one
 world: the same id is another work in another world version. New runs rank the
-current world (2.1.0); runs on 2.0.0 still validate and score against 2.0.0's
-qrels, in their own group (the world id is the frozen tuple's retrieval
-artifact), flagged ``superseded_by`` 2.1.0. Scores are
+current world (2.2.0: one work, one record, so a record of the cited work is
+the cited work in the qrels); runs on 2.1.0 and 2.0.0 still validate and score
+against their own world's qrels, in their own group (the world id is the frozen
+tuple's retrieval artifact), byte for byte as before: a 2.0.0 result stores
+``superseded_by`` 2.1.0 in its flags, a 2.1.0 result stores nothing, and the
+board reads either's badge from the registry. Scores are
 Recall@1/5/10, nDCG@10 (headline) and MRR@100 with bootstrap-over-queries
 intervals; a query without a record scores 0. The frozen tuple names the
 release, the query split, the world as retrieval artifact and the qrels with
@@ -46,7 +49,8 @@ class SourceRunHeader(RunHeader):
     benchmark: Literal["re2math-source-retrieval"]
     release: str = Field(pattern=r"^re2math-\d+\.\d+\.\d+$")
     corpus: Literal[RUN_WORLDS] = Field(  # type: ignore[valid-type]
-        description="the offline world whose record ids the rankings use (2.1.0, the current world, for new runs)",
+        description=f"the offline world whose record ids the rankings use ({WORLDS.current}, the current world, for "
+                    "new runs)",
         examples=[WORLDS.current_id])  # what a header template offers: the current world, never a superseded one
     split: Literal["eval200/test", "pool/dev"]
     track: Literal["raw-masked", "assisted-masked", "raw", "assisted"] = Field(
@@ -83,7 +87,7 @@ class SourceRetrievalHandler(RankingTrack):
               f"{SOURCE_BENCHMARK} run, format lemmata-submission/1 (one JSONL line)",
               f"A {SOURCE_BENCHMARK} run is a UTF-8 JSONL file: line 1 is the header (SourceRunHeader), every "
               "further line one query's ranking (RankingRecord) over the records of the world named in corpus "
-              "(re2math-scholar-offline-2.1.0 for new runs). "
+              f"({WORLDS.current_id} for new runs). "
               "See submissions/baselines/README.md.")
 
     def meta(self, header: SourceRunHeader):
@@ -112,9 +116,10 @@ class SourceRetrievalHandler(RankingTrack):
             f"Corpus: every record of {header.corpus}; no year cutoff applies in this track."]
 
     def flags(self, header: SourceRunHeader) -> dict:
-        """The header's flags, the world that superseded the run's (the board's badge), if any, and the masked
-        cite key of a masked variant (its badge; the variant, the result's track, already splits the group)."""
-        successor = WORLDS.superseded_by(header.corpus)
+        """The header's flags, the world that superseded the run's where its results store it (1.x, 2.0.0: the
+        board reads any later supersession from the registry), and the masked cite key of a masked variant (its
+        badge; the variant, the result's track, already splits the group)."""
+        successor = WORLDS.stamped_successor(header.corpus)
         return {**header.flags.model_dump(), **({"superseded_by": successor} if successor else {}),
                 **({"cite_keys": "masked"} if header.track in MASKED_VARIANTS else {})}
 

@@ -18,15 +18,15 @@ from lemmata.store import Store
 
 
 @pytest.fixture(scope="module")
-def artifact(scholar_world_21):
-    """The current world (the session's 2.1 build, linked where the CLI looks for it: no second build)."""
+def artifact(scholar_world_22):
+    """The current world (the session's 2.2 build, linked where the CLI looks for it: no second build)."""
     from lemmata.benchmarks.re2math.scholar.world_artifact import WorldArtifact
     from lemmata.benchmarks.re2math.scholar.worlds import open_any_world, world_path
 
     link = world_path()
     if not link.exists():
         link.parent.mkdir(parents=True, exist_ok=True)
-        link.symlink_to(scholar_world_21, target_is_directory=True)
+        link.symlink_to(scholar_world_22, target_is_directory=True)
     return WorldArtifact(open_any_world(link))
 
 

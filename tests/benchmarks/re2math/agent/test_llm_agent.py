@@ -34,15 +34,15 @@ def agent(body: dict) -> str | Reply:
 
 
 @pytest.fixture
-def world_home(tmp_path, monkeypatch, re2math_release, scholar_artifacts, scholar_world_21):
-    """A home whose artifacts folder links the session's worlds (the current 2.1 one included): no second build."""
+def world_home(tmp_path, monkeypatch, re2math_release, scholar_artifacts, scholar_world_22):
+    """A home whose artifacts folder links the session's worlds (the current 2.2 one included): no second build."""
     from lemmata.benchmarks.re2math.scholar.worlds import world_id
 
     home = tmp_path / "home"
     (home / "artifacts").mkdir(parents=True)
     for built in scholar_artifacts.iterdir():
         (home / "artifacts" / built.name).symlink_to(built, target_is_directory=built.is_dir())
-    (home / "artifacts" / world_id()).symlink_to(scholar_world_21, target_is_directory=True)
+    (home / "artifacts" / world_id()).symlink_to(scholar_world_22, target_is_directory=True)
     monkeypatch.setenv("LEMMATA_HOME", str(home))
     monkeypatch.setenv("LEMMATA_RELEASES", str(re2math_release.parent))
     for var in ("LEMMATA_JUDGE_BASE_URL", "LEMMATA_JUDGE_MODEL", "LEMMATA_LEAN_URL", "LEMMATA_JUDGE_ARTIFACT"):
@@ -73,7 +73,7 @@ def test_run_re2math_scores_pending_then_judge_completes_a_new_version(world_hom
         resent = len(server.requests) - sent
     lines = [json.loads(x) for x in first_bytes.decode("utf-8").splitlines()]
     header, records = lines[0], lines[1:]
-    assert header["retrieval_artifact"] == "re2math-scholar-offline-2.1.0" and header["window"] == 3
+    assert header["retrieval_artifact"] == "re2math-scholar-offline-2.2.0" and header["window"] == 3
     assert header["cite_keys"] == "masked"  # the offline default, declared
     assert (header["max_queries"], header["max_opens"]) == (1, 1)
     assert header["model"]["endpoint_model"] == "agent-x-0125"

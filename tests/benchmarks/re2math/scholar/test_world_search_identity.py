@@ -29,10 +29,12 @@ PINNED = {
     ("2.1.0", "eval200", "assisted"): "e36590a9868a85ad35cd1ae4421f610b10cc04ff1228a877ac0c11502c0fa0fa",
     ("2.1.0", "full", "raw"): "85da8d283c61c624a130c25107c39531f391692c12f5cc4600a30b86003cf5ed",
     ("2.1.0", "full", "assisted"): "ed2719bede54bf7fdac4af5d30584656271dfbf459f5206143a0cb20fec73daa",
-    ("2.2.0", "eval200", "raw"): "9d69df46d57815243d97bcf380d16df80188182d9dc3f99439ace89cfc902bae",
-    ("2.2.0", "eval200", "assisted"): "ee43139dbb5ecaf3fc52452db7a2b7b632467cac791320020678622a51c271dc",
-    ("2.2.0", "full", "raw"): "06e6a55ef7e8223f82012b48620dd5a6f5485a753ebdd690292ee2f9fee96c58",
-    ("2.2.0", "full", "assisted"): "7433d8b507a81b78e7b6e4b26ffb6f328d8346e80cb90d8b4fc658028aaae9bd",
+    # 2.2.0 re-pinned when its residue rule grew (editor notes, open parentheses, venues after a comma): 18 titles
+    # changed, so its index and answers did; the search code is the one the older pins still hold for
+    ("2.2.0", "eval200", "raw"): "46dd3ac4970bef8a5028d14f6151f886aaea521993dcc07848b252eed5ea3532",
+    ("2.2.0", "eval200", "assisted"): "4233fa42c8c6376e721b7609b23df4b44e7efb1eca9f9d34f72371459320ea60",
+    ("2.2.0", "full", "raw"): "8554aa5b8aaa60843722794d49a5e4ede0bc3d7f00827e56e2073fcbc0c51f53",
+    ("2.2.0", "full", "assisted"): "10be7d12552d913484d9430ba38642665afc83f135a31f88b14f81738a1b673f",
 }
 
 CONFIGS = (("eval200", "test"), ("full", "full"))

@@ -12,12 +12,16 @@ from lemmata.core.registry import UnknownNameError
 
 
 def test_the_declared_history():
-    assert [v.version for v in WORLDS.versions] == ["1.0.0", "2.0.0", "2.1.0", "2.2.0"] and CURRENT == "2.1.0"
+    assert [v.version for v in WORLDS.versions] == ["1.0.0", "2.0.0", "2.1.0", "2.2.0"] and CURRENT == "2.2.0"
     assert WORLDS.superseded_by(world_id("1.0.0")) == world_id("2.0.0")
-    assert WORLDS.superseded_by(world_id("2.0.0")) == world_id() == "re2math-scholar-offline-2.1.0"
-    # 2.2.0 is declared but supersedes nothing yet: a superseded world's results carry their successor in their
-    # flags, so marking 2.1.0 would change the bytes of every 2.1.0 result
-    assert WORLDS.superseded_by(world_id()) is None and WORLDS.superseded_by(world_id("2.2.0")) is None
+    assert WORLDS.superseded_by(world_id("2.0.0")) == world_id("2.1.0")
+    assert WORLDS.superseded_by(world_id("2.1.0")) == world_id() == "re2math-scholar-offline-2.2.0"
+    assert WORLDS.superseded_by(world_id()) is None
+    # only the versions superseded while the scorer stored the successor in each result keep doing so (their
+    # stored results keep their bytes); 2.1.0's results store nothing: the board reads its badge from WORLDS
+    assert [v.version for v in WORLDS.versions if v.stamped] == ["1.0.0", "2.0.0"]
+    assert WORLDS.stamped_successor(world_id("2.1.0")) is None
+    assert "one work as two records" in WORLDS.warning(world_id("2.1.0"))
     assert [v.version for v in WORLDS.of_kind("world")] == ["2.0.0", "2.1.0", "2.2.0"]
     assert (lists_openings(world_id("1.0.0")), lists_openings(world_id("2.0.0")), lists_openings(world_id())) == (
         False, True, True)
@@ -36,13 +40,13 @@ def test_the_1x_artifact_is_no_world():
     assert WORLDS.get("1.0.0").function("open").__name__ == "open_artifact"
     with pytest.raises(UnknownNameError, match="unknown world version '1.0.0'"):
         world_version("1.0.0")
-    with pytest.raises(UnknownNameError, match="did you mean '2.1.0'"):
-        world_id("2.1")
+    with pytest.raises(UnknownNameError, match="did you mean '2.2.0'"):
+        world_id("2.2")
 
 
 def test_the_registry_serves_the_one_history_to_generic_layers():
     """The space and the CLI learn the versions from the family record (``Family.artifacts``) alone: the About
-    page lists 2.0.0 as superseded by 2.1.0, and `lemmata artifact build` offers every declared version."""
+    page lists 2.0.0 and 2.1.0 as superseded, and `lemmata artifact build` offers every declared version."""
     from lemmata.cli import build_parser
     from lemmata.families import artifact_families, artifact_versions
     from lemmata.space.about import artifacts_md
@@ -52,7 +56,7 @@ def test_the_registry_serves_the_one_history_to_generic_layers():
     assert artifact_families() == ["re2math"] and artifact_versions("re2math") is WORLDS
     text = artifacts_md()
     assert "`re2math-scholar-offline-2.0.0` — superseded by `re2math-scholar-offline-2.1.0`" in text
-    assert "`re2math-scholar-offline-2.1.0` (current)" in text
-    assert "`re2math-scholar-offline-2.2.0` (declared, not yet current: used where named)" in text
+    assert "`re2math-scholar-offline-2.1.0` — superseded by `re2math-scholar-offline-2.2.0`: holds one work" in text
+    assert "`re2math-scholar-offline-2.2.0` (current)" in text and "not yet current" not in text
     build = build_parser().parse_args(["artifact", "build"])
     assert build.version == WORLDS.current

@@ -1,8 +1,8 @@
 """The Re²Math source-retrieval track: world records as the corpus, proof states as queries, cited sources as qrels.
 
-Built from the real release and the real worlds: 2.0.0 (the session's ``scholar_artifacts``, linked into the test
-home), whose runs keep validating and scoring in their own group, and the current 2.1.0 (the session's
-``scholar_world_21``, linked into the test home), which new runs rank.
+Built from the real release and the real worlds: 2.0.0 and 2.1.0 (the session's ``scholar_artifacts`` and
+``scholar_world_21``, linked into the test home), whose runs keep validating and scoring in their own group, and the
+current 2.2.0 (the session's ``scholar_world_22``, linked into the test home), which new runs rank.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from lemmata.store import Store
 
 WORLD = "re2math-scholar-offline-2.0.0"
 WORLD_21 = "re2math-scholar-offline-2.1.0"
+WORLD_22 = "re2math-scholar-offline-2.2.0"
 
 
 def _linked(world: str, built) -> None:
@@ -48,8 +49,15 @@ def track(scholar_artifacts):
 
 @pytest.fixture(scope="module")
 def track_21(scholar_world_21):
-    """The track over the current world: the session's 2.1 world, linked into the test home when not built there."""
+    """The track over 2.1.0 (superseded): the session's 2.1 world, linked into the test home."""
     _linked(WORLD_21, scholar_world_21)
+    return default_source_track(world_id=WORLD_21)
+
+
+@pytest.fixture(scope="module")
+def track_22(scholar_world_22):
+    """The track over the current world: the session's 2.2 world, linked into the test home when not built there."""
+    _linked(WORLD_22, scholar_world_22)
     return default_source_track()
 
 
@@ -130,22 +138,22 @@ def test_a_world_built_from_other_release_bytes_is_refused(world, release, tmp_p
         make_source_track(world, types.SimpleNamespace(release_id="re2math-9.9.9", root=tmp_path, rows=None))
 
 
-def test_the_current_world_is_the_default_and_its_qrels_count_same_work_twins(track_21, release):
+def test_the_current_world_is_the_default_and_its_qrels_count_same_work_twins(track_22, release):
     from lemmata.benchmarks.re2math.scholar.worlds import current_world
 
     world = current_world(build=False)
-    assert track_21.world_id == WORLD_21 and len(track_21.doc_ids) == len(world) == 353_842
-    assert {s: len(track_21.queries[s]) for s in SPLITS} == {"test": 200, "train": 466, "dev": 135}
+    assert track_22.world_id == WORLD_22 and len(track_22.doc_ids) == len(world) == 347_532
+    assert {s: len(track_22.queries[s]) for s in SPLITS} == {"test": 200, "train": 466, "dev": 135}
     twins = 0
     for split in SPLITS:
-        for qid, rel in track_21.qrels_of(split).items():
+        for qid, rel in track_22.qrels_of(split).items():
             ((rid, grade),) = rel.items()  # one work, one record: a same-work twin is that record
             assert grade == 1 and world.is_cited_source(qid, rid)
-            if world.attribution(qid).rule == "title_year":  # the cited journal paper's arXiv twin
+            if world.attribution(qid).rule in ("title_year", "same_work"):  # the cited work's arXiv twin
                 assert world.identity(rid).distractor is not None
                 twins += 1
     assert twins >= 3  # among them the three Eval-200 instances whose cited works stood apart in 2.0.0
-    assert track_21.queries["test"] == default_source_track(world_id=WORLD).queries["test"]
+    assert track_22.queries["test"] == default_source_track(world_id=WORLD).queries["test"]
 
 
 # -- runs: validation, scoring, schema ----------------------------------------------------------------------------
@@ -175,10 +183,14 @@ def test_a_tiny_run_validates_and_scores(track, tmp_path):
     assert list(validator.iter_errors(_header(split="pool/train")))
 
 
-def test_runs_on_each_world_score_in_their_own_group(track, track_21, tmp_path):
-    """A run names its world; 2.0.0 and 2.1.0 runs score against their own qrels under their own frozen tuple."""
+def test_runs_on_each_world_score_in_their_own_group(track, track_21, track_22, tmp_path):
+    """A run names its world; 2.0.0, 2.1.0 and 2.2.0 runs score against their own qrels under their own frozen
+    tuple. Only a 2.0.0 result stores its successor (as it always did); a 2.1.0 result is what it was while 2.1.0
+    was current, and the board reads its badge from the registry."""
+    from lemmata.space.tables import superseded_badge
+
     results = {}
-    for world, tr in ((WORLD, track), (WORLD_21, track_21)):
+    for world, tr in ((WORLD, track), (WORLD_21, track_21), (WORLD_22, track_22)):
         gold = {q["query-id"]: q["corpus-id"] for q in tr.qrels["test"]}
         records = [{"query_id": q, "ranking": [{"doc_id": g, "score": 1.0}]} for q, g in gold.items()]
         path = tmp_path / f"{world}.jsonl"
@@ -187,9 +199,11 @@ def test_runs_on_each_world_score_in_their_own_group(track, track_21, tmp_path):
         assert results[world].metrics["recall@1"]["mean"] == 1.0
         assert results[world].frozen.retrieval_artifact == world
         assert results[world].frozen.scoring_artifact.startswith(f"qrels:{world}/attributions/eval200/test; ")
-    assert results[WORLD].frozen != results[WORLD_21].frozen
+    assert len({results[w].frozen.group_key() for w in results}) == 3
     # 2.0.0 is superseded by 2.1.0 (scholar.worlds.WORLDS): its runs carry the flag the board shows as a badge
     assert results[WORLD].flags["superseded_by"] == WORLD_21 and "superseded_by" not in results[WORLD_21].flags
+    assert [w for w, r in results.items() if superseded_badge(r.flags, r.frozen.retrieval_artifact)] == [
+        WORLD, WORLD_21]
     # record ids belong to one world: 2.1.0 ids are unknown documents of 2.0.0 and the reverse
     crossed = [{"query_id": track.queries["test"][0]["_id"], "ranking": [{"doc_id": track_21.doc_ids[0], "score": 1.0}]}]
     with pytest.raises(InputError, match="unknown document"):
@@ -240,7 +254,7 @@ def test_hybrid_on_score_arrays_equals_list_fusion():
 
 # -- baselines and the CLI ----------------------------------------------------------------------------------------
 
-def test_shipped_example_is_what_evaluate_writes(worlds_in_home, track_21, tmp_path):
+def test_shipped_example_is_what_evaluate_writes(worlds_in_home, track_22, tmp_path):
     """The Submit tab's example run is ``lemmata evaluate --model bm25 --depth 10`` on raw-masked, byte for byte.
 
     It sits beside the CLI baseline below: both index the world's records, which BM25 indexes once per process.
@@ -252,10 +266,10 @@ def test_shipped_example_is_what_evaluate_writes(worlds_in_home, track_21, tmp_p
     (run,) = evaluate("bm25", [selector], out=tmp_path, depth=10, quiet=True)
     assert run.path.name == name
     assert_shipped(example, run)
-    assert json.loads(run.path.read_text("utf-8").splitlines()[0])["corpus"] == WORLD_21  # the current world
+    assert json.loads(run.path.read_text("utf-8").splitlines()[0])["corpus"] == WORLD_22  # the current world
 
 
-def test_bm25_baseline_through_the_cli_scores_well_above_chance(track_21, tmp_path, capsys):
+def test_bm25_baseline_through_the_cli_scores_well_above_chance(track_22, tmp_path, capsys):
     from lemmata.cli import main
 
     store = tmp_path / "store"
@@ -265,11 +279,11 @@ def test_bm25_baseline_through_the_cli_scores_well_above_chance(track_21, tmp_pa
     (row,) = Store(store).result_rows()
     result = Store(store).get_result(row["result_id"])
     assert result.frozen.split == "pool/dev" and result.metrics["judged_queries"] == 135
-    assert result.metrics["recall@10"]["mean"] > 100 * 10 / len(track_21.doc_ids)  # chance is 10 / 353,842
-    assert result.frozen.retrieval_artifact == WORLD_21  # new runs rank the current world
+    assert result.metrics["recall@10"]["mean"] > 100 * 10 / len(track_22.doc_ids)  # chance is 10 / 347,532
+    assert result.frozen.retrieval_artifact == WORLD_22  # new runs rank the current world
     header = json.loads((tmp_path / "runs" / f"{SOURCE_BENCHMARK}.dev.assisted.bm25.jsonl").read_text("utf-8")
                         .splitlines()[0])
-    assert header["corpus"] == WORLD_21 and header["system"]["retriever"] == "bm25"
+    assert header["corpus"] == WORLD_22 and header["system"]["retriever"] == "bm25"
 
 
 def test_cli_export_beir_loads_with_datasets_and_hashes_match(track, tmp_path, capsys):
@@ -297,15 +311,15 @@ def test_cli_export_beir_loads_with_datasets_and_hashes_match(track, tmp_path, c
         sha256_file(tmp_path / "again" / "README.md") == sha256_file(out / "README.md")  # deterministic
 
 
-def test_masked_variants_are_the_default_and_rank_apart(track, track_21, release, tmp_path):
+def test_masked_variants_are_the_default_and_rank_apart(track, track_22, release, tmp_path):
     """New runs rank for queries whose own cite key reads \\cite{?}; the unmasked variants stay, named only."""
     from lemmata.harness.evaluate import resolve_tasks
 
     rows = release.rows("eval200", "test")
-    for q, r in zip(track_21.queries["test"], rows):
+    for q, r in zip(track_22.queries["test"], rows):
         assert q["text_raw_masked"] == render_instance(r, "raw", 5, mask_target_cite=True)
         assert q["text_assisted_masked"] == render_instance(r, "assisted", 5, mask_target_cite=True)
-    differ = {v: sum(q[f"text_{v}"] != q[f"text_{v}_masked"] for q in track_21.queries["test"])
+    differ = {v: sum(q[f"text_{v}"] != q[f"text_{v}_masked"] for q in track_22.queries["test"])
               for v in ("raw", "assisted")}
     assert differ == {"raw": 28, "assisted": 28}  # the Eval-200 inputs that carry their own key
     name = SOURCE_BENCHMARK

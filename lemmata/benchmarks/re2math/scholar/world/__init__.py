@@ -9,9 +9,9 @@ declared once, in :mod:`lemmata.benchmarks.re2math.scholar.worlds`; each
 version's own code is its sub-package:
 
 - :mod:`~lemmata.benchmarks.re2math.scholar.world.v2_0` — ``re2math-scholar-offline-2.0.0`` (superseded);
-- :mod:`~lemmata.benchmarks.re2math.scholar.world.v2_1` — ``re2math-scholar-offline-2.1.0`` (current);
-- :mod:`~lemmata.benchmarks.re2math.scholar.world.v2_2` — ``re2math-scholar-offline-2.2.0`` (declared, not yet
-  current: one work, one record, on ``math-arxiv-meta-1.1.0``).
+- :mod:`~lemmata.benchmarks.re2math.scholar.world.v2_1` — ``re2math-scholar-offline-2.1.0`` (superseded);
+- :mod:`~lemmata.benchmarks.re2math.scholar.world.v2_2` — ``re2math-scholar-offline-2.2.0`` (current: one work,
+  one record, on ``math-arxiv-meta-1.1.0``).
 
 Each holds its ``info`` (version, builder identity, schema, pinned manifest),
 ``build``, and ``search`` (``open_world``, ``is_world``); 2.1 also its

@@ -20,7 +20,9 @@ world is 2.1's pipeline with three changes:
   and author) in ``ARTIFACT.json``; all are 0.
 - **Titles without citation residue**
   (:func:`~lemmata.benchmarks.re2math.scholar.display.without_citation_residue`):
-  leading initials, quote marks and venue or volume sentences removed, one
+  leading initials, quote marks, a bracketed reference, an editor note or an
+  unclosed parenthesis at the end, and venue or volume segments (after the
+  last ". " or ", ": "…, linear algebra appl", "…, esaim: cocv") removed, one
   rule applied to every record after the one display.
 
 Search, openings, ids, the year-prefix cutoff and verification are 2.1's.

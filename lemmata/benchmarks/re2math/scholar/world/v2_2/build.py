@@ -37,7 +37,9 @@ VARIANT = Variant(
     title=without_citation_residue, fold=fold_works, composition=_composition,
     presentation={
         "title": "LaTeX to text, Unicode NFC, whitespace and hyphens repaired, sentence case; then citation residue "
-                 "removed (leading initials, quote marks, venue or volume sentences): one rule for every record",
+                 "removed (leading initials, quote marks, a bracketed reference, an editor note or an unclosed "
+                 "parenthesis at the end, venue or volume segments after the last '. ' or ', '): one rule for every "
+                 "record",
         "one_work_one_record": f"records that share an arXiv id, or whose folded titles (at least {MIN_TITLE_WORDS} "
                                "words) are equal and whose shown authors agree on at least half of the shorter list, "
                                "are one record, years not compared; arXiv ids are kept only when valid and not read "
