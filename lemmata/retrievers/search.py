@@ -8,8 +8,10 @@ document matrix may be a ``numpy.memmap`` read block by block. Each block yields
 rows' floor (a lower bound on the final k-th best score, rising as blocks pass), kept as one sortable key per
 (score, tie-break) so that one ``np.partition`` or ``np.sort`` ranks by score descending, then document id
 ascending (the order the metrics use), including ties at the k-th place: the result is exactly the top ``k`` of
-the full ranking. Why this shape: FAISS ``IndexFlatIP`` does the same products with a heap per query;
-``perf/anchors_speed.py`` measures the two side by side.
+the full ranking. Where numba is installed (the ``perf`` and ``test`` extras) that selection runs as one compiled
+pass per block that releases the interpreter lock (:mod:`~lemmata.retrievers.exact_compiled`; the same answers,
+compared in the tests), else in numpy. Why this shape: FAISS ``IndexFlatIP`` does the same products with a heap per
+query; ``perf/anchors_speed.py`` measures the two side by side.
 
 **Eligibility filter**: a document may carry an integer key (e.g. a year; a
 negative key means unknown and is always eligible) and a query an upper bound;
@@ -30,6 +32,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from lemmata.retrievers.exact_compiled import kernel, select
 
 Ranking = list[tuple[str, float]]
 
@@ -185,11 +189,13 @@ class ExactIndex:
     are found by one comparison (into a reused buffer) and one ``flatnonzero`` and appended, as :func:`rank_keys`
     (score desc, tie-break asc, exact at ties), to the row's held keys; a row holding more than ``2k`` is cut back
     to its ``k`` best by one ``np.partition`` and its floor rises to their worst. Ranges searched by different
-    workers are merged the same way, and the ``k`` kept keys sorted once.
+    workers are merged the same way, and the ``k`` kept keys sorted once. With numba installed (and ``compiled``
+    left true) each block's selection is one compiled pass instead (:func:`~lemmata.retrievers.exact_compiled.select`:
+    the floor starts at the lowest finite score and rises at each cut; the same ``k`` keys are kept).
     """
 
     def __init__(self, docs: np.ndarray, doc_ids: Sequence[str], *, doc_keys: np.ndarray | None = None,
-                 doc_block: int = DOC_BLOCK, query_block: int = QUERY_BLOCK) -> None:
+                 doc_block: int = DOC_BLOCK, query_block: int = QUERY_BLOCK, compiled: bool = True) -> None:
         if docs.ndim != 2 or docs.shape[0] != len(doc_ids):
             raise ValueError(f"{docs.shape[0] if docs.ndim else 0} document vectors for {len(doc_ids)} ids")
         if len(doc_ids) >= 2**31:
@@ -200,6 +206,8 @@ class ExactIndex:
         ranked = self.tiebreak[:-1] < self.tiebreak[1:]
         self.by_rank = np.arange(len(doc_ids)) if ranked.all() else np.argsort(self.tiebreak)
         self.names = np.asarray(list(doc_ids), dtype=object)
+        #: does each block's selection run as one compiled pass (numba installed and ``compiled`` not refused)?
+        self.compiled = bool(compiled) and kernel() is not None
 
     def search(self, queries: np.ndarray, k: int, *, query_limits: Sequence[int | None] | None = None,
                excluded: Sequence[Any] | None = None, workers: int | None = None) -> list[Ranking]:
@@ -297,12 +305,18 @@ class ExactIndex:
         product = np.empty(m * width, dtype=np.float32)
         reach = np.empty(m * width, dtype=bool)
         banned = None if excluded is None else [np.asarray(list(e), dtype=np.int64) for e in excluded]
+        bound = np.full(m, _EMPTY, dtype=np.uint64)
+        if self.compiled:
+            floor[:] = _LOWEST
         for da in range(lo, hi, step):
             block = np.ascontiguousarray(self.docs[da:min(da + step, hi)], dtype=np.float32)
             w = block.shape[0]
             scores = product[:m * w].reshape(m, w)
             np.matmul(qb, block.T, out=scores)
             self._filter(scores, da, limits, banned)
+            if self.compiled:
+                select(scores, self.tiebreak[da:da + w], k, floor, bound, held, count)
+                continue
             fresh = np.flatnonzero(floor == -np.inf)
             if fresh.size:
                 floor[fresh] = _first_floor(scores, fresh, k, SEED_COLUMNS_SINGLE if m == 1 else SEED_COLUMNS)
