@@ -296,6 +296,12 @@ def test_browser_url_reopens_the_same_view_and_stays_in_sync(space, browser):
     again.goto(url)
     again.wait_for_selector("#lm-board .lm-board", timeout=30_000)
     assert again.locator("#lm-search textarea, #lm-search input").first.input_value() == "url-model"
+    # the page is painted with the default view and its load events draw the URL's; in a loaded run the rows were
+    # still the default view's when this read them (31 rows beside a search box already reading "url-model"): wait
+    # for the rows to be the URL's view, then count them
+    again.wait_for_function("() => { const c = [...document.querySelectorAll('#lm-board td.lm-model')];"
+                            " return c.length > 0 && c.every(td => td.innerText.includes('url-model')); }",
+                            timeout=30_000)
     names = again.locator("#lm-board td.lm-model").all_inner_texts()
     assert len(names) == 3 and all("url-model" in n for n in names)
     assert names == sorted(names)  # model A→Z, as the URL says
