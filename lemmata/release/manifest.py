@@ -125,6 +125,20 @@ def field_problems(manifest: Manifest, path: Path, expect: ManifestExpectation |
     return problems
 
 
+def file_problem(root: Path, f: ManifestFile) -> Problem | None:
+    """What is wrong with one listed file as found under ``root`` (missing, another size, another sha256), or None:
+    the one per-file check, for the whole folder (:func:`verify_manifest`) and for a single file shown alone."""
+    path = root / f.path
+    if not path.is_file():
+        return Problem(str(path), "listed in MANIFEST.json but missing")
+    if path.stat().st_size != f.bytes:
+        return Problem(str(path), f"size differs from MANIFEST.json ({f.bytes} bytes recorded, "
+                                  f"{path.stat().st_size} found)", field="bytes")
+    if sha256_file(path) != f.sha256:
+        return Problem(str(path), f"sha256 differs from MANIFEST.json ({f.sha256[:12]}…): file was modified")
+    return None
+
+
 def verify_manifest(root: Path, expect: ManifestExpectation | None = None) -> Manifest:
     """Check every MANIFEST.json field: its form, what ``expect`` pins, and every listed file's size and hash.
 
@@ -142,14 +156,9 @@ def verify_manifest(root: Path, expect: ManifestExpectation | None = None) -> Ma
                                        f"{expect.manifest_sha256[:12]}…", field="manifest_sha256"))
     listed = {f.path for f in manifest.files}
     for f in manifest.files:
-        path = root / f.path
-        if not path.is_file():
-            problems.append(Problem(str(path), "listed in MANIFEST.json but missing"))
-        elif path.stat().st_size != f.bytes:
-            problems.append(Problem(str(path), f"size differs from MANIFEST.json ({f.bytes} bytes recorded, "
-                                               f"{path.stat().st_size} found)", field="bytes"))
-        elif sha256_file(path) != f.sha256:
-            problems.append(Problem(str(path), f"sha256 differs from MANIFEST.json ({f.sha256[:12]}…): file was modified"))
+        problem = file_problem(root, f)
+        if problem is not None:
+            problems.append(problem)
     for p in _listing(root):
         rel = p.relative_to(root).as_posix()
         if rel not in listed:

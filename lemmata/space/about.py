@@ -157,8 +157,7 @@ class ReleaseCitation:
         """``(path, "")`` when the release file matches its MANIFEST.json entry (size and sha256), else
         ``(None, why)``: a file is offered for download only as it was built."""
         from lemmata.core.errors import LemmataError
-        from lemmata.core.hashing import sha256_file
-        from lemmata.release.manifest import read_manifest
+        from lemmata.release.manifest import file_problem, read_manifest
 
         if not self.built:
             return None, "not built on this server"
@@ -166,12 +165,11 @@ class ReleaseCitation:
             entry = next((f for f in read_manifest(self.folder).files if f.path == name), None)
         except LemmataError:
             return None, "its MANIFEST.json does not read"
-        path = self.folder / name
-        if entry is None or not path.is_file():
+        if entry is None:
             return None, "not in this release's MANIFEST.json"
-        if path.stat().st_size != entry.bytes or sha256_file(path) != entry.sha256:
+        if file_problem(self.folder, entry) is not None:
             return None, "differs from this release's MANIFEST.json"
-        return path, ""
+        return self.folder / name, ""
 
     def files_html(self) -> str:
         """The release's files as plain download links (the file route serves exactly these paths, see
