@@ -88,3 +88,18 @@ def select(scores, bits, ranks, k, floor, bound, held, count, scratch, as_float)
         floor[r] = f
         bound[r] = top
         count[r] = c
+
+
+@numba.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"})
+def products(docs, q, out):  # pragma: no cover - compiled
+    """``out[r] = docs[r] · q`` for every row: one query's scores over a document block.
+
+    Each row's sum is reassociated into vector lanes (the only fast-math licence taken besides fused
+    multiply-add: NaN and infinities propagate as in IEEE arithmetic), so a row's bits depend on that row, the
+    query and the machine's vector width alone — never on where its block starts or how the range is split."""
+    n, d = docs.shape
+    for r in range(n):
+        s = np.float32(0.0)
+        for j in range(d):
+            s += docs[r, j] * q[j]
+        out[r] = s

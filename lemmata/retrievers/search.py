@@ -10,7 +10,8 @@ rows' floor (a lower bound on the final k-th best score, rising as blocks pass),
 ascending (the order the metrics use), including ties at the k-th place: the result is exactly the top ``k`` of
 the full ranking. Where numba is installed (the ``perf`` and ``test`` extras) that selection runs as one compiled
 pass per block that releases the interpreter lock (:mod:`~lemmata.retrievers.exact_compiled`; the same answers,
-compared in the tests), else in numpy. Why this shape: FAISS ``IndexFlatIP`` does the same products with a heap per
+compared in the tests), else in numpy; a query searched alone then also gets its scores from one compiled pass
+that reads each document row once, in place of BLAS's slower matrix-vector product. Why this shape: FAISS ``IndexFlatIP`` does the same products with a heap per
 query; ``perf/anchors_speed.py`` measures the two side by side.
 
 **Eligibility filter**: a document may carry an integer key (e.g. a year; a
@@ -33,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from lemmata.retrievers.exact_compiled import kernel, select
+from lemmata.retrievers.exact_compiled import kernel, products, select
 
 Ranking = list[tuple[str, float]]
 
@@ -180,9 +181,10 @@ class ExactIndex:
 
     Scores are the float32 products of fixed shapes — each query block of ``query_block`` rows (in query order)
     times each document block of ``doc_block`` rows starting at a multiple of ``doc_block``, one BLAS thread per
-    product; a query block of one row is a matrix-vector product, whose bits do not depend on the document range —
-    so the rankings are the same bits whatever the number of workers, cores or how the document range is split
-    among them.
+    product; a query block of one row is a matrix-vector product (with numba installed, one compiled pass of
+    per-row dot products: :func:`~lemmata.retrievers.exact_compiled.products`), whose bits do not depend on the
+    document range — so the rankings are the same bits whatever the number of workers, cores or how the document
+    range is split among them.
 
     Selection, per query block and document range: the k-th best score of each row's first columns
     (:func:`_first_floor`) is a floor no final top-k score lies under; each block's columns reaching the floor
@@ -312,7 +314,8 @@ class ExactIndex:
             block = np.ascontiguousarray(self.docs[da:min(da + step, hi)], dtype=np.float32)
             w = block.shape[0]
             scores = product[:m * w].reshape(m, w)
-            np.matmul(qb, block.T, out=scores)
+            if not (m == 1 and self.compiled and products(block, qb[0], scores[0])):
+                np.matmul(qb, block.T, out=scores)
             self._filter(scores, da, limits, banned)
             if self.compiled:
                 select(scores, self.tiebreak[da:da + w], k, floor, bound, held, count)

@@ -1,6 +1,7 @@
 """The compiled selection pass (numba installed) ranks exactly what the numpy path ranks: same rows, same score bits,
 same order, on random blocks full of ties, signed zeros, NaN and filtered documents, across block boundaries,
-query blocks, worker splits and the cuts of a row's held keys."""
+query blocks, worker splits and the cuts of a row's held keys. A lone query's compiled product sums each row in
+vector lanes: its scores are the exact dot products (to float32 rounding) and depend on the row alone."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ pytest.importorskip("numba")
 def _case(rng: np.random.Generator, case: int):
     n = int(rng.integers(1, 1500))
     dim = int(rng.integers(1, 6))
-    docs = np.round(rng.normal(size=(n, dim)), int(rng.integers(0, 2))).astype(np.float32)
+    scale = float(rng.choice([1, 4]))  # whole numbers or quarters: every product and sum is exact in float32, so
+    # BLAS and the compiled one-query product (which sum in different orders) give the same bits
+    docs = (np.round(rng.normal(size=(n, dim)) * scale) / scale).astype(np.float32)
     if case % 3 == 0:
         docs[rng.random(n) < 0.5] = docs[0]  # a large tie group
     if case % 4 == 0:
@@ -26,7 +29,7 @@ def _case(rng: np.random.Generator, case: int):
         docs[:, 0] = np.linspace(-1, 1, n, dtype=np.float32)  # ascending: every column rises past the floor
         docs[:, 1:] = 0.0
     ids = [f"d{int(x)}-{i}" for i, x in enumerate(rng.integers(0, 10**6, size=n))]
-    q = np.round(rng.normal(size=(int(rng.integers(1, 9)), dim)), 1).astype(np.float32)
+    q = (np.round(rng.normal(size=(int(rng.integers(1, 9)), dim)) * 4) / 4).astype(np.float32)
     q[0] = 0.0  # every score equal: ranked by id alone
     years = rng.integers(1990, 2025, size=n)
     years[: n // 10] = -1
@@ -63,3 +66,31 @@ def test_compiled_threads_rank_as_one_thread():
     index = ExactIndex(docs, ids, doc_block=256, query_block=4)
     assert index.search(q, 30, workers=4) == index.search(q, 30, workers=1) == ExactIndex(
         docs, ids, doc_block=256, query_block=4, compiled=False).search(q, 30, workers=1)
+
+
+def test_one_query_product_is_each_rows_dot_product_whatever_the_blocks():
+    """The compiled one-query product: within float32 rounding of the exact dot product, NaN and infinities as in
+    IEEE arithmetic, and the same bits (hence rankings) whatever the document block size or number of workers."""
+    from lemmata.retrievers.exact_compiled import products
+
+    rng = np.random.default_rng(22)
+    docs = rng.standard_normal((9000, 256), dtype=np.float32)
+    docs[7, 3], docs[8, 5] = np.nan, np.inf
+    q = rng.standard_normal(256, dtype=np.float32)
+    out = np.empty(len(docs), np.float32)
+    assert products(docs, q, out)
+    exact = docs.astype(np.float64) @ q.astype(np.float64)
+    finite = np.isfinite(exact)
+    assert np.isnan(out[7]) and np.isinf(out[8]) and np.isfinite(out[finite]).all()
+    scale = np.abs(docs[finite]).astype(np.float64) @ np.abs(q).astype(np.float64)  # the sum of |terms|
+    assert (np.abs(out[finite] - exact[finite]) <= 256 * 2**-24 * scale).all()
+    pieces = np.empty_like(out)
+    for a in range(0, len(docs), 1000):
+        products(docs[a:a + 1000], q, pieces[a:a + 1000])
+    assert pieces.tobytes() == out.tobytes()
+    ids = [f"d{i:05d}" for i in range(len(docs))]
+    want = ExactIndex(docs, ids, doc_block=64).top(q[None], 50, workers=1)
+    for shape, workers in (({"doc_block": 64}, 3), ({"doc_block": 8192}, 1), ({"doc_block": 512}, 2)):
+        rows, scores = ExactIndex(docs, ids, **shape).top(q[None], 50, workers=workers)
+        assert rows.tolist() == want[0].tolist() and scores.tobytes() == want[1].tobytes()
+    assert want[1].tobytes() == out[want[0][0]].tobytes()
