@@ -1,5 +1,7 @@
 """The compiled ranking (numba installed) answers exactly what the numpy path answers: same positions, same rounded
-scores, same order, on random indexes with many tied weights, across block boundaries and candidate cuts."""
+scores, same order, on random indexes with many tied weights, across block boundaries and candidate cuts, whether a
+query reads back only the documents it touched or every block in full (:data:`~lemmata.retrievers.bm25.compiled.SPARSE`:
+never, the shipped share, always)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,10 @@ import numpy as np
 import pytest
 
 from lemmata.retrievers.bm25 import Postings, top_rounded
+from lemmata.retrievers.bm25 import compiled as bm25_compiled
 from lemmata.retrievers.bm25.compiled import _HELD, BLOCK
+
+SHARES = [0.0, bm25_compiled.SPARSE, float("inf")]
 
 pytest.importorskip("numba")
 
@@ -24,8 +29,10 @@ def random_postings(seed: int, documents: int, terms: int) -> Postings:
     return Postings({}, data, np.concatenate(rows).astype(np.int32), indptr, documents)
 
 
+@pytest.mark.parametrize("share", SHARES)
 @pytest.mark.parametrize("seed", [0, 1])
-def test_compiled_top_is_the_numpy_top(seed):
+def test_compiled_top_is_the_numpy_top(seed, share, monkeypatch):
+    monkeypatch.setattr(bm25_compiled, "SPARSE", share)
     documents = 2 * BLOCK + 123  # three blocks, the last one partial
     index = random_postings(seed, documents, 24)
     assert index.compiled
@@ -63,13 +70,15 @@ def test_batch_threads_rank_as_the_loop():
         assert list(pool.map(lambda q: index.top(q, 10), queries)) == alone
 
 
-@pytest.mark.parametrize("compiled", [True, False])
-def test_batch_ranks_each_query_as_top(compiled):
+@pytest.mark.parametrize(("compiled", "share"), [(True, s) for s in SHARES] + [(False, None)])
+def test_batch_ranks_each_query_as_top(compiled, share, monkeypatch):
     """One call ranking a batch (the compiled kernel over every query, or the numpy path query by query) gives
     each query exactly what ``top`` and the numpy ``top_rounded`` give it: cutoffs inside, at and past the end,
     queries without terms, candidate cuts, ties by position or by a tie rank."""
     documents = BLOCK + 517
     index = random_postings(11, documents, 20)
+    if share is not None:
+        monkeypatch.setattr(bm25_compiled, "SPARSE", share)
     if not compiled:
         index.__dict__["compiled"] = False  # the path taken where numba is not installed
     rng = np.random.default_rng(12)

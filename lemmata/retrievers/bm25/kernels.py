@@ -39,16 +39,25 @@ def cut(cpos, cval, kept, floor):  # pragma: no cover - compiled
 
 
 @numba.njit(nogil=True, cache=True)
-def kept_candidates(data, indices, indptr, terms, end, n, margin, held, block, cpos,
+def kept_candidates(data, indices, indptr, terms, end, n, margin, held, sparse, block, mark, touched, cpos,
                     cval):  # pragma: no cover - compiled
     """How many candidates of one query's ranking this writes to the head of ``cpos`` / ``cval`` (at most
-    ``max(held, 2 * n)`` held before they are cut to those that can still rank)."""
+    ``max(held, 2 * n)`` held before they are cut to those that can still rank).
+
+    A query whose postings number fewer than ``sparse`` × ``end`` reads back only the documents its postings
+    touched in each block (listed as they are first added to, without a branch), not the whole block: a short
+    query touches a few percent of the documents, and reading and clearing every block's sums cost more than its
+    postings. A longer query reads each block in full, in order. Either way every document's sum is the same
+    float, and the same candidates are kept (their order differs: the caller orders them)."""
     m = terms.size
     pos = np.empty(m, np.int64)
     stop = np.empty(m, np.int64)
+    total = 0
     for i in range(m):
         pos[i] = indptr[terms[i]]
         stop[i] = indptr[terms[i] + 1]
+        total += stop[i] - pos[i]
+    listed = total < end * sparse
     size = block.size
     limit = max(held, 2 * n)
     kept = 0
@@ -56,22 +65,47 @@ def kept_candidates(data, indices, indptr, terms, end, n, margin, held, block, c
     floor = 5e-324  # every score that may still rank is at least this (at first: every positive score)
     for start in range(0, end, size):
         hi = min(start + size, end)
-        for i in range(m):  # each term's postings in this block, added in query-term order
-            j = pos[i]
-            s = stop[i]
-            while j < s:
-                d = indices[j]
-                if d >= hi:
-                    break
-                block[d - start] += np.float64(data[j])
-                j += 1
-            pos[i] = j
-        for d in range(hi - start):
-            if block[d] >= floor:
-                cpos[kept] = start + d
-                cval[kept] = block[d]
-                kept += 1
-        block[:hi - start] = 0.0
+        if listed:
+            count = 0
+            for i in range(m):  # each term's postings in this block, added in query-term order
+                j = pos[i]
+                s = stop[i]
+                while j < s:
+                    d = indices[j]
+                    if d >= hi:
+                        break
+                    b = d - start
+                    touched[count] = b  # kept only where b is new: the count moves on once per document
+                    count += np.int64(1 - mark[b])
+                    mark[b] = 1
+                    block[b] += np.float64(data[j])
+                    j += 1
+                pos[i] = j
+            for t in range(count):
+                b = touched[t]
+                if block[b] >= floor:
+                    cpos[kept] = start + b
+                    cval[kept] = block[b]
+                    kept += 1
+                block[b] = 0.0
+                mark[b] = 0
+        else:
+            for i in range(m):  # each term's postings in this block, added in query-term order
+                j = pos[i]
+                s = stop[i]
+                while j < s:
+                    d = indices[j]
+                    if d >= hi:
+                        break
+                    block[d - start] += np.float64(data[j])
+                    j += 1
+                pos[i] = j
+            for d in range(hi - start):
+                if block[d] >= floor:
+                    cpos[kept] = start + d
+                    cval[kept] = block[d]
+                    kept += 1
+            block[:hi - start] = 0.0
         if kept >= limit:  # keep only the scores that can still rank: the n-th best so far only rises
             floor = max(floor, nth_best(cval, kept, n) - margin)
             kept = cut(cpos, cval, kept, floor)
@@ -83,14 +117,16 @@ def kept_candidates(data, indices, indptr, terms, end, n, margin, held, block, c
 
 
 @numba.njit(nogil=True, cache=True)
-def candidates(data, indices, indptr, terms, end, n, margin, held, block, cpos, cval):  # pragma: no cover - compiled
-    kept = kept_candidates(data, indices, indptr, terms, end, n, margin, held, block, cpos, cval)
+def candidates(data, indices, indptr, terms, end, n, margin, held, sparse, block, mark, touched, cpos,
+               cval):  # pragma: no cover - compiled
+    kept = kept_candidates(data, indices, indptr, terms, end, n, margin, held, sparse, block, mark, touched, cpos,
+                           cval)
     return cpos[:kept].copy(), cval[:kept].copy()
 
 
 @numba.njit(nogil=True, cache=True)
-def candidates_batch(data, indices, indptr, terms, term_starts, ends, ns, margin, held, block, cpos,
-                     cval):  # pragma: no cover - compiled
+def candidates_batch(data, indices, indptr, terms, term_starts, ends, ns, margin, held, sparse, block, mark,
+                     touched, cpos, cval):  # pragma: no cover - compiled
     """Every query's candidates end to end, and where each query's start (``term_starts`` likewise)."""
     queries = ends.size
     starts = np.zeros(queries + 1, np.int64)
@@ -103,8 +139,8 @@ def candidates_batch(data, indices, indptr, terms, term_starts, ends, ns, margin
         lo, hi = term_starts[q], term_starts[q + 1]
         if hi == lo or ends[q] <= 0:
             continue
-        kept = kept_candidates(data, indices, indptr, terms[lo:hi], ends[q], ns[q], margin, held, block, cpos,
-                               cval)
+        kept = kept_candidates(data, indices, indptr, terms[lo:hi], ends[q], ns[q], margin, held, sparse, block,
+                               mark, touched, cpos, cval)
         if total + kept > room:
             room = max(2 * room, total + kept)
             grown_pos = np.empty(room, np.int64)

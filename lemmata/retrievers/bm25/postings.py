@@ -161,25 +161,55 @@ class Postings:
         entered once per batch, and the lock released for all of it), and they are rounded and ordered
         together (:func:`_ordered_batch`, the same order :meth:`top` gives each); else query by query.
 
+        The three steps are also separate (:meth:`prepare_batch`, :meth:`rank_prepared`, :meth:`rankings`), so
+        that a threaded batch runs only the compiled call on its worker threads and the steps that hold the
+        interpreter lock on the thread that tokenizes: a worker that needed the lock between compiled calls
+        waited for it behind the tokenizer, a switch interval at a time.
+
         >>> p = Postings({}, np.array([0.5, 1.25, 0.25, 2.0], np.float32), np.array([0, 2, 0, 1]),
         ...              np.array([0, 2, 4]), 3)
         >>> p.top_batch([([1, 0], None, 2), ([], None, 3), ([1, 0], 2, 5)]).split()
         [[(1, 2.0), (2, 1.25)], [], [(1, 2.0), (0, 0.75)]]
         """
-        from lemmata.retrievers.bm25.compiled import candidates_batch
+        batch = self.prepare_batch(queries)
+        return self.rankings(batch, self.rank_prepared(batch), tie_rank)
+
+    def prepare_batch(self, queries: Sequence[tuple[Sequence[int], int | None, int]]) -> "PreparedBatch":
+        """The queries with their ends bounded by the document count, and packed for the compiled call where the
+        index ranks through it."""
+        from lemmata.retrievers.bm25.compiled import pack
 
         bounded = [(ids, self.documents if end is None else max(0, min(int(end), self.documents)), n)
                    for ids, end, n in queries]
-        found = None
-        if bounded and self.compiled:
-            found = candidates_batch(self.data, self.indices, self.indptr, bounded, 10 ** -SCORE_DECIMALS)
+        return PreparedBatch(bounded, pack(bounded) if bounded and self.compiled else None)
+
+    def rank_prepared(self, batch: "PreparedBatch") -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Every query's candidates from one compiled call (the lock released for all of it), or None where the
+        batch was not packed for it."""
+        from lemmata.retrievers.bm25.compiled import candidates_packed
+
+        if batch.packed is None:
+            return None
+        return candidates_packed(self.data, self.indices, self.indptr, batch.packed, 10 ** -SCORE_DECIMALS)
+
+    def rankings(self, batch: "PreparedBatch", found: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
+                 tie_rank: np.ndarray | None = None) -> "Rankings":
+        """The batch's rankings from its candidates (:meth:`rank_prepared`), or query by query where it has none."""
         if found is None:
-            return Rankings.of([self.top(ids, n, end, tie_rank=tie_rank) for ids, end, n in bounded])
-        return _ordered_batch(*found, np.fromiter((n for _, _, n in bounded), np.int64, len(bounded)), tie_rank)
+            return Rankings.of([self.top(ids, n, end, tie_rank=tie_rank) for ids, end, n in batch.queries])
+        return _ordered_batch(*found, batch.packed.ns, tie_rank)
+
+
+class PreparedBatch(NamedTuple):
+    """A batch of ``(term_ids, end, n)`` queries, each ``end`` bounded by the document count, and their packed
+    arrays for the compiled call (None where the index does not rank through it)."""
+
+    queries: list[tuple[Sequence[int], int, int]]
+    packed: Any
 
 
 def _ordered(hits: np.ndarray, vals: np.ndarray, n: int, tie_rank: np.ndarray | None) -> list[tuple[int, float]]:
-    """The ``n`` best of candidate positions ``hits`` (ascending) with unrounded scores ``vals``: rounded to
+    """The ``n`` best of candidate positions ``hits`` (in any order) with unrounded scores ``vals``: rounded to
     :data:`SCORE_DECIMALS`, by rounded score descending, then ``tie_rank`` (or position) ascending."""
     rounded = np.round(vals, SCORE_DECIMALS)
     order = np.lexsort((hits if tie_rank is None else tie_rank[hits], -rounded))[:n]

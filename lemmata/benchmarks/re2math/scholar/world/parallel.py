@@ -106,11 +106,12 @@ def batch_tops(world: Any, queries: Sequence[tuple[str, int | None, int]], worke
 def threaded_rankings(world: Any, queries: Sequence[tuple[str, int | None, int]], workers: int
                       ) -> Iterator[Rankings]:
     """The rankings of consecutive chunks of the batch, in order, each ranked by one compiled call
-    (``world._rank_batch``, which releases the interpreter lock) on ``workers`` threads (none where
-    ``workers`` is 1). This thread tokenizes each chunk (``world._terms``, which holds the lock) and hands
-    it to the threads, so ranking one chunk overlaps tokenizing the next; the caller builds each chunk's hits
-    as its rankings come back. A chunk's call returns once, so the threads wait for the lock once per chunk,
-    not once per query. No process starts."""
+    (:meth:`~lemmata.retrievers.bm25.postings.Postings.rank_prepared`, which releases the interpreter lock) on
+    ``workers`` threads (none where ``workers`` is 1). This thread tokenizes and packs each chunk
+    (``world._terms``, :meth:`~lemmata.retrievers.bm25.postings.Postings.prepare_batch`: they hold the lock)
+    and hands the threads the compiled call alone, so ranking one chunk overlaps tokenizing the next; it orders
+    each chunk's candidates and the caller builds its hits as its rankings come back. A worker takes the lock
+    only to start and end its call, so it never waits behind the tokenizer between steps. No process starts."""
     from concurrent.futures import ThreadPoolExecutor
 
     step = max(1, min(CHUNK * 4, -(-len(queries) // (workers * 4))))  # four chunks a thread: none lags long
@@ -122,10 +123,13 @@ def threaded_rankings(world: Any, queries: Sequence[tuple[str, int | None, int]]
         for start in range(0, len(queries), step):
             yield world._rank_batch(prepared(start))
         return
+    index = world._index
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        ranked = [pool.submit(world._rank_batch, prepared(start)) for start in range(0, len(queries), step)]
-        for future in ranked:
-            yield future.result()
+        # the threads run the compiled call alone; packing and ordering hold the lock, so they run here
+        ranked = [(batch, pool.submit(index.rank_prepared, batch))
+                  for batch in (index.prepare_batch(prepared(start)) for start in range(0, len(queries), step))]
+        for batch, future in ranked:
+            yield index.rankings(batch, future.result(), world._tie_rank)
 
 
 def _adopt(world: Any) -> None:

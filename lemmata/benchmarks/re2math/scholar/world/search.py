@@ -164,6 +164,7 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
         ``workers=1`` (or a platform without ``fork``) runs the loop here.
         """
         from lemmata.benchmarks.re2math.scholar.world.parallel import batch_rankings
+        from lemmata.core.collection import collection_paused
 
         for i, (_, _, n) in enumerate(queries):
             if n < 1:
@@ -171,7 +172,8 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
         self._index  # opened before any fork, so every worker shares its vocabulary and mapped arrays
         out: list[ScholarSearch] = []
         for ranked in batch_rankings(self, queries, workers):  # consecutive chunks of the batch, in order
-            out += self._answers(queries[len(out):len(out) + ranked.starts.size - 1], ranked)
+            with collection_paused():  # every answer built is kept: collections would find nothing to free
+                out += self._answers(queries[len(out):len(out) + ranked.starts.size - 1], ranked)
         return out
 
     def search_result(self, query: str, year_cutoff: int | None, n: int = DEFAULT_N, *,
