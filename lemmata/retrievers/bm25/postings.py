@@ -72,9 +72,15 @@ class Postings:
         return cls(vocab, data, indices, indptr, params["num_docs"])
 
     def term_ids(self, tokens: Iterable[str]) -> list[int]:
-        """Rows of the distinct known ``tokens``, in first-seen order (each query term counts once)."""
-        vocab = self.vocab
-        return list(dict.fromkeys(vocab[t] for t in tokens if t in vocab))
+        """Rows of the distinct known ``tokens``, in first-seen order (each query term counts once).
+
+        The tokens are made distinct first and looked up once each (a term has one row, so the rows come out
+        distinct and in the same order), in C loops rather than a generator: a rendered proof state has hundreds.
+
+        >>> Postings({"a": 0, "b": 1}, np.zeros(0, np.float32), np.zeros(0), np.zeros(3), 0).term_ids("bxab")
+        [1, 0]
+        """
+        return [row for row in map(self.vocab.get, dict.fromkeys(tokens)) if row is not None]
 
     def _bounds(self, term_ids: Sequence[int]) -> list[list[int]]:
         """``[start, end)`` of each term's row in the arrays."""
