@@ -1,14 +1,14 @@
 """Speed of `lemmata evaluate`: encoding, exact and approximate search, and a whole source-retrieval run.
 
-    LEMMATA_HOME=/tmp/lm-x lemmata artifact build --version 2.0.0   # the 346k-record world, once
+    LEMMATA_HOME=/tmp/lm-x lemmata artifact build   # the current world (2.2.0: 347,532 records), once
     LEMMATA_HOME=/tmp/lm-x python perf/evaluate_speed.py [--only encode,exact,exact-synthetic,ann,e2e] [--ann-n 1000000]
 
 Reports, in one run:
 
 - **encode** — the static model the ``tokenlearn-static-model`` wheel ships (``model2vec:tokenlearn-static-model``)
-  over every record of the current offline world (346k title + author texts), into a cold embedding cache:
+  over every record of the current offline world (347,532 title + author texts), into a cold embedding cache:
   texts/s;
-- **exact** — blocked exact top-100 search over those 346k document vectors, batched queries (the Eval-200 raw
+- **exact** — blocked exact top-100 search over those document vectors, batched queries (the Eval-200 raw
   proof states, repeated to 2,000): queries/s and the peak resident memory of a process doing only that
   (targets ≥ 500 queries/s, ≤ 1.5 GB);
 - **exact-synthetic** — the same search over 346k × 256 random unit vectors (2,000 queries, top 100), no world
