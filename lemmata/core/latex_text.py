@@ -77,11 +77,31 @@ def latex_to_text(raw: str, *, keep_markers: bool = False) -> str:
     >>> latex_to_text(r"A.~Bj\"orner and \v Spela \v Spenko, \emphOn $\times p$-invariant sets, Ann.\ Math. \textbf354")
     'A. Björner and Špela Špenko, On p-invariant sets, Ann. Math. 354'
     """
-    s = raw or ""
+    s = _markup_resolved(raw or "", keep_markers=keep_markers, initial_dash=True)
+    return " ".join(_SPACE_PUNCT.sub(r"\1", s).split())  # = _SPACES.sub(" ", …).strip(): one whitespace set
+
+
+def latex_words_text(raw: str) -> str:
+    r"""What :func:`latex_to_text` gives, for splitting into words: the same characters except for the spaces and
+    tildes its last rules remove between a word and the punctuation or dash after it, and its whitespace runs not
+    collapsed. A space, a tilde, punctuation and a dash all separate words, so ``words(latex_words_text(x))`` is
+    ``words(latex_to_text(x))``, and three passes over the text are saved (the frozen tokenizer's hot path:
+    every record of a world build and every query).
+
+    >>> text = r"J.~-P. Serre , \emph{Cours d'arithm\'etique} ;  $\alpha$-adic"
+    >>> words(latex_words_text(text)) == words(latex_to_text(text))
+    True
+    """
+    return _markup_resolved(raw or "", keep_markers=False, initial_dash=False)
+
+
+def _markup_resolved(s: str, *, keep_markers: bool, initial_dash: bool) -> str:
+    """The markup rules of :func:`latex_to_text`, in its order, before its spacing rules: the dash after an
+    initial (``"J.~-P."`` → ``"J.-P."``) only where ``initial_dash``."""
     has_url = "://" in s or "www." in s
     if not _MARKUP.search(s) and "''" not in s and not has_url:
-        # nothing any rule below acts on but the last three: skip the rest (same result, the common case)
-        return " ".join(_SPACE_PUNCT.sub(r"\1", _INITIAL_DASH.sub("-", s)).split())
+        # nothing any rule below acts on but the spacing rules: skip the rest (same result, the common case)
+        return _INITIAL_DASH.sub("-", s) if initial_dash else s
     # rules that need a literal skip the whole pass without it (the same result; a proof state seldom has one)
     if "\\leavevmode" in s:
         s = _AMS_BYSAME.sub(r"\\bysame ", s)
@@ -108,14 +128,13 @@ def latex_to_text(raw: str, *, keep_markers: bool = False) -> str:
         return " "
 
     s = _GLUED.sub(glued, s)
-    s = _INITIAL_DASH.sub("-", s)  # "J.~-P." → "J.-P."
+    if initial_dash:
+        s = _INITIAL_DASH.sub("-", s)  # "J.~-P." → "J.-P."
     s = _ESCAPED.sub(lambda m: m.group(0)[1], s)
     s = _SPACING.sub(" ", s)
     s = _GREEK_COMMAND.sub(lambda m: m.group(1).lower().removeprefix("var"), s)
     s = _COMMAND.sub(" ", s)
-    s = s.replace("{", "").replace("}", "").replace("$", "").replace("\\", " ")
-    s = _SPACE_PUNCT.sub(r"\1", s)
-    return " ".join(s.split())  # = _SPACES.sub(" ", s).strip(): ``\s`` and str.split() share one whitespace set
+    return s.replace("{", "").replace("}", "").replace("$", "").replace("\\", " ")
 
 
 def fold(text: str) -> str:

@@ -24,7 +24,7 @@ import re
 from functools import lru_cache
 
 from lemmata.core.hashing import sha256_json
-from lemmata.core.latex_text import latex_to_text, words
+from lemmata.core.latex_text import fold, latex_to_text, latex_words_text, words
 
 # --------------------------------------------------------------------------- the baselines' tokenizer
 
@@ -82,10 +82,29 @@ SCHOLAR_WORDS_TOKENIZER = {
 }
 
 
+#: a folded word of at least MIN_TOKEN_LENGTH characters (``words`` filtered by length, in one pass: the run that
+#: starts a maximal run of word characters matches all of it or, when shorter, nothing)
+_LONG_WORD = re.compile(r"[^\W_]{%d,}" % MIN_TOKEN_LENGTH)
+
+
 def tokenize_scholar_words(text: str) -> list[str]:
     """Index tokens of ``text`` (document or query) for the offline scholarly artifacts, in order.
 
+    The definition is ``[w for w in words(latex_to_text(text)) if len(w) >= MIN_TOKEN_LENGTH and w not in
+    SCHOLAR_STOPWORDS]``; it runs as :func:`~lemmata.core.latex_text.latex_words_text` (the same words, without
+    the passes that only move spaces) and one pattern that finds the long enough words, which gives the same tokens
+    with fewer passes (the tests compare both on every kind of text the artifacts tokenize).
+
     >>> tokenize_scholar_words(r"Let $\\phi\\colon \\mathbb{R}^n \\to X$ be the Lipschitz map of \\emph{Cheeger--Colding}.")
     ['phi', 'lipschitz', 'map', 'cheeger', 'colding']
+    """
+    return [w for w in _LONG_WORD.findall(fold(latex_words_text(text))) if w not in SCHOLAR_STOPWORDS]
+
+
+def tokenize_scholar_words_by_definition(text: str) -> list[str]:
+    """:func:`tokenize_scholar_words` as its definition reads, pass by pass (what the tests compare it with).
+
+    >>> tokenize_scholar_words_by_definition("The Banach--Tarski paradox, II")
+    ['banach', 'tarski', 'paradox', 'ii']
     """
     return [w for w in words(latex_to_text(text)) if len(w) >= MIN_TOKEN_LENGTH and w not in SCHOLAR_STOPWORDS]
