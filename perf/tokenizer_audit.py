@@ -1,6 +1,6 @@
 """Does the fused scholarly tokenizer give exactly its definition's tokens on every text the artifacts tokenize?
 
-    python perf/tokenizer_identity.py [--release DIR] [--mirror DIR]
+    python perf/tokenizer_audit.py [--release DIR] [--mirror DIR]
 
 ``tokenize_scholar_words`` (the frozen ``lemmata-scholar-words`` v1 tokenizer of the offline worlds) runs fused:
 ``latex_words_text`` (``latex_to_text`` without the passes that only move spaces) and one pattern for the words
