@@ -24,28 +24,17 @@ code. The tests compare both paths on random blocks full of ties and signed zero
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-
-
-@lru_cache(maxsize=1)
-def kernels() -> Any:
-    """The compiled functions' module (:mod:`~lemmata.retrievers.exact_kernels`), or None where numba is not
-    installed (compiled on first use, cached on disk where the package folder is writable)."""
-    try:
-        from lemmata.retrievers import exact_kernels
-    except ImportError:
-        return None
-    return exact_kernels
+from lemmata.core.accelerator import compiled_module
 
 
 def kernel() -> Any:
-    """The compiled selection pass, or None where numba is not installed."""
-    found = kernels()
-    return None if found is None else found.select
+    """The compiled functions' module (:mod:`~lemmata.retrievers.exact_kernels`), or None where numba is not
+    installed."""
+    return compiled_module("lemmata.retrievers.exact_kernels")
 
 
 def select(scores: np.ndarray, ranks: np.ndarray, k: int, floor: np.ndarray, bound: np.ndarray, held: np.ndarray,
@@ -58,7 +47,7 @@ def select(scores: np.ndarray, ranks: np.ndarray, k: int, floor: np.ndarray, bou
     if found is None:
         return False
     scratch = np.zeros(1, np.int32)
-    found(scores, scores.view(np.int32), ranks, int(k), floor, bound, held, count, scratch, scratch.view(np.float32))
+    found.select(scores, scores.view(np.int32), ranks, int(k), floor, bound, held, count, scratch, scratch.view(np.float32))
     return True
 
 
@@ -67,7 +56,7 @@ def products(block: np.ndarray, query: np.ndarray, out: np.ndarray) -> bool:
     pass that reads each document row once (:func:`~lemmata.retrievers.exact_kernels.products`). A lone query's
     search is bound by reading the document matrix: BLAS's matrix-vector product reads it more slowly than this
     loop, and FAISS's own row-by-row loop likewise. False (nothing done) where numba is not installed."""
-    found = kernels()
+    found = kernel()
     if found is None:
         return False
     found.products(block, query, out)

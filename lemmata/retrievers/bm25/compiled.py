@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from lemmata.core.accelerator import compiled_module
 
 _local = threading.local()
 
@@ -44,15 +45,10 @@ _HELD = 4096
 SPARSE = 0.25
 
 
-@lru_cache(maxsize=1)
 def kernel() -> Any:
     """The compiled functions' module (:mod:`~lemmata.retrievers.bm25.kernels`), or None where numba is not
-    installed (compiled on first use, cached on disk where the package folder is writable)."""
-    try:
-        from lemmata.retrievers.bm25 import kernels
-    except ImportError:
-        return None
-    return kernels
+    installed."""
+    return compiled_module("lemmata.retrievers.bm25.kernels")
 
 
 def _buffers(documents: int) -> tuple[np.ndarray, ...]:
