@@ -32,6 +32,7 @@ from lemmata.space.views import (  # noqa: F401
     compose_qs,
     entry_choices,
     group_label,
+    tick_renders,
     overview_html,
     tab_from_params,
     query_from_params,
@@ -162,7 +163,7 @@ def build_app(ctx: SpaceContext):
         def on_tick(*inputs):
             controls, (token, watching, status_filter) = BoardControls.read(inputs)
             current = ctx.change_token()
-            if current == token:
+            if not tick_renders(token, current):
                 return [gr.skip()] * len(tick_outputs)
             values = core_values(ctx, controls.view(ctx), dim=controls.dim)
             values[core_outputs.index(shell.url_qs)] = gr.skip()

@@ -225,6 +225,19 @@ def size_choices(current: str = "") -> list[tuple[str, str]]:
     return out
 
 
+def tick_renders(rendered: str, current: str) -> bool:
+    """Whether a refresh tick redraws the board: only once the page's load event has drawn it (``rendered`` is the
+    change token that draw stored, empty until then) and only when something changed since.
+
+    A tick that fired while the load event still ran read the default controls: drawing then put the default view
+    over the URL's view, and stored a current token, so no later tick corrected it.
+
+    >>> tick_renders("", "3:1:0:0:0"), tick_renders("3:1:0:0:0", "3:1:0:0:0"), tick_renders("3:1:0:0:0", "4:1:0:0:0")
+    (False, False, True)
+    """
+    return bool(rendered) and rendered != current
+
+
 def group_label(key: str) -> str:
     return key.replace(" | - | ", " | no retrieval artifact | ")
 

@@ -296,9 +296,9 @@ def test_browser_url_reopens_the_same_view_and_stays_in_sync(space, browser):
     again.goto(url)
     again.wait_for_selector("#lm-board .lm-board", timeout=30_000)
     assert again.locator("#lm-search textarea, #lm-search input").first.input_value() == "url-model"
-    # the page is painted with the default view and its load events draw the URL's; in a loaded run the rows were
-    # still the default view's when this read them (31 rows beside a search box already reading "url-model"): wait
-    # for the rows to be the URL's view, then count them
+    # the page is painted with the default view and its load event draws the URL's: wait for that draw. (A refresh
+    # tick that fired before the load event had drawn once put the default view back for good; ticks now wait for
+    # that first draw: lemmata.space.views.tick_renders)
     again.wait_for_function("() => { const c = [...document.querySelectorAll('#lm-board td.lm-model')];"
                             " return c.length > 0 && c.every(td => td.innerText.includes('url-model')); }",
                             timeout=30_000)
@@ -307,6 +307,49 @@ def test_browser_url_reopens_the_same_view_and_stays_in_sync(space, browser):
     assert names == sorted(names)  # model A→Z, as the URL says
     assert again.errors == []
     again.close()
+
+
+@pytest.mark.browser
+def test_browser_url_view_survives_ticks_that_fire_before_the_load_draws(space, browser, monkeypatch):
+    """A refresh tick (every 1 s here) that fires while the load event still runs reads the default controls; when
+    it answers after the load event has drawn the URL's view, it must not draw the default view over it (it did, and
+    stored a current token, so no later tick corrected it). Here the load event takes 1.5 s and each tick 5 s."""
+    import traceback
+
+    import lemmata.space.app as app_module
+
+    for i, name in enumerate(("slow-model-b", "slow-model-a", "unsearched-model")):
+        space.ctx.store.add_result(make_result(
+            kind="reported", benchmark="mathnet-retrieve", track="easy",
+            frozen=FrozenTuple(dataset_release=RELEASE, split="qrels/easy", retrieval_artifact=None,
+                               scoring_artifact="paper", date="2026-01-03"),
+            submission_sha256=sha256_bytes(name.encode()), model=ModelInfo(name=name),
+            main=Score(metric="recall@5", value=0.2 * (i + 1))))
+    real_tab, real_token = app_module.tab_from_params, space.ctx.change_token
+
+    def slow_tab(params):  # the load event's first step
+        time.sleep(1.5)
+        return real_tab(params)
+
+    def slow_token():  # a tick's first step
+        if traceback.extract_stack(limit=2)[0].name == "on_tick":
+            time.sleep(5.0)
+        return real_token()
+
+    monkeypatch.setattr(app_module, "tab_from_params", slow_tab)
+    monkeypatch.setattr(space.ctx, "change_token", slow_token)
+    page = _page(browser)
+    page.goto(f"{space.url}/?benchmark=mathnet-retrieve&track=easy&search=slow-model")
+    page.wait_for_function("() => { const c = [...document.querySelectorAll('#lm-board td.lm-model')];"
+                           " return c.length > 0 && c.every(td => td.innerText.includes('slow-model')); }",
+                           timeout=30_000)
+    page.wait_for_timeout(7_000)  # the ticks fired during the load event have answered by now
+    monkeypatch.setattr(app_module, "tab_from_params", real_tab)
+    monkeypatch.setattr(space.ctx, "change_token", real_token)
+    names = page.locator("#lm-board td.lm-model").all_inner_texts()
+    assert len(names) == 2 and all("slow-model" in n for n in names), names
+    assert page.errors == []
+    page.close()
 
 
 @pytest.mark.browser

@@ -181,7 +181,7 @@ class Walker:
         if not box.is_visible():
             return
         box.click()
-        options = self.page.locator("[role=option]")
+        options = self.page.locator(f"#{elem_id} [role=option]")  # not a just-closed menu's lingering options
         try:
             options.first.wait_for(timeout=2_000)
         except Exception:
@@ -392,12 +392,12 @@ def test_model_filters_narrow_the_board_and_travel_in_the_url(space, browser, ca
     w.settle()
     assert "chat-model" not in names() and "tiny-encoder" in names()  # chat-model declares closed weights
     w.page.locator("#lm-size input").first.click()
-    w.page.locator("[role=option]", has_text="≤ 100M").first.click()
+    w.page.locator("#lm-size [role=option]", has_text="≤ 100M").first.click()
     w.page.wait_for_function("() => window.location.search.includes('max_params=1e8')", timeout=10_000)
     w.settle()
     assert "tiny-encoder" in names() and "bm25-baseline" in names()
     w.page.locator("#lm-size input").first.click()
-    w.page.locator("[role=option]", has_text="≤ 1B").first.click()
+    w.page.locator("#lm-size [role=option]", has_text="≤ 1B").first.click()
     w.page.wait_for_function("() => window.location.search.includes('max_params=1e9')", timeout=10_000)
     w.settle()
     url = w.page.url

@@ -238,8 +238,8 @@ def test_readme_literal_every_tab_loads_clean(server, browser):
 
     page.get_by_role("tab", name="Audit").click()
     page.locator("#lm-audit-entry input").first.click()
-    page.wait_for_selector("[role=option]", timeout=15_000)
-    assert page.locator("[role=option]").count() >= 1
+    page.wait_for_selector("#lm-audit-entry [role=option]", timeout=15_000)
+    assert page.locator("#lm-audit-entry [role=option]").count() >= 1
     page.keyboard.press("Escape")
     _shot(page, "4-audit")
 
@@ -355,7 +355,8 @@ class Walk(Watched):
         """The option labels of a dropdown (left open; the ✓ of the selected one dropped)."""
         self.page.mouse.click(2, 2)  # a dropdown still focused from the last pick does not open on a click
         self.page.locator(f"#{elem_id} input").first.click()
-        options = self.page.locator("[role=option]")
+        # scoped to this menu: a menu closed a moment ago keeps its options in the page while it closes
+        options = self.page.locator(f"#{elem_id} [role=option]")
         try:
             options.first.wait_for(timeout=2_000 if may_be_empty else 15_000)
         except Exception:
@@ -373,7 +374,7 @@ class Walk(Watched):
         if label == self.page.locator(f"#{elem_id} input").first.input_value():
             self.page.keyboard.press("Escape")
             return label
-        self.page.locator("[role=option]").nth(index).click()
+        self.page.locator(f"#{elem_id} [role=option]").nth(index).click()
         self.settle()
         return label
 
