@@ -15,7 +15,10 @@ source opened, E4 extract, the submission written. Target: ≤ 10 s (the latency
 alone is 200 × 3 × 50 ms / 16 ≈ 1.9 s).
 
 Each cold run is also printed against its floor, the requests it sent × the latency ÷ the concurrency: what
-the run would take if nothing but the endpoint's answers cost time.
+the run would take if nothing but the endpoint's answers cost time. For Re²Math the runner alone follows: as
+many requests as the cold run sent, independent of each other and with no world to search or open, so what the
+protocol's own steps add (opening the world, searches, openings, prompts: the warm run's work) reads as the
+difference.
 
 Each workload runs twice: cold (empty request cache) and warm (everything cached:
 the cost of a rerun); the runner's process CPU time is printed beside the wall
@@ -125,9 +128,9 @@ def floor(sent: int, latency: float, concurrency: int, wall: float) -> str:
 
 def time_re2math(artifacts: Path, cache_dir: Path, latency: float) -> dict[str, float]:
     from lemmata.benchmarks.re2math.agent.llm_agent import run_offline_agent
-    from lemmata.oracles.chat_runner import ChatRunner, Endpoint, RequestCache
+    from lemmata.oracles.chat_runner import ChatJob, ChatRunner, Endpoint, RequestCache
 
-    out = {}
+    out, sent = {}, 0
     with ServerProcess(agent, latency) as server:
         for label in ("cold", "warm"):
             endpoint = Endpoint(base_url=server.base_url, model="perf-agent", concurrency=16)
@@ -139,6 +142,18 @@ def time_re2math(artifacts: Path, cache_dir: Path, latency: float) -> dict[str, 
             print(f"re2math {label}: {meta['instances']} instances, {runner.stats.sent} sent, {out[label]:.2f} s wall, "
                   f"{time.process_time() - cpu:.2f} s CPU{floor(runner.stats.sent, latency, 16, out[label])}",
                   flush=True)
+            sent = sent if label == "warm" else runner.stats.sent
+        # the runner alone: as many requests, independent of each other, with no world to search or open
+        jobs = [ChatJob(id=f"alone/{i}", messages=({"role": "user", "content": f"## E3\n### TARGET THEOREM\n"
+                                                   f"request {i} of the runner alone\n\n### END"},))
+                for i in range(sent)]
+        endpoint = Endpoint(base_url=server.base_url, model="perf-agent", concurrency=16)
+        t, cpu = time.perf_counter(), time.process_time()
+        with ChatRunner(endpoint, RequestCache(cache_dir / "re2math-alone.jsonl")) as runner:
+            runner.run(jobs, quiet=True)
+        wall = time.perf_counter() - t
+        print(f"re2math runner alone: {runner.stats.sent} sent, {wall:.2f} s wall, {time.process_time() - cpu:.2f} s "
+              f"CPU{floor(runner.stats.sent, latency, 16, wall)}", flush=True)
     return out
 
 

@@ -352,6 +352,9 @@ def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunn
         return steps[stage](iid, c)
 
     given = {row["instance_id"]: row for row in rows}
+    prefetch = getattr(artifact, "prefetch_openings", None)
+    if prefetch is not None:  # every instance opens a source: its columns are read while the first requests run
+        prefetch()
     runner.run([e3_job(iid, row, track=track, window=window, scope=scope, cite_keys=cite_keys, sampling=sampling)
                 for iid, row in given.items()],
                desc="Re²Math E3 → cited source → E4" if oracle else "Re²Math E3 → search → E4", quiet=quiet,

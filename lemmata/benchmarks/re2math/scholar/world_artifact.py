@@ -92,6 +92,11 @@ class WorldArtifact:
     def is_citing_paper(self, instance_id: str, record_id: str) -> bool:
         return self.world.is_citing_paper(instance_id, record_id)
 
+    def prefetch_openings(self) -> None:
+        """Read what openings show in the background, ahead of a run that opens records
+        (:meth:`ScholarWorld.prefetch_openings`)."""
+        self.world.prefetch_openings()
+
 
 class WorldIdentity(AttributedIdentity):
     """Source identity over a world: record equality with the instance's attributed cited source."""

@@ -24,3 +24,68 @@ def imports_pandas(folder: Path) -> bool:
 
 def test_opening_and_searching_a_world_imports_no_pandas(scholar_world_21):
     assert not imports_pandas(scholar_world_21)
+
+
+def test_positions_by_opaque_id_number_agree_with_the_id_table(scholar_world_22):
+    """A 2.1+ world finds a record's position from its opaque id's number (an array, not a dict of every id): the
+    same position as the stored ids say, and an id that only shares a number (``r01`` for ``r1``), a malformed id
+    or an unknown one is refused like any unknown id."""
+    import pytest
+
+    from lemmata.benchmarks.re2math.scholar.worlds import open_any_world
+    from lemmata.core.errors import InputError
+
+    world = open_any_world(scholar_world_22)
+    assert world._by_rank is not None
+    ids = world._ids
+    step = max(1, len(ids) // 5000)
+    assert all(world.position(ids[p]) == p for p in range(0, len(ids), step))
+    assert world.position(ids[-1]) == len(ids) - 1
+    first = ids[0]
+    for bad in ("r0" + first[1:], first + "0", "x" + first[1:], "r", "", "r-1", "r１", f"r{10 ** 12}", first.upper()):
+        if bad in set(ids):
+            continue
+        with pytest.raises(InputError):
+            world.position(bad)
+
+
+def test_positions_fall_back_to_the_id_table_where_numbers_collide(scholar_world_22):
+    """Where two ids share a number the array cannot tell them apart: the world looks every id up in the dict."""
+    import numpy as np
+
+    from lemmata.benchmarks.re2math.scholar.worlds import open_any_world
+
+    world = open_any_world(scholar_world_22)
+    world._tie_rank = np.zeros_like(world._tie_rank)  # every id "number 0"
+    assert world._by_rank is None
+    assert world.position(world._ids[7]) == 7
+
+
+def test_prefetched_openings_are_the_openings(scholar_world_22, monkeypatch):
+    """Openings read ahead on a background thread (an agent run's first step) open the same records, and the
+    columns are read once: a first opening that comes while the read is under way waits for it."""
+    import threading
+
+    import lemmata.benchmarks.re2math.scholar.world.search as search
+    from lemmata.benchmarks.re2math.scholar.artifact import MaterialisationLog
+    from lemmata.benchmarks.re2math.scholar.worlds import open_any_world
+
+    plain, ahead = open_any_world(scholar_world_22), open_any_world(scholar_world_22)
+    reads, real = [], search.read_columns
+    started = threading.Event()
+
+    def read_columns(path, columns):
+        reads.append((threading.current_thread().name, tuple(columns)))
+        started.set()
+        return real(path, columns)
+
+    monkeypatch.setattr(search, "read_columns", read_columns)
+    ahead.prefetch_openings()
+    assert started.wait(10)
+    some = plain._ids[:: max(1, len(plain._ids) // 50)]
+    assert [ahead.open(i, log=MaterialisationLog()) for i in some] == \
+        [plain.open(i, log=MaterialisationLog()) for i in some]
+    opening = tuple(ahead._OPEN_COLUMNS)
+    assert reads == [("lemmata-world-openings", opening), ("MainThread", opening)]  # one read per world
+    ahead.prefetch_openings()  # read already: starts nothing
+    assert len(reads) == 2

@@ -13,6 +13,7 @@ Each version's ``open_world`` reads its folder through :func:`read_world`.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -53,6 +54,8 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
             raise InputError.one(str(root / RECORDS_FILE), "records are not in year order (unknown years first)",
                                  field="year")
         self.log = MaterialisationLog()
+        self._open_lock = threading.Lock()
+        self._open_table: Any = None
 
     @cached_property
     def _by_id(self) -> dict[str, int]:
@@ -188,9 +191,21 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
                             instance_id=instance_id)
 
     # -- opening -----------------------------------------------------------
-    @cached_property
+    @property
     def _full(self):
-        return read_columns(self.root / RECORDS_FILE, ["arxiv_id", "doi", "abstract"])
+        """The :attr:`_OPEN_COLUMNS` of every record, read on the first opening (or by :meth:`prefetch_openings`);
+        a caller that comes while another thread reads them waits for that read."""
+        with self._open_lock:
+            if self._open_table is None:
+                self._open_table = read_columns(self.root / RECORDS_FILE, list(self._OPEN_COLUMNS))
+            return self._open_table
+
+    def prefetch_openings(self) -> None:
+        """Start reading the opening columns on a background thread, for a caller that will open records soon (an
+        agent run): Arrow decodes them without the interpreter lock, so the read overlaps that caller's other work
+        instead of stalling its first opening (abstracts are most of the file: about 0.5 s)."""
+        if self._open_table is None:
+            threading.Thread(target=lambda: self._full, name="lemmata-world-openings", daemon=True).start()
 
     def position(self, record_id: str) -> int:
         try:
