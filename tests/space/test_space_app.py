@@ -272,15 +272,20 @@ def test_browser_submit_see_errors_then_row_then_audit(space, browser, tmp_path)
     page.close()
 
 
-@pytest.mark.browser
-def test_browser_url_reopens_the_same_view_and_stays_in_sync(space, browser):
-    for i, name in enumerate(("url-model-b", "url-model-a", "url-model-c", "other-model")):
+def _add_reported(space, tier: str, date: str, names: tuple[str, ...]) -> None:
+    """Reported MathNet-Retrieve rows of ``tier``, one per model name, scored 0.1, 0.2, … in that order."""
+    for i, name in enumerate(names):
         space.ctx.store.add_result(make_result(
-            kind="reported", benchmark="mathnet-retrieve", track="hard",
-            frozen=FrozenTuple(dataset_release=RELEASE, split="qrels/hard", retrieval_artifact=None,
-                               scoring_artifact="paper", date="2026-01-02"),
+            kind="reported", benchmark="mathnet-retrieve", track=tier,
+            frozen=FrozenTuple(dataset_release=RELEASE, split=f"qrels/{tier}", retrieval_artifact=None,
+                               scoring_artifact="paper", date=date),
             submission_sha256=sha256_bytes(name.encode()), model=ModelInfo(name=name),
             main=Score(metric="recall@5", value=0.1 * (i + 1))))
+
+
+@pytest.mark.browser
+def test_browser_url_reopens_the_same_view_and_stays_in_sync(space, browser):
+    _add_reported(space, "hard", "2026-01-02", ("url-model-b", "url-model-a", "url-model-c", "other-model"))
     page = _page(browser)
     page.goto(f"{space.url}/?benchmark=mathnet-retrieve&track=hard")
     page.wait_for_selector("#lm-board .lm-board", timeout=30_000)
@@ -318,13 +323,7 @@ def test_browser_url_view_survives_ticks_that_fire_before_the_load_draws(space, 
 
     import lemmata.space.app as app_module
 
-    for i, name in enumerate(("slow-model-b", "slow-model-a", "unsearched-model")):
-        space.ctx.store.add_result(make_result(
-            kind="reported", benchmark="mathnet-retrieve", track="easy",
-            frozen=FrozenTuple(dataset_release=RELEASE, split="qrels/easy", retrieval_artifact=None,
-                               scoring_artifact="paper", date="2026-01-03"),
-            submission_sha256=sha256_bytes(name.encode()), model=ModelInfo(name=name),
-            main=Score(metric="recall@5", value=0.2 * (i + 1))))
+    _add_reported(space, "easy", "2026-01-03", ("slow-model-b", "slow-model-a", "unsearched-model"))
     real_tab, real_token = app_module.tab_from_params, space.ctx.change_token
 
     def slow_tab(params):  # the load event's first step
