@@ -52,6 +52,7 @@ def build_app(ctx: SpaceContext):
     import pandas  # noqa: F401  (the plots need it; importing it here keeps the first page load fast)
 
     from lemmata.space.audit import render_audit
+    from lemmata.space.drawn import session_of
     from lemmata.space.tabs import about, admin, audit, leaderboard, matrix, overview, status, submit
     from lemmata.space.tabs.matrix import matrix_html, panels_html
     from lemmata.space.tabs.leaderboard import core_values, extra_values, extras_event, filter_values
@@ -98,15 +99,14 @@ def build_app(ctx: SpaceContext):
         extras_after_open = extras_event(ctx, board_tab)
 
         # -- clicks inside rendered HTML (sort headers, show all, entry ids) -------------------------------
-        def on_board_click(evt: gr.EventData, *inputs):
+        def on_board_click(evt: gr.EventData, request: gr.Request, *inputs):
             controls, _ = BoardControls.read(inputs)
             data = getattr(evt, "_data", None) or {}
-            if data.get("sort"):
-                shown = controls.with_params(sort=str(data["sort"])[:100])
-                return core_values(ctx, shown.view(ctx), dim=shown.dim) + [gr.skip()] * (1 + len(audit_outputs))
-            if data.get("rows") in ("all", "top"):
-                shown = controls.with_params(all="1" if data["rows"] == "all" else "")
-                return core_values(ctx, shown.view(ctx), dim=shown.dim) + [gr.skip()] * (1 + len(audit_outputs))
+            if data.get("sort") or data.get("rows") in ("all", "top"):
+                shown = (controls.with_params(sort=str(data["sort"])[:100]) if data.get("sort") else
+                         controls.with_params(all="1" if data["rows"] == "all" else ""))
+                return core_values(ctx, shown.view(ctx), dim=shown.dim, session=session_of(request)) + \
+                    [gr.skip()] * (1 + len(audit_outputs))
             if data.get("audit"):
                 view = controls.view(ctx)
                 entry = str(data["audit"])[:64]
@@ -121,7 +121,7 @@ def build_app(ctx: SpaceContext):
                          show_progress="hidden", api_visibility="private", preprocess=False).then(**sync)
 
         # -- links on the overview: a benchmark's board, or its submission form ----------------------------
-        def on_open(evt: gr.EventData, *inputs):
+        def on_open(evt: gr.EventData, request: gr.Request, *inputs):
             controls, _ = BoardControls.read(inputs)
             data = getattr(evt, "_data", None) or {}
             if data.get("submit"):
@@ -132,7 +132,8 @@ def build_app(ctx: SpaceContext):
                 shown = controls.with_params(benchmark=str(data["open"])[:100],
                                              track=str(data.get("track") or "")[:100],
                                              group=str(data.get("group") or "")[:500], kind="", search="", all="")
-                return core_values(ctx, shown.view(ctx), dim=shown.dim) + [gr.Tabs(selected="board"), gr.skip()]
+                return core_values(ctx, shown.view(ctx), dim=shown.dim, session=session_of(request)) + [
+                    gr.Tabs(selected="board"), gr.skip()]
             return [gr.skip()] * (len(core_outputs) + 2)
 
         open_outputs = core_outputs + [tabs, submit_tab.chooser]
@@ -160,22 +161,31 @@ def build_app(ctx: SpaceContext):
         rest_outputs = extra_outputs + [submit_tab.availability, overview_tab.view, matrix_tab.view,
                                         matrix_tab.panels, shell.rest_token]
 
-        def on_tick(*inputs):
+        def on_tick(request: gr.Request, *inputs):
             controls, (token, watching, status_filter) = BoardControls.read(inputs)
             current = ctx.change_token()
             if not tick_renders(token, current):
                 return [gr.skip()] * len(tick_outputs)
-            values = core_values(ctx, controls.view(ctx), dim=controls.dim)
+            session = session_of(request)
+            # the view the page was last drawn with: the controls read when the tick fired may be older (a control
+            # change or a sort click drawn since)
+            drawn = ctx.drawn.latest(session)
+            if drawn is not None:
+                controls = BoardControls(query=drawn, dim=controls.dim)
+            values = core_values(ctx, controls.view(ctx), dim=controls.dim, session=session)
             values[core_outputs.index(shell.url_qs)] = gr.skip()
             still = [sha for sha in (watching or [])
                      if (rec := ctx.store.get_submission(sha)) is not None and rec.status in ("queued", "scoring")]
             pace = gr.Timer(FAST_POLL_SECONDS if still else config.refresh_seconds, active=True)
             return values + [status_html(ctx, status_filter), banner_html(ctx), still, pace]
 
-        def on_tick_rest(*inputs):
+        def on_tick_rest(request: gr.Request, *inputs):
             controls, (token, rendered, *filters) = BoardControls.read(inputs)
             if token == rendered:  # the tick rendered nothing new
                 return [gr.skip()] * len(rest_outputs)
+            drawn = ctx.drawn.latest(session_of(request))
+            if drawn is not None:  # as the tick: the view the page was last drawn with
+                controls = BoardControls(query=drawn, dim=controls.dim)
             view = controls.view(ctx)  # the view the tick built (kept per token), not built again
             return extra_values(ctx, view, controls.dim) + [availability_html(ctx), overview_html(ctx),
                                                              matrix_html(ctx, *filters), panels_html(ctx), token]
@@ -194,7 +204,8 @@ def build_app(ctx: SpaceContext):
             entry = (params.get("entry") or "")[:64] or None
             audit_vals = audit.open_audit(ctx, entry, (params.get("item") or "")[:200] or None) if entry else \
                 [gr.skip()] * 3 + [None]
-            return core_values(ctx, view, tab, entry, audit_vals[3]) + [gr.Tabs(selected=tab)] + audit_vals[:3] + [
+            return core_values(ctx, view, tab, entry, audit_vals[3], session=session_of(request)) + [
+                gr.Tabs(selected=tab)] + audit_vals[:3] + [
                 banner_html(ctx), view.query.kind, view.query.search] + filter_values(view.query)
 
         def on_load_rest(*inputs):

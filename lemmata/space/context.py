@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lemmata.space.drawn import DrawnViews
 from lemmata.tracks.base import OracleConfig
 from lemmata.space.audit import SubmissionCache
 from lemmata.space.board import BoardRow, load_rows
@@ -74,6 +75,7 @@ class SpaceContext:
     remove_exports: Any = field(default=None, repr=False)
     #: the board groups' rank ranges, computed once per set of result ids (large groups in the background)
     rank_ranges: RankRangeCache = field(default_factory=RankRangeCache, repr=False)
+    drawn: DrawnViews = field(default_factory=DrawnViews, repr=False)  # each page's last drawn board query
     #: every release's leaderboard on the Hub, read at start-up (kept by content under the cache folder)
     hub_results: HubResults = field(default_factory=lambda: HubResults(hub_cache()), repr=False)
     _catalog: dict[str, tuple[str, ...]] | None = field(default=None, repr=False)

@@ -352,6 +352,40 @@ def test_browser_url_view_survives_ticks_that_fire_before_the_load_draws(space, 
 
 
 @pytest.mark.browser
+def test_browser_a_tick_answering_after_a_control_change_draws_the_new_view(space, browser, monkeypatch):
+    """A refresh tick fires (the store changed, so it will draw), the visitor picks another track while it runs,
+    and the tick answers after that pick: it draws the view the page was last drawn with (the new track), not the
+    one its controls showed when it fired. Each tick takes 2.5 s here, a pick a fraction of a second."""
+    import traceback
+
+    _add_reported(space, "medium", "2026-01-04", ("tick-model-m",))
+    _add_reported(space, "hard", "2026-01-04", ("tick-model-h",))
+    page = _page(browser)
+    page.goto(f"{space.url}/?benchmark=mathnet-retrieve&track=medium&search=tick-model")
+    page.locator("#lm-board td.lm-model", has_text="tick-model-m").wait_for(timeout=30_000)
+    real_token = space.ctx.change_token
+
+    def slow_token():  # a tick's first step
+        if traceback.extract_stack(limit=2)[0].name == "on_tick":
+            time.sleep(2.5)
+        return real_token()
+
+    monkeypatch.setattr(space.ctx, "change_token", slow_token)
+    _add_reported(space, "easy", "2026-01-04", ("tick-model-store-change",))  # the next ticks draw
+    page.wait_for_timeout(1_500)  # a tick has fired and sleeps
+    page.locator("#lm-track input").first.click()
+    page.locator("#lm-track [role=option]", has_text="hard").first.click()
+    page.locator("#lm-board td.lm-model", has_text="tick-model-h").wait_for(timeout=10_000)
+    page.wait_for_timeout(4_000)  # every tick fired before the pick has answered
+    monkeypatch.setattr(space.ctx, "change_token", real_token)
+    assert page.locator("#lm-track input").first.input_value() == "hard"
+    names = page.locator("#lm-board td.lm-model").all_inner_texts()
+    assert names and all("tick-model-h" in n for n in names), names
+    assert page.errors == []
+    page.close()
+
+
+@pytest.mark.browser
 def test_browser_renders_injected_names_as_text(space, browser):
     result = make_result(
         kind="reported", benchmark="mathnet-retrieve", track="medium",

@@ -66,17 +66,19 @@ def breakdown_of(view: BoardView, dim: str | None) -> tuple[list[str], str | Non
 
 
 def core_values(ctx: SpaceContext, view: BoardView, tab: str = "board", entry=None, item=None,
-                dim: str | None = None) -> list:
+                dim: str | None = None, *, session: str | None = None) -> list:
     """What a view change must show at once: the controls and the table (see ``BoardTab.core_outputs``).
 
     Every menu whose choices depend on the view (track, group, sort, breakdown) is replaced here, in the same
-    event as the view, with its choices and its value together."""
+    event as the view, with its choices and its value together. ``session``: the page drawn, whose view is noted
+    (:class:`~lemmata.space.drawn.DrawnViews`: its refresh ticks redraw that view)."""
     import gradio as gr
 
     from lemmata.metrics.glossary import dimension_label
     from lemmata.space.tables import render_board
 
     q = view.query
+    ctx.drawn.note(session, q)
     first = view.groups[0] if view.groups else None
     dims, dim = breakdown_of(view, dim)
     return [
@@ -202,13 +204,16 @@ def extras_event(ctx: SpaceContext, t: BoardTab) -> dict[str, Any]:
 
 def wire(ctx: SpaceContext, t: BoardTab, shell: Shell) -> None:
     """Control changes: the table first, then (in parallel) the URL and the downloads and plots."""
+    import gradio as gr
+
+    from lemmata.space.drawn import session_of
     def shows(**cleared: str):
         """A handler showing the view the controls ask for, with the URL parameters ``cleared`` first."""
-        def on_controls(*inputs):
+        def on_controls(request: gr.Request, *inputs):
             controls, _ = BoardControls.read(inputs)
             if cleared:
                 controls = controls.with_params(**cleared)
-            return core_values(ctx, controls.view(ctx), dim=controls.dim)
+            return core_values(ctx, controls.view(ctx), dim=controls.dim, session=session_of(request))
 
         return on_controls
 
