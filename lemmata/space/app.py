@@ -105,7 +105,8 @@ def build_app(ctx: SpaceContext):
             if data.get("sort") or data.get("rows") in ("all", "top"):
                 shown = (controls.with_params(sort=str(data["sort"])[:100]) if data.get("sort") else
                          controls.with_params(all="1" if data["rows"] == "all" else ""))
-                return core_values(ctx, shown.view(ctx), dim=shown.dim, session=session_of(request)) + \
+                ticket = ctx.drawn.begin(session_of(request), shown.query)
+                return core_values(ctx, shown.view(ctx), dim=shown.dim, ticket=ticket) + \
                     [gr.skip()] * (1 + len(audit_outputs))
             if data.get("audit"):
                 view = controls.view(ctx)
@@ -132,7 +133,8 @@ def build_app(ctx: SpaceContext):
                 shown = controls.with_params(benchmark=str(data["open"])[:100],
                                              track=str(data.get("track") or "")[:100],
                                              group=str(data.get("group") or "")[:500], kind="", search="", all="")
-                return core_values(ctx, shown.view(ctx), dim=shown.dim, session=session_of(request)) + [
+                ticket = ctx.drawn.begin(session_of(request), shown.query)
+                return core_values(ctx, shown.view(ctx), dim=shown.dim, ticket=ticket) + [
                     gr.Tabs(selected="board"), gr.skip()]
             return [gr.skip()] * (len(core_outputs) + 2)
 
@@ -166,29 +168,32 @@ def build_app(ctx: SpaceContext):
             current = ctx.change_token()
             if not tick_renders(token, current):
                 return [gr.skip()] * len(tick_outputs)
-            session = session_of(request)
-            # the view the page was last drawn with: the controls read when the tick fired may be older (a control
-            # change or a sort click drawn since)
-            drawn = ctx.drawn.latest(session)
+            # the view of the page's latest draw: the controls read when the tick fired may be older (a control
+            # change or a sort click drawn since); and nothing at all if a draw begins while this one is built
+            ticket, drawn = ctx.drawn.current(session_of(request))
             if drawn is not None:
                 controls = BoardControls(query=drawn, dim=controls.dim)
-            values = core_values(ctx, controls.view(ctx), dim=controls.dim, session=session)
+            values = core_values(ctx, controls.view(ctx), dim=controls.dim, ticket=ticket)
             values[core_outputs.index(shell.url_qs)] = gr.skip()
             still = [sha for sha in (watching or [])
                      if (rec := ctx.store.get_submission(sha)) is not None and rec.status in ("queued", "scoring")]
             pace = gr.Timer(FAST_POLL_SECONDS if still else config.refresh_seconds, active=True)
-            return values + [status_html(ctx, status_filter), banner_html(ctx), still, pace]
+            rest = [status_html(ctx, status_filter), banner_html(ctx), still, pace]
+            if not ctx.drawn.still(ticket):  # a newer draw began: it answers after this, with the newer view
+                return [gr.skip()] * len(tick_outputs)
+            return values + rest
 
         def on_tick_rest(request: gr.Request, *inputs):
             controls, (token, rendered, *filters) = BoardControls.read(inputs)
             if token == rendered:  # the tick rendered nothing new
                 return [gr.skip()] * len(rest_outputs)
-            drawn = ctx.drawn.latest(session_of(request))
-            if drawn is not None:  # as the tick: the view the page was last drawn with
+            ticket, drawn = ctx.drawn.current(session_of(request))
+            if drawn is not None:  # as the tick: the view of the page's latest draw
                 controls = BoardControls(query=drawn, dim=controls.dim)
             view = controls.view(ctx)  # the view the tick built (kept per token), not built again
-            return extra_values(ctx, view, controls.dim) + [availability_html(ctx), overview_html(ctx),
-                                                             matrix_html(ctx, *filters), panels_html(ctx), token]
+            values = extra_values(ctx, view, controls.dim) + [availability_html(ctx), overview_html(ctx),
+                                                              matrix_html(ctx, *filters), panels_html(ctx), token]
+            return values if ctx.drawn.still(ticket) else [gr.skip()] * len(rest_outputs)
 
         shell.timer.tick(on_tick, board_tab.controls + [shell.change_token, shell.watch, status_tab.search],
                          tick_outputs, show_progress="hidden", api_visibility="private", concurrency_limit=8,
@@ -199,12 +204,14 @@ def build_app(ctx: SpaceContext):
         # -- first paint from the URL ---------------------------------------------------------------------
         def on_load(request: gr.Request):
             params = dict(request.query_params) if request is not None else {}
-            view = BoardControls(query_from_params(params)).view(ctx)
+            query = query_from_params(params)
+            ticket = ctx.drawn.begin(session_of(request), query)
+            view = BoardControls(query).view(ctx)
             tab = tab_from_params(params)
             entry = (params.get("entry") or "")[:64] or None
             audit_vals = audit.open_audit(ctx, entry, (params.get("item") or "")[:200] or None) if entry else \
                 [gr.skip()] * 3 + [None]
-            return core_values(ctx, view, tab, entry, audit_vals[3], session=session_of(request)) + [
+            return core_values(ctx, view, tab, entry, audit_vals[3], ticket=ticket) + [
                 gr.Tabs(selected=tab)] + audit_vals[:3] + [
                 banner_html(ctx), view.query.kind, view.query.search] + filter_values(view.query)
 

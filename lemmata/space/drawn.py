@@ -1,48 +1,85 @@
-"""The board view each open page was last drawn with, so that a refresh tick redraws that view.
+"""The board view each open page was last asked to draw, so that a refresh tick never draws an older one.
 
 A tick reads the page's controls when it fires, and answers later; a control change, a sort click or the page's
 load event may draw another view in between. Drawn from its own controls, the tick would put the older view back
-over the newer one (and, storing a current change token, keep it there). So every draw notes its view's query
-under the page's session, and a tick draws the query its page was last drawn with.
+over the newer one (and, storing a current change token, keep it there).
+
+So every other draw *begins* by noting its query under the page's Gradio session, which advances the page's draw
+number, and notes the resolved query when it is built. A tick takes the page's number and query when it starts,
+draws that query, and answers nothing if the number has moved by the time its view is built: a draw that began
+meanwhile answers after it and shows the newer view (answers of one page arrive in the order they are sent).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any
+from typing import Any, NamedTuple
+
+
+class Ticket(NamedTuple):
+    """One draw of one page: the page's session and its draw number when the draw began."""
+
+    session: str | None
+    number: int
 
 
 class DrawnViews:
-    """Session -> the board query last drawn on that page; the ``most`` most recently drawn sessions are kept.
+    """Session -> (draw number, the board query of the latest draw); the ``most`` most recently drawn sessions.
 
     >>> d = DrawnViews(most=2)
-    >>> d.note("a", "q1"); d.note("b", "q2"); d.note("a", "q3"); d.note("c", "q4")
-    >>> d.latest("a"), d.latest("b"), d.latest("c"), d.latest(None)
-    ('q3', None, 'q4', None)
+    >>> t = d.begin("a", "q1"); d.current("a")
+    (Ticket(session='a', number=1), 'q1')
+    >>> d.note(t, "q1 resolved"); d.current("a")[1]
+    'q1 resolved'
+    >>> tick, _ = d.current("a"); later = d.begin("a", "q2")
+    >>> d.still(tick), d.still(later)
+    (False, True)
+    >>> d.note(t, "stale"); d.current("a")[1]  # an older draw's late note changes nothing
+    'q2'
+    >>> _ = d.begin("b", "x"); _ = d.begin("c", "y"); d.current("a")  # forgotten: the least recently drawn
+    (Ticket(session='a', number=0), None)
     """
 
     def __init__(self, most: int = 4096) -> None:
         self._most = most
         self._lock = threading.Lock()
-        self._queries: OrderedDict[str, Any] = OrderedDict()
+        self._pages: OrderedDict[str, tuple[int, Any]] = OrderedDict()
 
-    def note(self, session: str | None, query: Any) -> None:
-        """``query`` is what the page of ``session`` now shows (no session: nothing to note)."""
+    def begin(self, session: str | None, query: Any) -> Ticket:
+        """A draw of ``query`` begins on the page of ``session``: the page's number advances."""
         if not session:
+            return Ticket(None, 0)
+        with self._lock:
+            number = self._pages.get(session, (0, None))[0] + 1
+            self._pages[session] = (number, query)
+            self._pages.move_to_end(session)
+            while len(self._pages) > self._most:
+                self._pages.popitem(last=False)
+            return Ticket(session, number)
+
+    def note(self, ticket: Ticket, query: Any) -> None:
+        """The draw of ``ticket`` built ``query`` (its resolved form); kept only if no draw began since."""
+        if ticket.session is None:
             return
         with self._lock:
-            self._queries[session] = query
-            self._queries.move_to_end(session)
-            while len(self._queries) > self._most:
-                self._queries.popitem(last=False)
+            if self._pages.get(ticket.session, (0, None))[0] == ticket.number:
+                self._pages[ticket.session] = (ticket.number, query)
 
-    def latest(self, session: str | None) -> Any | None:
-        """The query last drawn on the page of ``session``, or None where none was (or it was forgotten)."""
+    def current(self, session: str | None) -> tuple[Ticket, Any | None]:
+        """The page's ticket as of now and the query of its latest draw (None: none was drawn, or forgotten)."""
         if not session:
-            return None
+            return Ticket(None, 0), None
         with self._lock:
-            return self._queries.get(session)
+            number, query = self._pages.get(session, (0, None))
+            return Ticket(session, number), query
+
+    def still(self, ticket: Ticket) -> bool:
+        """Has no draw begun on the page since ``ticket`` was taken?"""
+        if ticket.session is None:
+            return True
+        with self._lock:
+            return self._pages.get(ticket.session, (0, None))[0] == ticket.number
 
 
 def session_of(request: Any) -> str | None:

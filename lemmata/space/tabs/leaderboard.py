@@ -66,19 +66,20 @@ def breakdown_of(view: BoardView, dim: str | None) -> tuple[list[str], str | Non
 
 
 def core_values(ctx: SpaceContext, view: BoardView, tab: str = "board", entry=None, item=None,
-                dim: str | None = None, *, session: str | None = None) -> list:
+                dim: str | None = None, *, ticket: Any = None) -> list:
     """What a view change must show at once: the controls and the table (see ``BoardTab.core_outputs``).
 
     Every menu whose choices depend on the view (track, group, sort, breakdown) is replaced here, in the same
-    event as the view, with its choices and its value together. ``session``: the page drawn, whose view is noted
-    (:class:`~lemmata.space.drawn.DrawnViews`: its refresh ticks redraw that view)."""
+    event as the view, with its choices and its value together. ``ticket``: the page's draw
+    (:class:`~lemmata.space.drawn.Ticket`), under which the view's query is noted for its refresh ticks."""
     import gradio as gr
 
     from lemmata.metrics.glossary import dimension_label
     from lemmata.space.tables import render_board
 
     q = view.query
-    ctx.drawn.note(session, q)
+    if ticket is not None:
+        ctx.drawn.note(ticket, q)
     first = view.groups[0] if view.groups else None
     dims, dim = breakdown_of(view, dim)
     return [
@@ -213,7 +214,8 @@ def wire(ctx: SpaceContext, t: BoardTab, shell: Shell) -> None:
             controls, _ = BoardControls.read(inputs)
             if cleared:
                 controls = controls.with_params(**cleared)
-            return core_values(ctx, controls.view(ctx), dim=controls.dim, session=session_of(request))
+            ticket = ctx.drawn.begin(session_of(request), controls.query)
+            return core_values(ctx, controls.view(ctx), dim=controls.dim, ticket=ticket)
 
         return on_controls
 
