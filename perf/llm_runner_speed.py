@@ -142,7 +142,8 @@ def time_re2math(artifacts: Path, cache_dir: Path, latency: float) -> dict[str, 
             print(f"re2math {label}: {meta['instances']} instances, {runner.stats.sent} sent, {out[label]:.2f} s wall, "
                   f"{time.process_time() - cpu:.2f} s CPU{floor(runner.stats.sent, latency, 16, out[label])}",
                   flush=True)
-            sent = sent if label == "warm" else runner.stats.sent
+            if label == "cold":
+                sent = runner.stats.sent
         # the runner alone: as many requests, independent of each other, with no world to search or open
         jobs = [ChatJob(id=f"alone/{i}", messages=({"role": "user", "content": f"## E3\n### TARGET THEOREM\n"
                                                    f"request {i} of the runner alone\n\n### END"},))

@@ -52,6 +52,16 @@ from lemmata.oracles.artifact import ARTIFACT_FILE, VerdictArtifact  # noqa: F40
 ARTIFACT_SCHEMA = "lemmata.judge-artifact/1"
 MAX_REASON_CHARS = 4000
 _PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
+_SECTION = re.compile(r"^<!-- (system|user) -->$", re.MULTILINE)
+_FENCE = re.compile(r"^```(?:json)?\s*\n(?P<body>.*)\n```$", re.DOTALL)
+#: the slot a fenced rubric's instructions name the request's data-block code with
+NONCE_SLOT = "nonce"
+_DATA = re.compile(r"^<!-- data: every slot\b.*-->$", re.MULTILINE)
+_REVIEW = re.compile(r"^<!-- under review: (?P<fields>[a-z_]+(?:, [a-z_]+)*) -->$", re.MULTILINE)
+_RULE = re.compile(r"^<!-- rule: .*? settled as (?P<verdict>\{.*\}) -->$", re.MULTILINE)
+#: signals described in a settled verdict's reason
+_SHOWN_SIGNALS = 5
+_Reply = TypeVar("_Reply", bound=BaseModel)
 
 
 @lru_cache(maxsize=256)
@@ -63,16 +73,6 @@ def _pieces(template: str) -> tuple[str, ...]:
     ('a ', 'x', ' b ', 'y', '')
     """
     return tuple(_PLACEHOLDER.split(template))
-_SECTION = re.compile(r"^<!-- (system|user) -->$", re.MULTILINE)
-_FENCE = re.compile(r"^```(?:json)?\s*\n(?P<body>.*)\n```$", re.DOTALL)
-#: the slot a fenced rubric's instructions name the request's data-block code with
-NONCE_SLOT = "nonce"
-_DATA = re.compile(r"^<!-- data: every slot\b.*-->$", re.MULTILINE)
-_REVIEW = re.compile(r"^<!-- under review: (?P<fields>[a-z_]+(?:, [a-z_]+)*) -->$", re.MULTILINE)
-_RULE = re.compile(r"^<!-- rule: .*? settled as (?P<verdict>\{.*\}) -->$", re.MULTILINE)
-#: signals described in a settled verdict's reason
-_SHOWN_SIGNALS = 5
-_Reply = TypeVar("_Reply", bound=BaseModel)
 
 
 class OracleUnavailable(LemmataError):

@@ -32,9 +32,9 @@ from lemmata.space.views import (  # noqa: F401
     compose_qs,
     entry_choices,
     group_label,
-    tick_renders,
     overview_html,
     tab_from_params,
+    tick_renders,
     query_from_params,
     render_events,
     sort_choices,
@@ -163,16 +163,19 @@ def build_app(ctx: SpaceContext):
         rest_outputs = extra_outputs + [submit_tab.availability, overview_tab.view, matrix_tab.view,
                                         matrix_tab.panels, shell.rest_token]
 
+        def latest_draw(request: Any, controls: BoardControls) -> tuple[Any, BoardControls]:
+            """A tick's ticket and the controls of its page's latest draw: the controls read when the tick fired
+            may be older (a control change or a sort click drawn since). The tick answers nothing if a draw
+            begins while it builds (``ctx.drawn.still``)."""
+            ticket, drawn = ctx.drawn.current(session_of(request))
+            return ticket, controls if drawn is None else BoardControls(query=drawn, dim=controls.dim)
+
         def on_tick(request: gr.Request, *inputs):
             controls, (token, watching, status_filter) = BoardControls.read(inputs)
             current = ctx.change_token()
             if not tick_renders(token, current):
                 return [gr.skip()] * len(tick_outputs)
-            # the view of the page's latest draw: the controls read when the tick fired may be older (a control
-            # change or a sort click drawn since); and nothing at all if a draw begins while this one is built
-            ticket, drawn = ctx.drawn.current(session_of(request))
-            if drawn is not None:
-                controls = BoardControls(query=drawn, dim=controls.dim)
+            ticket, controls = latest_draw(request, controls)
             values = core_values(ctx, controls.view(ctx), dim=controls.dim, ticket=ticket)
             values[core_outputs.index(shell.url_qs)] = gr.skip()
             still = [sha for sha in (watching or [])
@@ -187,9 +190,7 @@ def build_app(ctx: SpaceContext):
             controls, (token, rendered, *filters) = BoardControls.read(inputs)
             if token == rendered:  # the tick rendered nothing new
                 return [gr.skip()] * len(rest_outputs)
-            ticket, drawn = ctx.drawn.current(session_of(request))
-            if drawn is not None:  # as the tick: the view of the page's latest draw
-                controls = BoardControls(query=drawn, dim=controls.dim)
+            ticket, controls = latest_draw(request, controls)
             view = controls.view(ctx)  # the view the tick built (kept per token), not built again
             values = extra_values(ctx, view, controls.dim) + [availability_html(ctx), overview_html(ctx),
                                                               matrix_html(ctx, *filters), panels_html(ctx), token]

@@ -208,6 +208,7 @@ def wire(ctx: SpaceContext, t: BoardTab, shell: Shell) -> None:
     import gradio as gr
 
     from lemmata.space.drawn import session_of
+
     def shows(**cleared: str):
         """A handler showing the view the controls ask for, with the URL parameters ``cleared`` first."""
         def on_controls(request: gr.Request, *inputs):
