@@ -102,7 +102,7 @@ def main() -> int:
         os.environ["LEMMATA_HOME"] = tmp
         from lemmata.benchmarks.mathnet.builder import MathNetRetrieveBuilder
         from lemmata.core.paths import releases_dir
-        from lemmata.space.app import build_app, launch_kwargs
+        from lemmata.space.app import build_app, launch_kwargs, queued
         from lemmata.space.config import SpaceConfig
         from lemmata.space.context import create_context
         from lemmata.space.rows import ROW_SUMMARY
@@ -116,8 +116,7 @@ def main() -> int:
                                       rate_limit=RateLimit(10_000, 3600), worker_poll_seconds=2.0)
         ctx = create_context(config, stream=io.StringIO())
         ctx.start(background=False)
-        demo = build_app(ctx)
-        demo.queue(default_concurrency_limit=4)
+        demo = queued(build_app(ctx))
         _, url, _ = demo.launch(server_name="127.0.0.1", server_port=free_port(), prevent_thread_lock=True,
                                 quiet=True, **launch_kwargs(ctx))
         url = url.rstrip("/") + f"/?benchmark=mathnet-retrieve&track=hard"

@@ -266,6 +266,23 @@ def build_app(ctx: SpaceContext):
     return demo
 
 
+#: Gradio rebuilds its monitoring summary (a pandas table of up to 10,000 past events, grouped, with percentiles)
+#: after every event unless told otherwise; only its monitoring dashboard reads it, and this app does not enable that.
+#: Rebuilt after each event it took a quarter of the server's CPU in a walk over every control, and a long-running
+#: server's events make each rebuild slower. Once per this many events instead (an operator's own setting wins).
+MONITORING_SUMMARY_EVERY = 1000
+
+
+def queued(demo: Any) -> Any:
+    """``demo`` with its event queue on, as ``lemmata serve`` runs it: four events at a time, Gradio's monitoring
+    summary rebuilt once per :data:`MONITORING_SUMMARY_EVERY` events. Returns ``demo``."""
+    import os
+
+    os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", str(MONITORING_SUMMARY_EVERY))
+    demo.queue(default_concurrency_limit=4)
+    return demo
+
+
 def launch_kwargs(ctx: SpaceContext) -> dict[str, Any]:
     """Arguments for ``demo.launch`` that belong to the app (styles, upload limit, served folders)."""
     import gradio as gr
@@ -338,8 +355,7 @@ def serve(config=None, *, host: str | None = None, port: int | None = None, quie
         os.environ["LEMMATA_HOME"] = home
     ctx = create_context(config or SpaceConfig.from_env())
     ctx.start(background=True)
-    demo = build_app(ctx)
-    demo.queue(default_concurrency_limit=4)
+    demo = queued(build_app(ctx))
     kwargs = launch_kwargs(ctx)
     demo.launch(server_name=host or ctx.config.host, server_port=port if port is not None else ctx.config.port,
                 quiet=quiet, prevent_thread_lock=not block, **kwargs)

@@ -130,7 +130,7 @@ def row_state(row: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(row.get(column) for column in _ROW_COLUMNS)
 
 
-def fingerprint(path: Path) -> Fingerprint | None:
+def fingerprint(path: Path | str) -> Fingerprint | None:
     """``(device, inode, size, mtime_ns, ctime_ns)`` of a file, or None when it cannot be stat'ed."""
     try:
         st = os.stat(path)
@@ -174,6 +174,7 @@ class Integrity:
     def __init__(self, index: Index, *, root: Path, ledger: SealLedger, row_summary: RowSummary | None) -> None:
         self.index = index
         self.root = root
+        self._root = os.fspath(root)
         #: which results are sealed and their seals (append-only hash chain; see :mod:`lemmata.store.ledger`)
         self.ledger = ledger
         self.row_summary = row_summary
@@ -272,7 +273,7 @@ class Integrity:
 
     def _state(self, row: dict[str, Any]) -> tuple[Fingerprint, str] | None:
         """What a verdict on ``row`` holds for: its file's fingerprint and the row's state (None: no file)."""
-        fp = fingerprint(self.root / row["path"])
+        fp = fingerprint(os.path.join(self._root, row["path"]))  # a string join: every row on every page view
         return None if fp is None else (fp, row_state(row))
 
     def checked_summary(self, row: dict[str, Any]) -> str | None:

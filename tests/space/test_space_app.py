@@ -66,7 +66,7 @@ def _free_port() -> int:
 def space(tmp_path_factory):
     from lemmata.benchmarks.mathnet.builder import MathNetRetrieveBuilder
     from lemmata.core.paths import releases_dir
-    from lemmata.space.app import build_app, launch_kwargs
+    from lemmata.space.app import build_app, launch_kwargs, queued
     from lemmata.space.config import SpaceConfig
     from lemmata.space.context import create_context
 
@@ -82,8 +82,7 @@ def space(tmp_path_factory):
     # the last step, reading results reported on the Hub, is skipped: the suite runs with HF_HUB_OFFLINE=1
     assert [s.status for s in ctx.bootstrap.steps] == ["skipped", "done", "done", "skipped", "skipped", "done",
                                                        "done", "skipped", "skipped", "skipped"], log.getvalue()
-    demo = build_app(ctx)
-    demo.queue(default_concurrency_limit=4)
+    demo = queued(build_app(ctx))
     _, url, _ = demo.launch(server_name="127.0.0.1", server_port=_free_port(), prevent_thread_lock=True, quiet=True,
                             **launch_kwargs(ctx))
     yield SimpleNamespace(ctx=ctx, url=url.rstrip("/"), demo=demo, home=home)

@@ -96,7 +96,7 @@ def seed(store, catalog: dict) -> int:
 
 @pytest.fixture(scope="module")
 def space(tmp_path_factory):
-    from lemmata.space.app import build_app, launch_kwargs
+    from lemmata.space.app import build_app, launch_kwargs, queued
     from lemmata.space.config import SpaceConfig
     from lemmata.space.context import create_context
 
@@ -111,8 +111,7 @@ def space(tmp_path_factory):
     from lemmata.scoring import score_file
 
     theorem = score_file(theorem_retrieval_run("bm25", "raw", home / "runs", depth=10), ctx.store)
-    demo = build_app(ctx)
-    demo.queue(default_concurrency_limit=4)
+    demo = queued(build_app(ctx))
     _, url, _ = demo.launch(server_name="127.0.0.1", server_port=_free_port(), prevent_thread_lock=True, quiet=True,
                             **launch_kwargs(ctx))
     yield SimpleNamespace(ctx=ctx, url=url.rstrip("/"), demo=demo, theorem=theorem)

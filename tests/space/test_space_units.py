@@ -523,3 +523,26 @@ def test_usage_columns_sort_with_unreported_values_last():
     assert parse_sort("u.cost:desc") == ("u.cost", True) and parse_sort("u.nothing:asc") == ("rank", False)
     assert [r.result_id for r in sort_rows(rows, "u.cost:desc")][:2] == ["c", "a"]
     assert [r.result_id for r in sort_rows(rows, "u.cost:asc")][:2] == ["a", "c"]  # b and d report no number
+
+
+def test_the_queue_rebuilds_gradios_monitoring_summary_only_once_per_thousand_events(monkeypatch):
+    """Gradio's default rebuilds its monitoring summary (a pandas table of every past event) after each event; the
+    app's queue does it once per MONITORING_SUMMARY_EVERY events, and an operator's own setting still wins."""
+    import gradio as gr
+
+    from lemmata.space.app import MONITORING_SUMMARY_EVERY, queued
+
+    monkeypatch.setenv("GRADIO_ANALYTICS_CACHE_FREQUENCY", "1")  # recorded, so the variable is restored after
+    monkeypatch.delenv("GRADIO_ANALYTICS_CACHE_FREQUENCY")
+    with gr.Blocks() as plain:
+        gr.Markdown("plain")
+    plain.queue()
+    assert plain._queue.ANAYLTICS_CACHE_FREQUENCY == 1  # Gradio's default: the reason for the setting
+    with gr.Blocks() as demo:
+        gr.Markdown("app")
+    assert queued(demo) is demo
+    assert demo._queue.ANAYLTICS_CACHE_FREQUENCY == MONITORING_SUMMARY_EVERY == 1000
+    monkeypatch.setenv("GRADIO_ANALYTICS_CACHE_FREQUENCY", "7")
+    with gr.Blocks() as operated:
+        gr.Markdown("operator")
+    assert queued(operated)._queue.ANAYLTICS_CACHE_FREQUENCY == 7
