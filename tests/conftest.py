@@ -38,8 +38,8 @@ os.environ.setdefault("HF_HOME", os.path.join(_HOME, "hf"))
 import pytest  # noqa: E402
 
 
-# Files that run first, longest first. The suite runs on two workers (``--dist=loadfile``, files in collection order:
-# ``--no-loadscope-reorder``), so the order decides how long the run takes. The README-literal server's first
+# Files that run first, longest first. The suite runs on a few workers (three on two cores; ``--dist=loadfile``, files
+# in collection order: ``--no-loadscope-reorder``), so the order decides how long the run takes. The README-literal server's first
 # start (releases, the current world, baselines: two minutes of one core in its own process) goes first, while the
 # other worker builds the session's shared releases and worlds; then the long files, so no long file starts
 # last while the other worker has nothing left (longest-processing-time-first). Every other file keeps its place.
@@ -57,6 +57,18 @@ FIRST = (
     "benchmarks/re2math/agent/test_baseline_agent.py",
     "benchmarks/mathnet/test_answer_bombs.py",
 )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_auto_num_workers(config) -> int:
+    """One worker per core and one more (``--maxprocesses`` in ``pyproject.toml`` caps it at four), unless
+    ``PYTEST_XDIST_AUTO_NUM_WORKERS`` says otherwise. The browser tests spend much of their time waiting on the
+    page, not computing, so a worker per core leaves cores idle; on two cores three workers ran the suite in
+    651 s where two took 810 s (both cores busy while the shared worlds are built)."""
+    from xdist.plugin import pytest_xdist_auto_num_workers as per_core
+
+    cores = per_core(config)
+    return cores if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") else cores + 1
 
 
 def pytest_collection_modifyitems(session, config, items) -> None:
