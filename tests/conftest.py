@@ -63,8 +63,9 @@ FIRST = (
 def pytest_xdist_auto_num_workers(config) -> int:
     """One worker per core and one more (``--maxprocesses`` in ``pyproject.toml`` caps it at four), unless
     ``PYTEST_XDIST_AUTO_NUM_WORKERS`` says otherwise. The browser tests spend much of their time waiting on the
-    page, not computing, so a worker per core leaves cores idle; on two cores three workers ran the suite in
-    651 s where two took 810 s (both cores busy while the shared worlds are built)."""
+    page, not computing, so a worker per core leaves cores idle. On two cores three workers ran the suite in 651 s
+    where two had taken 810 s (the later run also had the space's lighter event queue: ``lemmata.space.app.queued``);
+    a fresh clone's run took 718 s, where it had taken 1,002-1,050 s."""
     from xdist.plugin import pytest_xdist_auto_num_workers as per_core
 
     cores = per_core(config)

@@ -362,9 +362,12 @@ def test_landing_overview_and_cross_benchmark_matrix(space, browser, capfd):
     w.page.screenshot(path=str(SHOTS / "matrix.png"), full_page=True)
     before = table.locator("tbody tr").count()
     w.page.locator("#lm-matrix-kinds label", has_text="llm").click()
+    # the matrix's update shows no progress indicator for settle() to wait on: wait for the encoder's row to go
+    from playwright.sync_api import expect
+
+    expect(table.locator("tbody tr", has_text="tiny-encoder")).to_have_count(0, timeout=30_000)
     w.settle()
     assert 0 < table.locator("tbody tr").count() < before
-    assert table.locator("tbody tr", has_text="tiny-encoder").count() == 0
 
     cell = table.locator("tbody tr", has_text="chat-model").locator("a[data-group]").first
     group = cell.get_attribute("data-group")
