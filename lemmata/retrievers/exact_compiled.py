@@ -11,11 +11,14 @@ appended otherwise; a row holding ``2k`` keys is cut back to its ``k`` best and 
 The pass releases the interpreter lock, so the search's worker threads select in parallel.
 
 A query searched alone (a one-row query block) gets its scores from a second compiled pass,
-:func:`products`: each document row is read once and its dot product with the query summed in vector lanes.
-The product is bound by reading the document matrix; BLAS's matrix-vector product reads it at about two thirds
-of this loop's speed here. The bits of a reassociated sum differ from BLAS's in the last places, so a lone query's
-scores can differ by an ulp from the numpy path's (a row's bits still depend on that row alone, never on blocks
-or workers); the rankings they give are compared on exactly representable vectors in the tests.
+:func:`products`: each document row is read once and its dot product with the query summed in vector lanes,
+four rows at a time. The product is bound by reading the document matrix; BLAS's matrix-vector product reads it
+at about two thirds of this loop's speed here. Where no filter touches the block (no year limit, no exclusion),
+:func:`scan_one` fuses that product with the selection: each group of four scores is compared with the floor as
+it is summed, and no score block is written and read back. The bits of a reassociated sum differ from BLAS's in
+the last places, so a lone query's scores can differ by an ulp from the numpy path's (a row's bits still depend
+on that row alone, never on blocks, workers or fusion); the rankings they give are compared on exactly
+representable vectors in the tests.
 
 The selection's answer is the same, bit for bit: both paths keep, of every finite score (NaN and ``-inf``, the filtered
 documents, never rank), exactly the ``k`` smallest keys, and the caller sorts and decodes them with the same
@@ -60,4 +63,20 @@ def products(block: np.ndarray, query: np.ndarray, out: np.ndarray) -> bool:
     if found is None:
         return False
     found.products(block, query, out)
+    return True
+
+
+def scan_one(block: np.ndarray, query: np.ndarray, ranks: np.ndarray, k: int, floor: np.ndarray,
+             bound: np.ndarray, held: np.ndarray, count: np.ndarray) -> bool:
+    """:func:`products` then :func:`select` for one query over a C-contiguous float32 document ``block`` that no
+    filter touches, as one compiled pass (:func:`~lemmata.retrievers.exact_kernels.scan_one`): the same scores,
+    bit for bit, and the same keys kept, with no score block written. False (nothing done) where numba is not
+    installed."""
+    found = kernel()
+    if found is None:
+        return False
+    scratch = np.zeros(1, np.int32)
+    sums = np.empty(4, np.float32)
+    found.scan_one(block, query, ranks, int(k), floor, bound, held, count, scratch, scratch.view(np.float32), sums,
+                   sums.view(np.int32))
     return True

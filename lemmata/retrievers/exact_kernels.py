@@ -35,11 +35,41 @@ def key_of(bits, rank):  # pragma: no cover - compiled
 @numba.njit(nogil=True, cache=True)
 def cut(held, k, scratch):  # pragma: no cover - compiled
     """Keep a full row's ``k`` smallest keys in its first ``k`` places (the rest emptied); their largest key
-    (and its score's bits in ``scratch``)."""
-    best = np.partition(held, k - 1)[:k]
-    held[:k] = best
+    (and its score's bits in ``scratch``).
+
+    An in-place selection (Hoare's partition around the middle of three, narrowed to the side holding the
+    ``k``-th place): the kept set is the ``k`` smallest keys whatever their order, and no array is allocated —
+    ``np.partition`` copied the row and took about three times as long."""
+    t = k - 1
+    lo = 0
+    hi = held.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        a, b, c = held[lo], held[mid], held[hi]
+        if a > b:
+            a, b = b, a
+        if b > c:
+            b = c
+            if a > b:
+                b = a
+        pivot = b
+        i = lo
+        j = hi
+        while i <= j:
+            while held[i] < pivot:
+                i += 1
+            while pivot < held[j]:
+                j -= 1
+            if i <= j:
+                held[i], held[j] = held[j], held[i]
+                i += 1
+                j -= 1
+        if j < t:
+            lo = i
+        if t < i:
+            hi = j
+    worst = held[t]
     held[k:] = _EMPTY
-    worst = best.max()
     b = np.int64(0x7FFFFFFF) - np.int64(worst >> np.uint64(32))
     if b < 0:
         b = b ^ np.int64(0x7FFFFFFF)
@@ -90,16 +120,95 @@ def select(scores, bits, ranks, k, floor, bound, held, count, scratch, as_float)
         count[r] = c
 
 
+@numba.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"}, inline="always")
+def _four(docs, r, q, out, o):  # pragma: no cover - compiled
+    """``out[o + i] = docs[r + i] · q`` for ``i`` in 0..3: four rows' sums in one loop over the query, each row's
+    sum reassociated into vector lanes exactly as a lone row's would be (the four are independent chains)."""
+    s0 = np.float32(0.0)
+    s1 = np.float32(0.0)
+    s2 = np.float32(0.0)
+    s3 = np.float32(0.0)
+    for j in range(docs.shape[1]):
+        qj = q[j]
+        s0 += docs[r, j] * qj
+        s1 += docs[r + 1, j] * qj
+        s2 += docs[r + 2, j] * qj
+        s3 += docs[r + 3, j] * qj
+    out[o] = s0
+    out[o + 1] = s1
+    out[o + 2] = s2
+    out[o + 3] = s3
+
+
 @numba.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"})
 def products(docs, q, out):  # pragma: no cover - compiled
     """``out[r] = docs[r] · q`` for every row: one query's scores over a document block.
+
+    Rows go four at a time (:func:`_four`: the query is read once for four rows, and four sums are in flight —
+    about a fifth faster than one row at a time, bound by reading the documents). The last rows of a block that
+    does not divide by four are copied into a zero-padded group of four and summed by the same loop, so every
+    row's sum is the same instructions on the same values wherever it falls.
 
     Each row's sum is reassociated into vector lanes (the only fast-math licence taken besides fused
     multiply-add: NaN and infinities propagate as in IEEE arithmetic), so a row's bits depend on that row, the
     query and the machine's vector width alone — never on where its block starts or how the range is split."""
     n, d = docs.shape
-    for r in range(n):
-        s = np.float32(0.0)
-        for j in range(d):
-            s += docs[r, j] * q[j]
-        out[r] = s
+    whole = n - n % 4
+    for r in range(0, whole, 4):
+        _four(docs, r, q, out, r)
+    if whole < n:
+        pad = np.zeros((4, d), dtype=docs.dtype)
+        pad[:n - whole] = docs[whole:]
+        sums = np.empty(4, dtype=out.dtype)
+        _four(pad, 0, q, sums, 0)
+        out[whole:] = sums[:n - whole]
+
+
+@numba.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"})
+def _scan_rows(docs, rows, q, ranks, k, floor, bound, held, count, scratch, as_float, sums, bits):  # pragma: no cover
+    """:func:`scan_one`'s pass over the first ``rows`` rows of ``docs`` (a multiple of four of them are read)."""
+    room = held.shape[1]
+    f = floor[0]
+    top = bound[0]
+    c = count[0]
+    whole = docs.shape[0] - docs.shape[0] % 4
+    for r in range(0, whole, 4):
+        _four(docs, r, q, sums, 0)
+        if not (sums[0] >= f or sums[1] >= f or sums[2] >= f or sums[3] >= f):
+            continue
+        for i in range(4):
+            if not sums[i] >= f:
+                continue
+            if r + i >= rows:
+                break
+            key = key_of(bits[i], ranks[r + i])
+            if key >= top:
+                continue
+            if c == room:
+                top = cut(held[0], k, scratch)
+                f = as_float[0]
+                c = k
+                if key >= top:
+                    continue
+            held[0, c] = key
+            c += 1
+    floor[0] = f
+    bound[0] = top
+    count[0] = c
+
+
+@numba.njit(nogil=True, cache=True)
+def scan_one(docs, q, ranks, k, floor, bound, held, count, scratch, as_float, sums, bits):  # pragma: no cover
+    """A lone query's :func:`products` and :func:`select` in one pass, for a block no filter touches: four rows'
+    scores (:func:`_four`, the same instructions, hence the same bits) are compared with the floor as they are
+    summed, and only those reaching it become keys. No score block is written and read back: that round trip
+    through the cache was about a tenth of a lone query's time. The last rows of a block that does not divide
+    by four go through the same pass zero-padded to four, as in :func:`products`. ``sums`` is a float32 scratch
+    of four, ``bits`` its int32 view; the selection steps are :func:`select`'s."""
+    n, d = docs.shape
+    whole = n - n % 4
+    _scan_rows(docs[:whole], whole, q, ranks, k, floor, bound, held, count, scratch, as_float, sums, bits)
+    if whole < n:
+        pad = np.zeros((4, d), dtype=docs.dtype)
+        pad[:n - whole] = docs[whole:]
+        _scan_rows(pad, n - whole, q, ranks[whole:], k, floor, bound, held, count, scratch, as_float, sums, bits)

@@ -55,6 +55,26 @@ def test_compiled_selection_ranks_as_the_numpy_path():
                 assert rows.tolist() == want_rows.tolist(), (case, k, workers)
                 assert scores.tobytes() == want_scores.tobytes(), (case, k, workers)
             assert compiled.search(q, k) == plain.search(q, k), (case, k)
+            assert compiled.search(q[:1], k) == plain.search(q[:1], k), (case, k)  # alone, unfiltered: fused
+
+
+def test_a_lone_unfiltered_query_fuses_product_and_selection_to_the_same_bits():
+    """A query searched alone with no filter takes the fused pass (scores compared with the floor as they are
+    summed, none written): the same rows and score bits as the product-then-selection pass a filter forces (an
+    empty exclusion list), on random floats whose sums round, at sizes that leave one to three rows over four,
+    whatever the block size or number of workers."""
+    rng = np.random.default_rng(23)
+    for n, dim, k in ((1, 3, 5), (7, 64, 3), (1001, 17, 40), (4099, 256, 100), (6002, 64, 6002)):
+        docs = rng.standard_normal((n, dim), dtype=np.float32)
+        docs[rng.random(n) < 0.1] = docs[0]  # ties broken by id
+        ids = [f"d{int(x)}-{i}" for i, x in enumerate(rng.integers(0, 10**6, size=n))]
+        q = rng.standard_normal((1, dim), dtype=np.float32)
+        for shape, workers in (({"doc_block": 64}, 1), ({"doc_block": 512}, 3), ({}, 2)):
+            index = ExactIndex(docs, ids, **shape)
+            rows, scores = index.top(q, k, workers=workers)
+            want_rows, want_scores = index.top(q, k, excluded=[[]], workers=workers)
+            assert rows.tolist() == want_rows.tolist(), (n, dim, shape)
+            assert scores.tobytes() == want_scores.tobytes(), (n, dim, shape)
 
 
 def test_compiled_threads_rank_as_one_thread():
@@ -84,10 +104,11 @@ def test_one_query_product_is_each_rows_dot_product_whatever_the_blocks():
     assert np.isnan(out[7]) and np.isinf(out[8]) and np.isfinite(out[finite]).all()
     scale = np.abs(docs[finite]).astype(np.float64) @ np.abs(q).astype(np.float64)  # the sum of |terms|
     assert (np.abs(out[finite] - exact[finite]) <= 256 * 2**-24 * scale).all()
-    pieces = np.empty_like(out)
-    for a in range(0, len(docs), 1000):
-        products(docs[a:a + 1000], q, pieces[a:a + 1000])
-    assert pieces.tobytes() == out.tobytes()
+    for piece in (1000, 999, 7):  # pieces that leave one to three rows over four: padded, the same bits
+        pieces = np.empty_like(out)
+        for a in range(0, len(docs), piece):
+            products(docs[a:a + piece], q, pieces[a:a + piece])
+        assert pieces.tobytes() == out.tobytes(), piece
     ids = [f"d{i:05d}" for i in range(len(docs))]
     want = ExactIndex(docs, ids, doc_block=64).top(q[None], 50, workers=1)
     for shape, workers in (({"doc_block": 64}, 3), ({"doc_block": 8192}, 1), ({"doc_block": 512}, 2)):
