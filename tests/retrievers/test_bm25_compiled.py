@@ -95,3 +95,30 @@ def test_batch_ranks_each_query_as_top(compiled, share, monkeypatch):
         assert got == [top_rounded(index.scores(t, end=e), n, e, tie_rank=ranks) if t and e else []
                        for (t, _, n), e in zip(batch, bounded)]
     assert sum(map(len, got)) > 1000 and any(not g for g in got)
+
+
+def test_single_queries_take_numpy_until_the_compiled_pass_pays():
+    """A fresh process ranks its first single queries with numpy (numba's first use costs about half a second,
+    which a handful of searches never earns back) and loads the compiled pass after
+    ``SINGLES_BEFORE_COMPILED`` of them: the same answers either way."""
+    import subprocess
+    import sys
+
+    code = """
+import sys
+import numpy as np
+from lemmata.retrievers.bm25 import postings
+from lemmata.retrievers.bm25.postings import Postings, top_rounded
+postings.SINGLES_BEFORE_COMPILED = 5
+p = Postings({}, np.array([0.5, 1.25, 0.25, 2.0], np.float32), np.array([0, 2, 0, 1], np.int32),
+             np.array([0, 2, 4], np.int64), 3)
+want = top_rounded(p.scores([1, 0]), 2)
+for _ in range(5):
+    assert p.top([1, 0], 2) == want
+    assert "numba" not in sys.modules
+assert p.top([1, 0], 2) == want
+assert "numba" in sys.modules and p.__dict__["compiled"] is True
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]

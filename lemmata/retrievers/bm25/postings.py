@@ -22,7 +22,9 @@ gives the same ranking in one compiled pass where numba is installed
 
 from __future__ import annotations
 
+import itertools
 import json
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -33,6 +35,14 @@ import numpy as np
 K1, B, METHOD = 1.5, 0.75, "lucene"
 #: decimals a frozen ranking keeps (scores are rounded before ties are broken)
 SCORE_DECIMALS = 6
+#: single queries a process ranks with numpy before it loads the compiled pass, unless numba is already in use
+#: there. Numba's first use in a process (its import, its registries, the cached kernels) costs about half a
+#: second, which a handful of single searches never earns back: on the current world numpy answers a target
+#: theorem in 0.43 ms and a rendered proof state in 0.91 ms, the compiled pass in 0.45 and 0.73 ms (a one-off
+#: CLI search, an agent run's 200). Both paths give the same answer, bit for bit; a batch takes the compiled
+#: pass at once.
+SINGLES_BEFORE_COMPILED = 2048
+_singles = itertools.count()
 #: the files of a saved bm25s index that scoring reads (bm25s' own names)
 _ARRAYS = ("data", "indices", "indptr")
 
@@ -137,11 +147,18 @@ class Postings:
 
         return rows_ascending(self.indices, self.indptr)
 
+    def _compiled_single(self) -> bool:
+        """Does this single query take the compiled pass (:data:`SINGLES_BEFORE_COMPILED`)?"""
+        if "numba" not in sys.modules and next(_singles) < SINGLES_BEFORE_COMPILED:
+            return False
+        return self.compiled
+
     def top(self, term_ids: Sequence[int], n: int, end: int | None = None,
             tie_rank: np.ndarray | None = None) -> list[tuple[int, float]]:
         """``top_rounded(self.scores(term_ids, end=end), n, end, tie_rank)`` (sums in ``float64``): in one compiled
         pass over the query's postings where numba is installed (:mod:`~lemmata.retrievers.bm25.compiled`, the
-        same answer), else by those two numpy steps.
+        same answer) and already in use in the process, or once it has ranked :data:`SINGLES_BEFORE_COMPILED`
+        single queries; else by those two numpy steps.
 
         >>> p = Postings({}, np.array([0.5, 1.25, 0.25, 2.0], np.float32), np.array([0, 2, 0, 1]),
         ...              np.array([0, 2, 4]), 3)
@@ -154,7 +171,7 @@ class Postings:
         if not len(term_ids) or end <= 0:
             return []
         found = None
-        if n >= 1 and self.compiled:
+        if n >= 1 and self._compiled_single():
             found = candidates(self.data, self.indices, self.indptr, list(term_ids), end, n, 10 ** -SCORE_DECIMALS)
         if found is None:
             return top_rounded(self.scores(term_ids, end=end), n, end, tie_rank=tie_rank)
