@@ -65,7 +65,8 @@ def pytest_xdist_auto_num_workers(config) -> int:
     ``PYTEST_XDIST_AUTO_NUM_WORKERS`` says otherwise. The browser tests spend much of their time waiting on the
     page, not computing, so a worker per core leaves cores idle. On two cores three workers ran the suite in 651 s
     where two had taken 810 s (the later run also had the space's lighter event queue: ``lemmata.space.app.queued``);
-    three fresh-clone runs took 718, 769 and 923 s, where they had taken 1,002-1,050 s."""
+    three fresh-clone runs took 718, 769 and 923 s, where they had taken 1,002-1,050 s. On a faster 2-core machine
+    (AMD EPYC, Zen 5) a fresh-clone run took 402 s."""
     from xdist.plugin import pytest_xdist_auto_num_workers as per_core
 
     cores = per_core(config)
