@@ -41,7 +41,7 @@ Ranking = list[tuple[str, float]]
 #: documents per score block (queries × this many float32 scores are held at once, per worker: 8 MiB, so two
 #: workers' blocks stay in a shared 32 MiB cache between the product and the scan that reads it)
 DOC_BLOCK = 2048
-#: queries per block (the unit of parallel work). 1,024 × 2,048 measured 3–4% faster than 256 × 8,192 (the same
+#: queries per block (the unit of parallel work). 1,024 × 2,048 measured 3–5% faster than 256 × 8,192 (the same
 #: 8 MiB of scores) on one BLAS thread: a taller query block packs each document block once for more queries
 QUERY_BLOCK = 1024
 
