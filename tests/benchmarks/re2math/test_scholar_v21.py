@@ -6,6 +6,7 @@ math_bib modules are tested on their own first.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 
 import pytest
@@ -90,7 +91,7 @@ def test_a_hit_shows_five_fields_in_one_display_and_an_opening_the_full_entry(wo
     from lemmata.benchmarks.re2math.scholar.display import MAX_AUTHORS, sentence_case
     from lemmata.benchmarks.re2math.scholar.world.v2_1 import UniformHit
 
-    assert list(UniformHit.model_fields) == ["id", "rank", "score", "title", "authors"]
+    assert [f.name for f in dataclasses.fields(UniformHit)] == ["id", "rank", "score", "title", "authors"]
     gold = {a.record_id for a in world.attributions()}
     step = max(1, len(world) // 20000)
     for pos in list(range(0, len(world), step)) + [world.position(g) for g in sorted(gold)]:
@@ -131,7 +132,7 @@ def test_nothing_a_system_reads_in_world_21_contains_a_reference_statement(world
         texts.append(f"{rec.title} {' '.join(rec.authors)}")
         if pos in sample:
             hit = world.shown(pos)
-            assert rec == world._opened(pos) and (hit.title, hit.authors) == (rec.title, rec.authors)
+            assert rec == world._opened(pos) and (hit.title, list(hit.authors)) == (rec.title, rec.authors)
     assert len(texts) == 2 * len(world)
     assert [s[:80] for s in _statements_in(texts, statements)] == []
     stored = b"".join(p.read_bytes() for p in world.root.glob("*.jsonl"))

@@ -247,7 +247,7 @@ def run_search(args) -> int:
         cutoff = "none" if args.cutoff is None else args.cutoff
         print(f"{res.artifact_id} | year cutoff {cutoff} | {len(res.hits)} hit(s)")
         for h in res.hits:
-            shown = getattr(h, "year", "") if "year" in type(h).model_fields else ""  # 2.1 hits show no year
+            shown = getattr(h, "year", "")  # 2.1 hits show no year (and have no such slot)
             year = (shown if shown is not None else "----") if shown != "" else ""
             print(f"{h.rank:>3}. {h.id:<12} {year:<4}  {h.score:>8.3f}  {h.title[:80]} — {', '.join(h.authors)}")
         return 0

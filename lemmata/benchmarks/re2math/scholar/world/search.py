@@ -134,7 +134,7 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
         """The record at ``pos`` exactly as a search shows it as its first hit (what the audit and the tests read
         for every record, without searching)."""
         hit_model = self._search_model.model_fields["hits"].annotation.__args__[0]  # list[<the world's hit>]
-        return hit_model.model_validate(self._hits([(pos, score)])[0])
+        return hit_model(**self._hits([(pos, score)])[0])
 
     def _answer(self, query: str, cutoff: int | None, n: int, top: list[tuple[int, float]]) -> ScholarSearch:
         return self._search_model.model_validate({"artifact_id": self.artifact_id, "query": query, "cutoff": cutoff,

@@ -9,31 +9,43 @@ from a distractor (ids are positions in a (year, title) order, there is no
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Annotated
 
 from pydantic import Field
 
 from lemmata.core.latex_text import latex_to_text
-from lemmata.core.models import Frozen
+from lemmata.core.models import Frozen, frozen_value
 
 #: authors shown per record: citation strings often end their lists in "et al.", arXiv metadata never does
 MAX_AUTHORS = 4
 
 
-class RankedHit(Frozen):
-    """What every world's hit starts with: the record id, its rank and its score."""
+@frozen_value
+class RankedHit:
+    """What every world's hit starts with: the record id, its rank and its score.
+
+    A hit is a frozen value, not a model, and a hit's author list is a tuple: a search builds twenty hits and
+    its caller keeps them, so each hit is one object the cyclic collector tracks
+    (:func:`~lemmata.core.models.frozen_value`), and a tuple of strings leaves the collector's view at its first
+    young collection where a list stays in it for life. Measured on the offline world with numba loaded, a loop
+    of 860 single searches whose answers are kept started a full collection (about 0.1 s) in one round of eight,
+    where hits as models with author lists started one in six of eight, on either query set. Immutable parts
+    also make a hit hash as a frozen value should."""
 
     id: str
-    rank: int = Field(ge=1)
+    rank: Annotated[int, Field(ge=1)]
     score: float
 
 
+@frozen_value
 class ScholarHit(RankedHit):
     """One search hit, the same fields for every record whatever its origin."""
 
     title: str
-    authors: list[str] = Field(description=f"capitalised surnames, at most {MAX_AUTHORS}")
+    authors: Annotated[tuple[str, ...], Field(description=f"capitalised surnames, at most {MAX_AUTHORS}")]
     year: int | None
-    snippet: str = Field(description="byline made of the shown authors and year (the same rule for every record)")
+    snippet: Annotated[str, Field(description="byline made of the shown authors and year (the same rule for every "
+                                              "record)")]
 
 
 class ScholarSearch(Frozen):

@@ -11,6 +11,7 @@ byte-reproducible and written atomically.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -116,7 +117,7 @@ def build_world(release: str | Path, distractors: str | Path, out_root: str | Pa
             id=WORLD_ID, name=ARTIFACT_NAME, version=VERSION, **input_fields(rel, dis, release, distractors),
             builder=BUILDER_ID, builder_version=BUILDER_VERSION, backend=backend,
             tokenizer=SCHOLAR_WORDS_TOKENIZER,
-            presentation={"hit_fields": list(ScholarHit.model_fields), "opened_fields": list(OpenedRecord.model_fields),
+            presentation={"hit_fields": [f.name for f in fields(ScholarHit)], "opened_fields": list(OpenedRecord.model_fields),
                           "max_authors": MAX_AUTHORS, "authors": "capitalised surnames (citations.surname)",
                           "snippet": "shown authors ' - ' year", "indexed_text": "shown title and authors",
                           "ids": "rec-<position in (unknown year first, year, lower-cased title, identity) order>"},

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -298,7 +298,7 @@ def build_uniform_world(release: str | Path, distractors: str | Path, out_root: 
             builder=variant.builder_id, builder_version=variant.builder_version, backend=backend,
             tokenizer=TOKENIZER,
             presentation={
-                "hit_fields": list(UniformHit.model_fields), "opened_fields": list(BibliographicRecord.model_fields),
+                "hit_fields": [f.name for f in fields(UniformHit)], "opened_fields": list(BibliographicRecord.model_fields),
                 "display": f"lemmata.benchmarks.re2math.scholar.display v{DISPLAY_VERSION}",
                 "title": "LaTeX to text, Unicode NFC, whitespace and hyphens repaired, sentence case",
                 "authors": f"surnames transliterated to ASCII, capitalised, at most {MAX_AUTHORS}",

@@ -10,19 +10,22 @@ where one exists. Titles and authors are rendered by
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Annotated
 
 from pydantic import Field
 
-from lemmata.core.models import Frozen
+from lemmata.core.models import Frozen, frozen_value
 from lemmata.benchmarks.re2math.scholar.display import MAX_AUTHORS
 from lemmata.benchmarks.re2math.scholar.world.view import RankedHit, ScholarSearch
 
 
+@frozen_value
 class UniformHit(RankedHit):
     """One search hit: the same five fields for every record, rendered by one display."""
 
-    title: str = Field(description="display title (LaTeX to text, NFC, hyphens repaired, sentence case)")
-    authors: list[str] = Field(description=f"display surnames (ASCII, capitalised), at most {MAX_AUTHORS}")
+    title: Annotated[str, Field(description="display title (LaTeX to text, NFC, hyphens repaired, sentence case)")]
+    authors: Annotated[tuple[str, ...], Field(description=f"display surnames (ASCII, capitalised), at most "
+                                                          f"{MAX_AUTHORS}")]
 
 
 class UniformSearch(ScholarSearch):
