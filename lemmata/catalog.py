@@ -123,9 +123,9 @@ def table_path(release: Release, config: str, split: str) -> Path:
 
 def read_columns(release: Release, config: str, split: str, columns: list[str]) -> dict[str, list[Any]]:
     """Selected columns of one table (a corpus of a million documents is read for its ids only)."""
-    import pyarrow.parquet as pq
+    from lemmata.release.parquet import read_table
 
-    table = pq.read_table(table_path(release, config, split), columns=columns)
+    table = read_table(table_path(release, config, split), columns=columns)
     return {c: table.column(c).to_pylist() for c in columns}
 
 

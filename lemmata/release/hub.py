@@ -180,6 +180,8 @@ def card_front_matter(root: Path) -> dict[str, Any]:
     """The YAML block of the snapshot's ``README.md`` ({} when there is none)."""
     import yaml
 
+    from lemmata.release.card import load_yaml
+
     path = root / CARD
     if not path.is_file():
         return {}
@@ -190,7 +192,7 @@ def card_front_matter(root: Path) -> dict[str, Any]:
     if end < 0:
         raise InputError.one(str(path), "YAML front matter is not closed by a '---' line")
     try:
-        data = yaml.safe_load(text[3:end]) or {}
+        data = load_yaml(text[3:end]) or {}
     except yaml.YAMLError as exc:
         raise InputError.one(str(path), f"unreadable YAML front matter: {exc}") from None
     if not isinstance(data, dict):

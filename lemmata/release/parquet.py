@@ -32,5 +32,33 @@ def write_rows(rows: "list[dict[str, Any]] | pa.Table", features: "Features", pa
     pq.write_table(table, path, compression="zstd", write_statistics=True)
 
 
+def read_table(path: Path, columns: list[str] | None = None) -> pa.Table:
+    """One Parquet file (its ``columns``, or all) as an Arrow table, read through ``ParquetFile``, memory-mapped.
+
+    The values ``pq.read_table`` reads, without the dataset layer it goes through: that layer imports
+    ``pyarrow.dataset`` and pandas with it, 0.18 s on first use, where reading a release's 860 rows takes 4 ms
+    (a command that reads one split paid the import forty times over).
+    """
+    with pq.ParquetFile(path, memory_map=True) as f:
+        return f.read(columns=columns)
+
+
+def row_group_starts(path: Path) -> list[int]:
+    """The first row of each row group of a Parquet file, then its row count (from the footer alone)."""
+    meta = pq.read_metadata(path)
+    starts = [0]
+    for g in range(meta.num_row_groups):
+        starts.append(starts[-1] + meta.row_group(g).num_rows)
+    return starts
+
+
+def read_row_group(path: Path, group: int, columns: list[str]) -> pa.Table:
+    """``columns`` of one row group of a Parquet file, decoded on the calling thread alone (a reader in the
+    background leaves the other cores to the work it runs beside)."""
+    with pq.ParquetFile(path, memory_map=True) as f:
+        return f.read_row_group(group, columns=columns, use_threads=False)
+
+
 def read_rows(path: Path) -> list[dict[str, Any]]:
-    return pq.read_table(path).to_pylist()
+    """Every row of one Parquet file, as plain values (:func:`read_table`)."""
+    return read_table(path).to_pylist()

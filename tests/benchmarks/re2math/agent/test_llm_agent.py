@@ -270,3 +270,59 @@ def test_prompts_mask_the_instance_cite_key_by_default_and_unmasked_is_declared(
         assert all(("BW1817" in t) == (cite_keys == "unmasked") for t in seen)
         assert all(("{Other,?}" in t) == (cite_keys == "masked") for t in seen)
 
+
+
+def test_e3_requests_go_out_while_the_artifact_opens_and_a_failed_opening_stops_the_run():
+    """``solve_all`` given a Future of the artifact (``lemmata run re2math`` opens the world on a background thread)
+    sends the E3 requests before the artifact is open, answers as with the open artifact, and stops at the first
+    answer that needs an artifact which failed to open, with that artifact's own error and no later request."""
+    import threading
+    from concurrent.futures import Future
+
+    from lemmata.benchmarks.re2math.agent.llm_agent import solve_all
+    from lemmata.core.errors import InputError
+    from lemmata.oracles.chat_runner import ChatRunner, Endpoint
+
+    def answer(body: dict) -> str:
+        text = body["messages"][-1]["content"]
+        with lock:
+            seen.append(text)
+            if "## E3" in text and sum("## E3" in t for t in seen) == 4:
+                every_e3.set()
+        if "## E3" in text:
+            return '{"query": "bolzano weierstrass", "anchor": "extract a subsequence"}'
+        if "### SEARCH RESULTS" in text:
+            return '{"source": "[rec-2]"}'
+        return '{"statement": "Every bounded sequence has a convergent subsequence."}'
+
+    lock = threading.Lock()
+    runs, before = {}, []
+    for how in ("open", "opening", "failing"):
+        seen: list[str] = []
+        every_e3 = threading.Event()
+        world: object = _World()
+        if how != "open":
+            opening: Future = Future()
+
+            def resolve(future=opening, fail=how == "failing", open_world=world) -> None:
+                before.append(every_e3.wait(5))  # every E3 request is in before the artifact is
+                if fail:
+                    future.set_exception(InputError.one("records.parquet", "sha256 mismatch"))
+                else:
+                    future.set_result(open_world)
+
+            threading.Thread(target=resolve, daemon=True).start()
+        with ChatDouble(answer) as server:
+            with ChatRunner(Endpoint(base_url=server.base_url, model="m", backoff_s=0, concurrency=4)) as runner:
+                args = dict(track="raw", window=1, quiet=True)
+                if how == "failing":
+                    with pytest.raises(InputError, match="sha256 mismatch"):
+                        solve_all([_row(i) for i in range(4)], opening, runner, **args)
+                else:
+                    runs[how] = solve_all([_row(i) for i in range(4)], opening if how == "opening" else world,
+                                          runner, **args)
+        if how == "failing":
+            assert len(seen) == 4 and all("## E3" in t for t in seen)  # nothing asked after the failure
+        else:
+            assert len(seen) == 12 and sorted(world.opened) == ["rec-2"] * 4
+    assert runs["opening"] == runs["open"] and before == [True, True]

@@ -62,30 +62,47 @@ def test_positions_fall_back_to_the_id_table_where_numbers_collide(scholar_world
 
 
 def test_prefetched_openings_are_the_openings(scholar_world_22, monkeypatch):
-    """Openings read ahead on a background thread (an agent run's first step) open the same records, and the
-    columns are read once: a first opening that comes while the read is under way waits for it."""
+    """Openings read ahead on a background thread (an agent run's first step) open the same records as openings
+    read on demand, and each row group's columns are read once per world: a first opening that comes while its
+    group is being read waits for that read; a world that opens a few records reads only their groups."""
     import threading
+    import time
+    from collections import Counter
 
     import lemmata.benchmarks.re2math.scholar.world.search as search
     from lemmata.benchmarks.re2math.scholar.artifact import MaterialisationLog
     from lemmata.benchmarks.re2math.scholar.worlds import open_any_world
 
     plain, ahead = open_any_world(scholar_world_22), open_any_world(scholar_world_22)
-    reads, real = [], search.read_columns
+    groups = len(plain._groups) - 1
+    assert groups >= 3 and plain._groups[-1] == len(plain)  # the real world: several row groups
+    reads, real = [], search.read_row_group
     started = threading.Event()
 
-    def read_columns(path, columns):
-        reads.append((threading.current_thread().name, tuple(columns)))
+    def read_row_group(path, group, columns):
+        reads.append((threading.current_thread().name, group, tuple(columns)))
         started.set()
-        return real(path, columns)
+        return real(path, group, columns)
 
-    monkeypatch.setattr(search, "read_columns", read_columns)
+    monkeypatch.setattr(search, "read_row_group", read_row_group)
     ahead.prefetch_openings()
     assert started.wait(10)
-    some = plain._ids[:: max(1, len(plain._ids) // 50)]
+    some = plain._ids[: len(plain._ids) // (2 * groups)][:: 97] + [plain._ids[-1]]  # the first and last groups
     assert [ahead.open(i, log=MaterialisationLog()) for i in some] == \
         [plain.open(i, log=MaterialisationLog()) for i in some]
-    opening = tuple(ahead._OPEN_COLUMNS)
-    assert reads == [("lemmata-world-openings", opening), ("MainThread", opening)]  # one read per world
+    deadline = time.monotonic() + 30
+    while any(c is None for c in ahead._group_columns) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert all(c is not None for c in ahead._group_columns)
+    assert {c for _, _, c in reads} == {tuple(ahead._OPEN_COLUMNS)}
+    assert "lemmata-world-openings" in {t for t, _, _ in reads}
+    # every group once for the prefetching world, the first and last once for the other
+    assert Counter(g for _, g, _ in reads) == Counter(range(groups)) + Counter([0, groups - 1])
+    assert [plain._group_columns[g] is not None for g in range(groups)] == [g in (0, groups - 1) for g in range(groups)]
     ahead.prefetch_openings()  # read already: starts nothing
-    assert len(reads) == 2
+    time.sleep(0.05)
+    assert len(reads) == groups + 2
+    # a walk over every record opens them as single openings do, and keeps no group it read for itself
+    walked = {r.id: r for r in plain.iter_opened() if r.id in set(some)}
+    assert [walked[i] for i in some] == [ahead.open(i, log=MaterialisationLog()) for i in some]
+    assert [plain._group_columns[g] is not None for g in range(groups)] == [g in (0, groups - 1) for g in range(groups)]
