@@ -5,7 +5,8 @@
                                  [--world DIR] [--release DIR]
 
 Each workload runs Lemmata's code and its anchor on the same inputs, alternately, ``--repeats`` times (the order
-flips every repeat, so background load hits both alike); the ratio printed is the median over repeats of
+flips every repeat, so background load hits both alike; each call starts on a collected heap, so the collections
+one side's garbage would start never land on the other's call); the ratio printed is the median over repeats of
 (anchor seconds ÷ Lemmata seconds) — Lemmata's speed over the anchor's, above 1.0 where Lemmata is faster —
 beside each side's best rate. The load average before and after is printed: on a shared machine only the ratio
 is comparable between runs.
@@ -44,6 +45,7 @@ Workloads (``WORKLOADS``: a name, what it measures, and a function returning tab
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import statistics
 import sys
@@ -68,10 +70,13 @@ class Workload:
 
 
 def alternate(ours: Callable[[], object], anchor: Callable[[], object], repeats: int) -> tuple[list, list]:
-    """Seconds of each call over ``repeats`` rounds, the order flipped every round."""
+    """Seconds of each call over ``repeats`` rounds, the order flipped every round, each call on a collected heap
+    (``gc.collect()`` before it, untimed): the collections a call's own objects start still count against it, but
+    not those that the garbage of the call before it (the other side's, or the setup's) would start."""
     times: tuple[list, list] = ([], [])
     for r in range(repeats):
         for i in ((0, 1) if r % 2 == 0 else (1, 0)):
+            gc.collect()
             t = time.perf_counter()
             (ours, anchor)[i]()
             times[i].append(time.perf_counter() - t)
