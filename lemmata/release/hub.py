@@ -180,7 +180,7 @@ def card_front_matter(root: Path) -> dict[str, Any]:
     """The YAML block of the snapshot's ``README.md`` ({} when there is none)."""
     import yaml
 
-    from lemmata.release.card import load_yaml
+    from lemmata.core.yaml_text import load_yaml
 
     path = root / CARD
     if not path.is_file():
