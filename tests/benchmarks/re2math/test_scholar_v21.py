@@ -7,6 +7,7 @@ math_bib modules are tested on their own first.
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
 
 import pytest
@@ -101,6 +102,19 @@ def test_a_hit_shows_five_fields_in_one_display_and_an_opening_the_full_entry(wo
     bib = next(p for p in range(len(world)) if world._opened(p).venue and world._opened(p).arxiv_id is None)
     opened = world._opened(bib)
     assert f"Venue: {opened.venue}" in opened.text and opened.abstract is None
+    # a hit is a frozen value: it hashes, refuses changes and unknown fields, and dumps as JSON lists
+    res = world.search(opened.title, None, 3)
+    hit = res.hits[0]
+    assert hash(hit) == hash(dataclasses.replace(hit)) and isinstance(hit.authors, tuple)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        hit.rank = 2
+    with pytest.raises(ValueError, match="year"):
+        UniformHit(**dataclasses.asdict(hit), year=2001)
+    with pytest.raises(ValueError, match="greater than or equal to 1"):
+        UniformHit(**{**dataclasses.asdict(hit), "rank": 0})
+    dumped = json.loads(res.model_dump_json())["hits"][0]
+    assert list(dumped) == ["id", "rank", "score", "title", "authors"] and dumped["authors"] == list(hit.authors)
+    assert type(res).model_validate_json(res.model_dump_json()) == res
 
 
 def test_ids_say_nothing_about_year_origin_or_gold(world):
