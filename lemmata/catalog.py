@@ -31,8 +31,6 @@ def release_path(meta: BenchmarkMeta, release_id: str | None = None, *, root: st
     This is the one place that turns a release id into a folder: scorers, baselines, the retrieval
     artifact and the space all come here, so "open it or build it" has one behaviour and one message.
     """
-    from lemmata.families import builder_classes
-
     release_id = release_id or meta.release_id
     path = release_root(meta, release_id, root)
     if path.is_dir():
@@ -40,6 +38,8 @@ def release_path(meta: BenchmarkMeta, release_id: str | None = None, *, root: st
     if not build or release_id != meta.release_id:
         raise LemmataError(f"release {release_id} is not built in {path.parent}; run `lemmata build {meta.family}`"
                            + (f" --out {path.parent}" if root is not None else ""))
+    from lemmata.families import builder_classes  # the registry's builders, imported only to build
+
     for cls in builder_classes(meta.family):
         if cls.meta.release_id == meta.release_id:
             return cls().build(path.parent, quiet=quiet)
