@@ -140,6 +140,15 @@ def _four(docs, r, q, out, o):  # pragma: no cover - compiled
     out[o + 3] = s3
 
 
+@numba.njit(nogil=True, cache=True, inline="always")
+def _padded_tail(docs, whole):  # pragma: no cover - compiled
+    """The rows of ``docs`` from ``whole`` on (one to three) as a group of four, zero-padded: the last rows of a
+    block that does not divide by four are summed by :func:`_four` like every other group."""
+    pad = np.zeros((4, docs.shape[1]), dtype=docs.dtype)
+    pad[:docs.shape[0] - whole] = docs[whole:]
+    return pad
+
+
 @numba.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"})
 def products(docs, q, out):  # pragma: no cover - compiled
     """``out[r] = docs[r] · q`` for every row: one query's scores over a document block.
@@ -152,15 +161,13 @@ def products(docs, q, out):  # pragma: no cover - compiled
     Each row's sum is reassociated into vector lanes (the only fast-math licence taken besides fused
     multiply-add: NaN and infinities propagate as in IEEE arithmetic), so a row's bits depend on that row, the
     query and the machine's vector width alone — never on where its block starts or how the range is split."""
-    n, d = docs.shape
+    n = docs.shape[0]
     whole = n - n % 4
     for r in range(0, whole, 4):
         _four(docs, r, q, out, r)
     if whole < n:
-        pad = np.zeros((4, d), dtype=docs.dtype)
-        pad[:n - whole] = docs[whole:]
         sums = np.empty(4, dtype=out.dtype)
-        _four(pad, 0, q, sums, 0)
+        _four(_padded_tail(docs, whole), 0, q, sums, 0)
         out[whole:] = sums[:n - whole]
 
 
@@ -205,10 +212,9 @@ def scan_one(docs, q, ranks, k, floor, bound, held, count, scratch, as_float, su
     through the cache was about a tenth of a lone query's time. The last rows of a block that does not divide
     by four go through the same pass zero-padded to four, as in :func:`products`. ``sums`` is a float32 scratch
     of four, ``bits`` its int32 view; the selection steps are :func:`select`'s."""
-    n, d = docs.shape
+    n = docs.shape[0]
     whole = n - n % 4
     _scan_rows(docs[:whole], whole, q, ranks, k, floor, bound, held, count, scratch, as_float, sums, bits)
     if whole < n:
-        pad = np.zeros((4, d), dtype=docs.dtype)
-        pad[:n - whole] = docs[whole:]
-        _scan_rows(pad, n - whole, q, ranks[whole:], k, floor, bound, held, count, scratch, as_float, sums, bits)
+        _scan_rows(_padded_tail(docs, whole), n - whole, q, ranks[whole:], k, floor, bound, held, count, scratch,
+                   as_float, sums, bits)
