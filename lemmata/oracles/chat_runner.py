@@ -62,6 +62,7 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -440,7 +441,7 @@ class ChatRunner:
     # a batch ---------------------------------------------------------------------------------------------------
 
     def run(self, jobs: Sequence[ChatJob], *, desc: str = "chat", quiet: bool = False,
-            on_answer: Callable[[ChatJob, Completion], Iterable[ChatJob] | None] | None = None,
+            on_answer: Callable[[ChatJob, Completion], Iterable[ChatJob] | Future | None] | None = None,
             ) -> dict[str, Completion]:
         """Answers by job id (every job, follow-ups included); Ctrl-C raises :class:`RunInterrupted`.
 
@@ -448,12 +449,18 @@ class ChatRunner:
         included, after it is cached; the jobs it returns are *follow-ups* asked in the same run (a
         multi-step protocol: the next step of one item starts as soon as its previous answer is in, while
         other items' requests are still in flight). Job ids must be unique across the run.
+
+        ``on_answer`` may instead return a :class:`~concurrent.futures.Future` when the answer's next step needs
+        something not yet there (a world still opening): the answer is handed to ``on_answer`` again once that
+        future is done, and meanwhile the run goes on — the requests queued and in flight, the other answers —
+        where waiting in ``on_answer`` would have held every next request back.
         """
         started = time.perf_counter()
         model = self.endpoint.model
         out: dict[str, Completion] = {}
         order: list[str] = []
         ready: deque[tuple[ChatJob, Completion]] = deque()
+        waiting: dict[Future, list[tuple[ChatJob, Completion]]] = {}
         self._stop.clear()
         self._failures, self._tripped = 0, None
         pool: Pool[tuple[ChatJob, str], Completion] = Pool(lambda item: self._ask_and_cache(*item),
@@ -484,9 +491,15 @@ class ChatRunner:
             ready.append((job, completion))
 
         def follow_up() -> None:
+            for fut in [fut for fut in waiting if fut.done()]:  # answers whose next step can go on now, first
+                ready.extendleft(reversed(waiting.pop(fut)))
             while ready:
                 job, completion = ready.popleft()
                 follow = on_answer(job, completion) if on_answer is not None else None
+                if isinstance(follow, Future):  # handed back after the pool's next wait ends on it
+                    waiting.setdefault(follow, []).append((job, completion))
+                    pool.watch(follow)
+                    continue
                 if follow:
                     follow = list(follow)
                     if bar is not None:

@@ -6,7 +6,9 @@ matters is how many requests are in flight and what happens when a run stops.
 window: waiting on the pending calls costs O(pending) per answer, so a run of n
 calls stays O(n), while every thread always has its next call queued) and hands
 back finished calls in batches; the caller may add calls while it reads (a
-multi-step protocol asks its next step as soon as the previous answer is in).
+multi-step protocol asks its next step as soon as the previous answer is in), and may
+:meth:`~Pool.watch` a future of its own, which ends a wait when it is done (a step that
+waits on something else, the calls in flight and the queue going on meanwhile).
 Closing it cancels the calls not yet started and does not wait for those in
 flight: a stopped run returns at once. The chat runner and the judges'
 :meth:`~lemmata.oracles.judge.JudgeArtifact.obtain_all` both run in it;
@@ -42,13 +44,22 @@ class Pool(Generic[T, R]):
         self._window = 2 * workers
         self._backlog: deque[T] = deque()
         self._pending: dict[Future, T] = {}
+        self._watched: set[Future] = set()
 
     def add(self, item: T) -> None:
         """Queue one call (started when the window has room)."""
         self._backlog.append(item)
 
+    def watch(self, future: Future) -> None:
+        """End a wait in :meth:`batches` when ``future`` is done (a batch is yielded after it, empty where no call
+        finished with it), and keep :meth:`batches` going until then, even with no call queued or in flight: the
+        caller's own step that waits on it goes on once it is done, the calls going on meanwhile. A watched
+        future takes no place in the window."""
+        self._watched.add(future)
+
     def batches(self) -> Iterator[list[tuple[T, R]]]:
-        """``(item, result)`` of the calls that finished since the last batch, until none is queued or in flight.
+        """``(item, result)`` of the calls that finished since the last batch, until none is queued or in flight
+        and no watched future is pending.
 
         A call's exception is raised here; items added while reading are taken up before the next wait.
         """
@@ -56,10 +67,11 @@ class Pool(Generic[T, R]):
             while self._backlog and len(self._pending) < self._window:
                 item = self._backlog.popleft()
                 self._pending[self._executor.submit(self._call, item)] = item
-            if not self._pending:
+            if not self._pending and not self._watched:
                 return
-            done, _ = wait(self._pending, return_when=FIRST_COMPLETED)
-            yield [(self._pending.pop(fut), fut.result()) for fut in done]
+            done, _ = wait([*self._pending, *self._watched], return_when=FIRST_COMPLETED)
+            self._watched -= done  # each watched future ends one wait, then is forgotten
+            yield [(self._pending.pop(fut), fut.result()) for fut in done if fut in self._pending]
 
     def close(self) -> None:
         """Cancel the calls not yet started; those in flight finish on their own (nothing waits for them)."""

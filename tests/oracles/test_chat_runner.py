@@ -176,6 +176,52 @@ def test_follow_up_jobs_run_in_the_same_batch_and_resume_from_the_cache(tmp_path
                 runner.run(first + first[:1], quiet=True)
 
 
+def test_an_answer_handed_back_with_a_future_comes_again_once_it_is_done_while_the_run_goes_on(tmp_path):
+    """``on_answer`` returning a Future (its next step needs something still on its way) is called again with the
+    same answer once that future is done; meanwhile the other requests are sent and answered, and a run whose
+    answers all come from the cache waits for the future rather than ending with the step undone. A future that
+    fails raises its error from the run."""
+    import threading
+    from concurrent.futures import Future
+
+    path = tmp_path / "cache.jsonl"
+    jobs = [ChatJob(id=f"i{i}/0", messages=({"role": "user", "content": f"q{i}"},)) for i in range(8)]
+
+    def run(gate: Future, opens_after: int | None) -> tuple[dict, list[str], int]:
+        calls: list[str] = []
+
+        def chain(job, completion):
+            calls.append(job.id)
+            if not gate.done():
+                if opens_after is not None and sum(c.endswith("/0") for c in calls) == opens_after:
+                    threading.Timer(0.05, gate.set_result, (None,)).start()
+                return gate
+            gate.result()
+            step = int(job.id.split("/")[1])
+            return [ChatJob(id=job.id.replace("/0", "/1"), messages=({"role": "user", "content": completion.text},))
+                    ] if step == 0 else None
+
+        with ChatDouble(echo) as server:
+            with ChatRunner(_endpoint(server), RequestCache(path)) as runner:
+                out = runner.run(jobs, quiet=True, on_answer=chain)
+        return out, calls, runner.stats.sent
+
+    out, calls, sent = run(Future(), opens_after=1)
+    assert sent == 16 and len(out) == 16 and out["i3/1"].text == "answer to answer to q3"
+    first = calls[0]  # the answer that started the wait, handed back once the future is done
+    again_at = calls.index(first, 1)
+    assert calls.count(first) == 2 and len(set(calls[:again_at])) > 1  # others came in before it was done
+    # every answer from the cache: the run waits for the future instead of ending with the steps undone
+    late = Future()
+    threading.Timer(0.1, late.set_result, (None,)).start()
+    again, calls, sent = run(late, opens_after=None)
+    assert again == out and sent == 0 and sorted(set(calls)) == sorted(out)
+    failing = Future()
+    threading.Timer(0.05, failing.set_exception, (LemmataError("the world failed to open"),)).start()
+    with pytest.raises(LemmataError, match="failed to open"):
+        run(failing, opens_after=None)
+
+
 def test_pool_keeps_at_most_its_workers_busy_and_takes_calls_added_while_reading():
     import threading
     import time

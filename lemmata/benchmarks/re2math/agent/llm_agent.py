@@ -260,8 +260,9 @@ def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunn
     and E4 extract, whose statement is the record's ``oracle_statement``: no search, no choice.
 
     ``artifact`` may be a :class:`~concurrent.futures.Future` of the artifact, still opening when the E3 requests
-    go out (E3 reads the release row alone): the first answer that needs a search or an opening waits for it, and
-    an artifact that fails to open stops the run there (the answers already in are cached).
+    go out (E3 reads the release row alone): the answers that come before it is open wait for it in the runner
+    (:meth:`ChatRunner.run <lemmata.oracles.chat_runner.ChatRunner.run>`), the requests going on meanwhile, and an
+    artifact that fails to open stops the run at the first of them (the answers already in are cached).
     """
     from lemmata.benchmarks.re2math.scholar.identity import AttributedIdentity, year_cutoff
 
@@ -351,9 +352,13 @@ def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunn
 
     steps = {"e3": e3, "e4-choose": choose, "e4-extract": extract}
 
-    def on_answer(done: ChatJob, c: Completion) -> list[ChatJob] | None:
+    def on_answer(done: ChatJob, c: Completion) -> list[ChatJob] | Future | None:
         # every instance moves to its next step as soon as its previous answer is in, so the searches, openings
-        # and prompt rendering of one instance overlap the requests of the others; at most one request per step
+        # and prompt rendering of one instance overlap the requests of the others; at most one request per step.
+        # An answer whose step needs the artifact while it is still opening is handed back to the runner with
+        # the opening's future, to come again once it is open: the other requests go on meanwhile
+        if isinstance(artifact, Future) and not artifact.done():
+            return artifact
         if asked is not None:
             asked[done.id] = (done, c)
         iid, _, stage = done.id.rpartition("/")
@@ -361,7 +366,7 @@ def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunn
 
     given = {row["instance_id"]: row for row in rows}
     if not isinstance(artifact, Future):  # an artifact still opening prefetches where it opens
-        prefetch_openings(artifact)
+        prefetch(artifact)
     runner.run([e3_job(iid, row, track=track, window=window, scope=scope, cite_keys=cite_keys, sampling=sampling)
                 for iid, row in given.items()],
                desc="Re²Math E3 → cited source → E4" if oracle else "Re²Math E3 → search → E4", quiet=quiet,
@@ -369,21 +374,24 @@ def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunn
     return [records[row["instance_id"]] for row in rows], abstained, reasons
 
 
-def prefetch_openings(artifact: Any) -> Any:
-    """``artifact``, reading what its openings read on a background thread where it can: every instance opens a
-    source, so the columns are read while the first requests run."""
-    prefetch = getattr(artifact, "prefetch_openings", None)
-    if prefetch is not None:
-        prefetch()
+def prefetch(artifact: Any) -> Any:
+    """``artifact``, made ready for a run where it can: what its openings read is read on a background thread
+    (every instance opens a source, so the columns are read while the first requests run), and what its searches
+    read is loaded on the calling thread (the thread that opened it, for a world opened in the background)."""
+    for name in ("prefetch_openings", "prefetch_search"):
+        step = getattr(artifact, name, None)
+        if step is not None:
+            step()
     return artifact
 
 
 def open_world_artifact(folder: Path) -> Any:
-    """The offline world in ``folder`` opened (every file checked) as the agent's artifact, openings prefetched."""
+    """The offline world in ``folder`` opened (every file checked) as the agent's artifact, made ready for the
+    run (:func:`prefetch`)."""
     from lemmata.benchmarks.re2math.scholar.world_artifact import WorldArtifact
     from lemmata.benchmarks.re2math.scholar.worlds import open_any_world
 
-    return prefetch_openings(WorldArtifact(open_any_world(folder)))
+    return prefetch(WorldArtifact(open_any_world(folder)))
 
 
 def model_info(runner: ChatRunner, sampling: Sampling) -> ModelInfo:
@@ -427,7 +435,8 @@ def run_offline_agent(runner: ChatRunner, out_dir: str | Path, *, track: str = "
     ``artifacts_root`` holds the built world (default: the artifacts folder, built there when missing, before any
     request goes out). The world opens on a background thread while the release is read and the E3 requests go
     out: E3 needs the release row alone, and the opening (every file's sha256 checked, the index mapped, the hit
-    columns read: 0.3 s) otherwise came before the first request; the first answer that searches waits for it.
+    columns read: 0.3 s) otherwise came before the first request; the answers that come before it is open wait
+    for it in the runner while the other requests go on.
     """
     from concurrent.futures import ThreadPoolExecutor
 

@@ -92,6 +92,10 @@ class WorldArtifact:
     def is_citing_paper(self, instance_id: str, record_id: str) -> bool:
         return self.world.is_citing_paper(instance_id, record_id)
 
+    def prefetch_search(self) -> None:
+        """Load what a search reads now rather than in the first search (:meth:`ScholarWorld.prefetch_search`)."""
+        self.world.prefetch_search()
+
     def prefetch_openings(self) -> None:
         """Read what openings show in the background, ahead of a run that opens records
         (:meth:`ScholarWorld.prefetch_openings`)."""

@@ -102,6 +102,11 @@ def test_prefetched_openings_are_the_openings(scholar_world_22, monkeypatch):
     ahead.prefetch_openings()  # read already: starts nothing
     time.sleep(0.05)
     assert len(reads) == groups + 2
+    # the index is loaded by the prefetch, not by the first search, and searches as the other world's does
+    assert "_index" not in vars(ahead)
+    ahead.prefetch_search()
+    assert "_index" in vars(ahead) and "_index" not in vars(plain)
+    assert ahead.search("compact operator", 2019, 5) == plain.search("compact operator", 2019, 5)
     # a walk over every record opens them as single openings do, and keeps no group it read for itself
     walked = {r.id: r for r in plain.iter_opened() if r.id in set(some)}
     assert [walked[i] for i in some] == [ahead.open(i, log=MaterialisationLog()) for i in some]

@@ -72,6 +72,12 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
         """The BM25 postings, memory-mapped from the (already verified) index folder."""
         return Postings.load(self.root / INDEX_DIR)
 
+    def prefetch_search(self) -> None:
+        """Map the index and read its vocabulary now, on the calling thread (a world opening in the background
+        for an agent run), rather than in the first search: that search is an answer's next step, and reading the
+        vocabulary (0.03–0.06 s) there holds every next request of the run back."""
+        self._index  # noqa: B018 - the cached property's first read loads it
+
     def _prefix(self, cutoff: int | None) -> int:
         import numpy as np
 
