@@ -298,7 +298,7 @@ def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunn
     def job(iid: str, stage: str, messages: list[dict[str, str]]) -> ChatJob:
         return stage_job(iid, stage, messages, sampling)
 
-    def e3(iid: str, c: Completion) -> list[ChatJob]:
+    def e3(iid: str, c: Completion) -> list[ChatJob] | Future:
         # 1. E3 answered: 2. one search, then ask 3. E4 choose
         row, text = by_id[iid], usable(iid, "e3", c)
         query, anchor = parse_e3(text or "")
@@ -318,18 +318,27 @@ def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunn
         return [job(iid, "e4-choose", choose_messages(row, window, state[iid]["step"], state[iid]["candidates"],
                                                       scope))]
 
-    def oracle_extract(iid: str, query: str, step: str) -> list[ChatJob]:
+    def not_openable_yet(record_id: str) -> Future | None:
+        # an opening that would wait for a read (the artifact reading ahead, or not yet) comes back once it
+        # would not, the run's other requests going on meanwhile (the answer is handed back: see on_answer)
+        ready = getattr(art(), "opening_ready", None)
+        return ready(record_id) if ready is not None else None
+
+    def oracle_extract(iid: str, query: str, step: str) -> list[ChatJob] | Future:
         # the oracle condition: the cited source is opened for the agent, which only extracts
         source = AttributedIdentity(art()).cited_record(iid)
         if source is None:
             abstain(iid, "oracle", "no cited source attributed")
             return []
+        wait = not_openable_yet(source)
+        if wait is not None:
+            return wait
         opened = art().materialise(source, instance_id=iid)
         state[iid] = {"query": query, "step": step}
         shown = shown_text(opened.text or "", query, step)
         return [job(iid, "e4-extract", extract_messages(by_id[iid], window, step, opened.record, shown, scope))]
 
-    def choose(iid: str, c: Completion) -> list[ChatJob]:
+    def choose(iid: str, c: Completion) -> list[ChatJob] | Future:
         # 3. E4 choose answered: 4. open the one source, then ask 5. E4 extract
         s, text = state[iid], usable(iid, "e4-choose", c)
         chosen = parse_choice(text, s["candidates"]) if text is not None else None
@@ -337,6 +346,9 @@ def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunn
             abstain(iid, "e4-choose", "no listed source chosen")
         if chosen is None:
             return []
+        wait = not_openable_yet(chosen.id)
+        if wait is not None:
+            return wait
         opened = art().materialise(chosen.id, instance_id=iid)
         records[iid]["opened"] = [chosen.id]
         records[iid]["selected_source"] = chosen.id
@@ -355,8 +367,9 @@ def solve_all(rows: Sequence[Mapping[str, Any]], artifact: Any, runner: ChatRunn
     def on_answer(done: ChatJob, c: Completion) -> list[ChatJob] | Future | None:
         # every instance moves to its next step as soon as its previous answer is in, so the searches, openings
         # and prompt rendering of one instance overlap the requests of the others; at most one request per step.
-        # An answer whose step needs the artifact while it is still opening is handed back to the runner with
-        # the opening's future, to come again once it is open: the other requests go on meanwhile
+        # An answer whose step needs the artifact while it is still opening, or an opening that would wait for a
+        # read, is handed back to the runner with that future, to come again once it is done: the other requests
+        # go on meanwhile. A step is taken whole or not at all, so an answer handed back comes again unchanged
         if isinstance(artifact, Future) and not artifact.done():
             return artifact
         if asked is not None:

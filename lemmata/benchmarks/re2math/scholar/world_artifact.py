@@ -21,6 +21,7 @@ statement.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,6 +92,11 @@ class WorldArtifact:
 
     def is_citing_paper(self, instance_id: str, record_id: str) -> bool:
         return self.world.is_citing_paper(instance_id, record_id)
+
+    def opening_ready(self, record_id: str) -> Future | None:
+        """None where opening ``record_id`` reads nothing more, else a future done once it reads nothing more
+        (:meth:`ScholarWorld.opening_ready`)."""
+        return self.world.opening_ready(record_id)
 
     def prefetch_search(self) -> None:
         """Load what a search reads now rather than in the first search (:meth:`ScholarWorld.prefetch_search`)."""

@@ -178,6 +178,31 @@ class _World:
                                text=f"# {record_id}\n\n## Abstract\nEvery bounded sequence has a convergent subsequence.")
 
 
+class _ReadingWorld(_World):
+    """A stand-in world whose openings first wait for a read (``opening_ready``'s future, done by a timer): the
+    run must open each record only once its read is in, and answer meanwhile."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: dict[str, object] = {}
+        self.early: list[str] = []
+
+    def opening_ready(self, record_id):
+        import threading
+        from concurrent.futures import Future
+
+        read = self.reads.get(record_id)
+        if read is None:
+            read = self.reads[record_id] = Future()
+            threading.Timer(0.1, read.set_result, (None,)).start()
+        return None if read.done() else read
+
+    def materialise(self, record_id, *, instance_id=None):
+        if not self.reads[record_id].done():
+            self.early.append(record_id)
+        return super().materialise(record_id, instance_id=instance_id)
+
+
 def _row(i: int) -> dict:
     return {"instance_id": f"p{i}_gap_0", "publication_year": 2020,
             "x": {"global_context": {"setup": "Let X be a space.", "target_theorem": f"Theorem {i}. X is compact."},
@@ -275,7 +300,9 @@ def test_prompts_mask_the_instance_cite_key_by_default_and_unmasked_is_declared(
 def test_e3_requests_go_out_while_the_artifact_opens_and_a_failed_opening_stops_the_run():
     """``solve_all`` given a Future of the artifact (``lemmata run re2math`` opens the world on a background thread)
     sends the E3 requests before the artifact is open, answers as with the open artifact, and stops at the first
-    answer that needs an artifact which failed to open, with that artifact's own error and no later request."""
+    answer that needs an artifact which failed to open, with that artifact's own error and no later request; an
+    artifact whose openings wait for a read (``opening_ready``) is opened only once the read is in, with the same
+    records."""
     import threading
     from concurrent.futures import Future
 
@@ -297,11 +324,11 @@ def test_e3_requests_go_out_while_the_artifact_opens_and_a_failed_opening_stops_
 
     lock = threading.Lock()
     runs, before = {}, []
-    for how in ("open", "opening", "failing"):
+    for how in ("open", "opening", "failing", "reading"):
         seen: list[str] = []
         every_e3 = threading.Event()
-        world: object = _World()
-        if how != "open":
+        world: object = _ReadingWorld() if how == "reading" else _World()
+        if how not in ("open", "reading"):
             opening: Future = Future()
 
             def resolve(future=opening, fail=how == "failing", open_world=world) -> None:
@@ -321,8 +348,10 @@ def test_e3_requests_go_out_while_the_artifact_opens_and_a_failed_opening_stops_
                 else:
                     runs[how] = solve_all([_row(i) for i in range(4)], opening if how == "opening" else world,
                                           runner, **args)
+        if how == "reading":  # every opening came after its read, once for each instance
+            assert world.early == [] and list(world.reads) == ["rec-2"] and world.openings.total() == 4
         if how == "failing":
             assert len(seen) == 4 and all("## E3" in t for t in seen)  # nothing asked after the failure
         else:
             assert len(seen) == 12 and sorted(world.opened) == ["rec-2"] * 4
-    assert runs["opening"] == runs["open"] and before == [True, True]
+    assert runs["opening"] == runs["open"] == runs["reading"] and before == [True, True]

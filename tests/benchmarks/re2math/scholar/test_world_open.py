@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 OPEN = """
 import sys
 from lemmata.benchmarks.re2math.scholar.worlds import open_any_world
@@ -111,3 +113,49 @@ def test_prefetched_openings_are_the_openings(scholar_world_22, monkeypatch):
     walked = {r.id: r for r in plain.iter_opened() if r.id in set(some)}
     assert [walked[i] for i in some] == [ahead.open(i, log=MaterialisationLog()) for i in some]
     assert [plain._group_columns[g] is not None for g in range(groups)] == [g in (0, groups - 1) for g in range(groups)]
+
+
+def test_opening_ready_reads_a_group_once_in_the_background(scholar_world_22, monkeypatch):
+    """``opening_ready``: None where an opening reads nothing more; else one future per row group (however many
+    records of it are asked about), done once the group's columns are read on a background thread, after which
+    the opening reads nothing; a read that fails leaves the opening to raise its error (None, not a future that
+    would be handed back for ever)."""
+    import threading
+
+    import lemmata.benchmarks.re2math.scholar.world.search as search
+    from lemmata.benchmarks.re2math.scholar.artifact import MaterialisationLog
+    from lemmata.benchmarks.re2math.scholar.worlds import open_any_world
+
+    world, plain = open_any_world(scholar_world_22), open_any_world(scholar_world_22)
+    first, second = world._ids[0], world._ids[1]
+    expected = plain.open(second, log=MaterialisationLog())
+    reads, real, gate = [], search.read_row_group, threading.Event()
+
+    def read_row_group(path, group, columns):
+        reads.append((threading.current_thread().name, group))
+        assert gate.wait(10)
+        return real(path, group, columns)
+
+    monkeypatch.setattr(search, "read_row_group", read_row_group)
+    wait = world.opening_ready(first)
+    assert wait is not None and not wait.done() and world.opening_ready(second) is wait
+    gate.set()
+    assert wait.result(10) is None and world.opening_ready(first) is None
+    assert reads == [("lemmata-world-opening", 0)]
+    assert world.open(second, log=MaterialisationLog()) == expected
+    assert reads == [("lemmata-world-opening", 0)]  # the opening read nothing more
+
+    fail = threading.Event()
+
+    def failing(path, group, columns):
+        assert fail.wait(10)
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(search, "read_row_group", failing)
+    last = world._ids[-1]
+    failed = world.opening_ready(last)
+    fail.set()
+    assert failed is not None and isinstance(failed.exception(10), OSError)
+    assert world.opening_ready(last) is None
+    with pytest.raises(OSError, match="disk gone"):
+        world.open(last, log=MaterialisationLog())

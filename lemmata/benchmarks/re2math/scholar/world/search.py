@@ -16,6 +16,7 @@ import json
 import threading
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,8 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
         self._groups = row_group_starts(root / RECORDS_FILE)
         self._group_locks = [threading.Lock() for _ in self._groups[1:]]
         self._group_columns: list[Any] = [None for _ in self._groups[1:]]
+        self._group_reads: dict[int, Future] = {}  # groups read for :meth:`opening_ready`'s callers
+        self._reads_lock = threading.Lock()
 
     @cached_property
     def _by_id(self) -> dict[str, int]:
@@ -223,6 +226,30 @@ class ScholarWorld(OpenedArtifact[WorldAttribution]):
         if any(c is None for c in self._group_columns):
             threading.Thread(target=lambda: [self._open_columns(g) for g in range(len(self._group_columns))],
                              name="lemmata-world-openings", daemon=True).start()
+
+    def opening_ready(self, record_id: str) -> Future | None:
+        """None where opening ``record_id`` reads nothing (its row group's columns are in), else a future done
+        once they are, read on a background thread (or by :meth:`prefetch_openings`, reading it already): a
+        caller with other work to do (an agent run's other requests) opens the record then, where an opening
+        now would wait for that read (0.03–0.3 s of one core)."""
+        group = self._group(self.position(record_id))
+        if self._group_columns[group] is not None:
+            return None
+        with self._reads_lock:
+            read = self._group_reads.get(group)
+            if read is None:
+                read = self._group_reads[group] = Future()
+
+                def run() -> None:
+                    try:
+                        self._open_columns(group)
+                    except BaseException as exc:  # the opening raises it again where it is asked
+                        read.set_exception(exc)
+                    else:
+                        read.set_result(None)
+
+                threading.Thread(target=run, name="lemmata-world-opening", daemon=True).start()
+        return None if read.done() else read  # a read that failed: the opening reads again and raises its error
 
     def position(self, record_id: str) -> int:
         try:
