@@ -4,8 +4,9 @@
 scores that reach each row's floor: a comparison into a buffer, a ``flatnonzero``, then keys built, counted and
 scattered into each row's held keys — several passes over the block and a handful of temporaries, each holding
 the interpreter lock. With numba installed the same selection is one pass over the block, row by row, while the
-block is still in cache: a group of ``GROUP`` (:mod:`~lemmata.retrievers.exact_kernels`) scores is counted against the row's floor (a comparison the compiler
-vectorizes) and only a group holding a hit is looked at score by score; a hit becomes its :func:`rank_keys
+block is still in cache: a group of ``GROUP`` (:mod:`~lemmata.retrievers.exact_kernels`) scores is compared
+with the row's floor into one bit mask (a comparison the compiler vectorizes) and only the set bits of a group
+holding hits are visited; a hit becomes its :func:`rank_keys
 <lemmata.retrievers.search.rank_keys>` key, is dropped when it ranks after the row's ``k``-th best so far, and is
 appended otherwise; a row holding ``2k`` keys is cut back to its ``k`` best and its floor rises to their worst.
 The pass releases the interpreter lock, so the search's worker threads select in parallel.

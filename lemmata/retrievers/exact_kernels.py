@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba import types
+from numba.extending import intrinsic
 
-#: scores counted at once against the floor before any is looked at alone (a fixed trip count the compiler
-#: turns into vector comparisons; a group without a hit costs a few instructions)
+#: scores compared with the floor at once into one bit mask (a fixed trip count the compiler turns into vector
+#: comparisons; a group without a hit costs a few instructions): 64, a mask's bits
 GROUP = 64
 #: an empty place in a row's held keys (as in :mod:`~lemmata.retrievers.search`: no real key reaches it)
 _EMPTY = np.uint64(2**64 - 1)
@@ -77,31 +79,73 @@ def cut(held, k, scratch):  # pragma: no cover - compiled
     return worst
 
 
+@intrinsic
+def _lowest_bit(typingctx, mask):  # pragma: no cover - compiled
+    """The index of the lowest set bit of a nonzero uint64 (LLVM's ``cttz``: one instruction)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        import llvmlite.ir as ir
+
+        word = ir.IntType(64)
+        fn = builder.module.declare_intrinsic("llvm.cttz", [word], ir.FunctionType(word, [word, ir.IntType(1)]))
+        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 0)])
+
+    return sig, codegen
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _seed_floor(row, k):  # pragma: no cover - compiled
+    """A floor no ``k``-th best score of a row lies under, from its first block alone: the lowest of the maxima of
+    ``k`` disjoint runs of its scores, ``k`` scores that reach it (``-inf`` where a run holds no number, NaN being
+    no score). A fresh row's floor is otherwise the lowest score, so that all of its first block's scores were
+    held, ``2k`` at a time, and cut back about ``w / k`` times."""
+    w = row.shape[0]
+    low = np.float32(np.inf)
+    for i in range(k):
+        best = np.float32(-np.inf)
+        for x in range(i * w // k, (i + 1) * w // k):
+            if row[x] > best:
+                best = row[x]
+        if best < low:
+            low = best
+    return low
+
+
 @numba.njit(nogil=True, cache=True)
 def select(scores, bits, ranks, k, floor, bound, held, count, scratch, as_float):  # pragma: no cover
+    """Each row's scores reaching its floor, offered in column order (:func:`offer`).
+
+    A group of ``GROUP`` scores is compared with the floor into one 64-bit mask (a comparison the compiler
+    vectorizes); a group whose mask is empty costs those few instructions, and a group holding hits visits only
+    its set bits, lowest first (:func:`_lowest_bit`), each score compared again with the floor, which a cut
+    may have raised. Visiting the group's 64 scores one by one for a hit or two cost about twice as much, and
+    in the first blocks of a scan, while the floors rise, most groups hold one."""
     m, w = scores.shape
     room = held.shape[1]
+    whole = w - w % GROUP
     for r in range(m):
         row = scores[r]
         f = floor[r]
         top = bound[r]
         c = count[r]
-        g = 0
-        while g < w:
-            e = g + GROUP
-            if e <= w:  # a whole group: counted first, with a fixed trip count the compiler vectorizes
-                group = row[g:e]
-                reach = 0
+        if c == 0 and w >= 4 * k:  # a row's first block: a floor from it before any score is held
+            f = max(f, _seed_floor(row, k))
+        base = 0
+        while base < w:
+            if base < whole:
+                group = row[base:base + GROUP]
+                mask = np.uint64(0)
                 for x in range(GROUP):
-                    if group[x] >= f:
-                        reach += 1
-                if reach == 0:
-                    g = e
-                    continue
-            else:
-                e = w
-            for x in range(g, e):
-                if not row[x] >= f:
+                    mask |= np.uint64(group[x] >= f) << np.uint64(x)
+                step = GROUP
+            else:  # the last scores of a block whose width does not divide by GROUP: one at a time
+                mask = np.uint64(1)
+                step = 1
+            while mask != 0:
+                x = base + np.int64(_lowest_bit(mask))
+                mask &= mask - np.uint64(1)
+                if not row[x] >= f:  # a cut since the mask was made may have raised the floor past it
                     continue
                 key = key_of(bits[r, x], ranks[x])
                 if key >= top:  # ranks after the k-th best kept so far
@@ -114,7 +158,7 @@ def select(scores, bits, ranks, k, floor, bound, held, count, scratch, as_float)
                         continue
                 held[r, c] = key
                 c += 1
-            g = e
+            base += step
         floor[r] = f
         bound[r] = top
         count[r] = c

@@ -115,3 +115,28 @@ def test_one_query_product_is_each_rows_dot_product_whatever_the_blocks():
         rows, scores = ExactIndex(docs, ids, **shape).top(q[None], 50, workers=workers)
         assert rows.tolist() == want[0].tolist() and scores.tobytes() == want[1].tobytes()
     assert want[1].tobytes() == out[want[0][0]].tobytes()
+
+
+def test_a_first_block_floor_from_run_maxima_keeps_every_top_score():
+    """The compiled pass starts a row's floor at the lowest maximum of ``k`` runs of its first block: runs that
+    hold only NaN or filtered (``-inf``) scores, ``+inf`` scores, a top-k that sits in one run, and ties at the
+    floor itself all rank as the numpy path ranks them."""
+    rng = np.random.default_rng(29)
+    n, k = 2048, 8
+    docs = np.zeros((n, 2), dtype=np.float32)
+    docs[:, 0] = np.round(rng.normal(size=n) * 4) / 4
+    docs[: n // k, 0] = np.nan  # the first run: no number at all
+    docs[n // k: 2 * n // k, 0] = 7.0  # a run of one value, tied
+    docs[5 * n // k + 3, 0] = np.inf
+    docs[6 * n // k: 6 * n // k + 40, 0] = np.linspace(3, 6, 40)  # the best scores, in one run
+    ids = [f"d{i:05d}" for i in range(n)]
+    years = np.where(np.arange(n) % 3 == 0, 2030, 2000)  # a third filtered for the limited query
+    q = np.array([[1.0, 0.0], [-1.0, 0.0], [1.0, 0.0]], dtype=np.float32)
+    for block in (512, 2048):
+        compiled = ExactIndex(docs, ids, doc_keys=years, doc_block=block)
+        plain = ExactIndex(docs, ids, doc_keys=years, doc_block=block, compiled=False)
+        for want in (1, k, 60):
+            asked = {"query_limits": [None, None, 2010]}
+            rows, scores = compiled.top(q, want, **asked)
+            want_rows, want_scores = plain.top(q, want, **asked)
+            assert rows.tolist() == want_rows.tolist() and scores.tobytes() == want_scores.tobytes(), (block, want)
