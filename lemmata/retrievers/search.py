@@ -233,9 +233,8 @@ class ExactIndex:
             excluded: Sequence[Any] | None = None, workers: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`search` as arrays, the form FAISS returns: each query's document rows best first (``-1`` past
         the eligible documents) and their float32 scores (``-inf`` there)."""
-        from concurrent.futures import ThreadPoolExecutor
-
         from lemmata.core.cores import usable_cores
+        from lemmata.core.threads import run_all
 
         q = np.ascontiguousarray(queries, dtype=np.float32)
         n = self.docs.shape[0]
@@ -257,12 +256,8 @@ class ExactIndex:
             return self._scan(q[rows], lo, hi, k, None if limits is None else limits[rows],
                               None if excluded is None else excluded[rows])
 
-        with one_blas_thread():
-            if workers == 1 or len(tasks) == 1:
-                kept = [run(t) for t in tasks]
-            else:
-                with ThreadPoolExecutor(min(workers, len(tasks)), thread_name_prefix="lemmata-search") as pool:
-                    kept = list(pool.map(run, tasks))
+        with one_blas_thread():  # the threads are kept between searches (:mod:`lemmata.core.threads`)
+            kept = run_all(run, tasks, name="lemmata-search", workers=workers)
         blocks = []
         for qa in starts:
             parts = [keys for (a, _, _), keys in zip(tasks, kept) if a == qa]
