@@ -94,6 +94,58 @@ def _lowest_bit(typingctx, mask):  # pragma: no cover - compiled
     return sig, codegen
 
 
+@intrinsic
+def _prefetch(typingctx, docs, row, col):  # pragma: no cover - compiled
+    """Ask for the cache line holding ``docs[row, col]`` (LLVM's ``prefetch``: a read, kept in every cache level);
+    no load, no fault, no change to any value."""
+    sig = types.void(docs, row, col)
+
+    def codegen(context, builder, signature, args):
+        import llvmlite.ir as ir
+        from numba.core import cgutils
+
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1], args[2]], wraparound=False,
+                                       boundscheck=False)
+        byte = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [byte, i32, i32, i32]),
+                                            "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, byte), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+#: how far ahead of the rows being summed a lone query's pass asks for the document matrix, in bytes
+AHEAD_BYTES = 8192
+#: the widest row (floats) asked for ahead: wider rows are read as fast without (the hardware's own prefetch keeps
+#: up where each row's sum is long), narrower ones faster with (measured on 32-, 64- and 128-float rows)
+AHEAD_WIDEST = 128
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _rows_ahead(docs):  # pragma: no cover - compiled
+    """How many rows ahead :func:`_ask_ahead` asks for (a multiple of four), 0 where it does not."""
+    d = docs.shape[1]
+    if d == 0 or d > AHEAD_WIDEST:
+        return 0
+    return max(4, AHEAD_BYTES // (4 * d)) // 4 * 4
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _ask_ahead(docs, r, ahead):  # pragma: no cover - compiled
+    """Ask for rows ``r + ahead`` to ``r + ahead + 3`` of ``docs``, a cache line (16 floats) at a time, where they
+    exist: a lone query's pass over short rows leaves too few reads in flight for one core's memory bandwidth
+    (20–35 GB/s measured), and asking 8 KiB ahead raised it to 35–47 GB/s."""
+    if ahead == 0 or r + ahead + 4 > docs.shape[0]:
+        return
+    for i in range(4):
+        for col in range(0, docs.shape[1], 16):
+            _prefetch(docs, r + ahead + i, col)
+
+
 @numba.njit(nogil=True, cache=True, inline="always")
 def _seed_floor(row, k):  # pragma: no cover - compiled
     """A floor no ``k``-th best score of a row lies under, from its first block alone: the lowest of the maxima of
@@ -207,7 +259,9 @@ def products(docs, q, out):  # pragma: no cover - compiled
     query and the machine's vector width alone — never on where its block starts or how the range is split."""
     n = docs.shape[0]
     whole = n - n % 4
+    ahead = _rows_ahead(docs)
     for r in range(0, whole, 4):
+        _ask_ahead(docs, r, ahead)
         _four(docs, r, q, out, r)
     if whole < n:
         sums = np.empty(4, dtype=out.dtype)
@@ -223,7 +277,9 @@ def _scan_rows(docs, rows, q, ranks, k, floor, bound, held, count, scratch, as_f
     top = bound[0]
     c = count[0]
     whole = docs.shape[0] - docs.shape[0] % 4
+    ahead = _rows_ahead(docs)
     for r in range(0, whole, 4):
+        _ask_ahead(docs, r, ahead)
         _four(docs, r, q, sums, 0)
         if not (sums[0] >= f or sums[1] >= f or sums[2] >= f or sums[3] >= f):
             continue
