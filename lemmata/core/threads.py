@@ -35,7 +35,8 @@ def _forget_in_child() -> None:
     _LOCK = threading.Lock()  # a lock held by a parent's thread at the fork would never be released here
 
 
-os.register_at_fork(after_in_child=_forget_in_child)
+if hasattr(os, "register_at_fork"):  # POSIX; where processes are spawned, a child imports this module afresh
+    os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def shared_threads(name: str, workers: int) -> ThreadPoolExecutor:

@@ -110,8 +110,9 @@ def _prefetch(typingctx, docs, row, col):  # pragma: no cover - compiled
                                        boundscheck=False)
         byte = ir.IntType(8).as_pointer()
         i32 = ir.IntType(32)
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [byte, i32, i32, i32]),
-                                            "llvm.prefetch.p0")
+        # named by llvmlite for the pointer type (``.p0i8``; LLVM versions with opaque pointers rename it on load)
+        fn = builder.module.declare_intrinsic("llvm.prefetch", [byte], ir.FunctionType(ir.VoidType(),
+                                                                                        [byte, i32, i32, i32]))
         builder.call(fn, [builder.bitcast(ptr, byte), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
         return context.get_dummy_value()
 
