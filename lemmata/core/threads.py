@@ -63,4 +63,4 @@ def run_all(call: Callable[[T], R], items: Sequence[T] | Iterable[T], *, name: s
     items = list(items)
     if workers <= 1 or len(items) <= 1 or getattr(_INSIDE, "pool", False):
         return [call(item) for item in items]
-    return list(shared_threads(name, min(workers, len(items))).map(call, items))
+    return list(shared_threads(name, workers).map(call, items))  # fewer items than threads: the rest stay idle

@@ -167,7 +167,8 @@ def _seed_floor(row, k):  # pragma: no cover - compiled
 
 @numba.njit(nogil=True, cache=True)
 def select(scores, bits, ranks, k, floor, bound, held, count, scratch, as_float):  # pragma: no cover
-    """Each row's scores reaching its floor, offered in column order (:func:`offer`).
+    """Each row's scores reaching its floor, in column order, held as keys unless they rank after the row's
+    ``k``-th best so far (a full row is cut back to its ``k`` best first, and its floor rises).
 
     A group of ``GROUP`` scores is compared with the floor into one 64-bit mask (a comparison the compiler
     vectorizes); a group whose mask is empty costs those few instructions, and a group holding hits visits only

@@ -38,7 +38,7 @@ def test_nested_work_on_a_pool_thread_runs_inline():
     assert all(len(set(names)) == 1 for names in done[0])  # each outer call ran its three inline
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork exists on POSIX systems only")
 def test_a_forked_child_makes_its_own_pool():
     parent = shared_threads("lemmata-fork", 2)
     assert run_all(abs, [-1, -2], name="lemmata-fork", workers=2) == [1, 2]

@@ -17,13 +17,12 @@ def solve_release(release_id: str | None = None):
 
 @lru_cache(maxsize=4)
 def _problems(root: str) -> dict[str, dict[str, Any]]:
-    import pyarrow.parquet as pq
-
     from lemmata.catalog import table_path
     from lemmata.release.load import open_release
+    from lemmata.release.parquet import read_rows
 
     release = open_release(root, verify=False)
-    rows = pq.read_table(table_path(release, "problems", "full")).to_pylist()
+    rows = read_rows(table_path(release, "problems", "full"))
     return {r["unique_id"]: r for r in rows}
 
 
@@ -40,11 +39,10 @@ def subset_ids(release, subset: str) -> list[str]:
 
 def images(release, ids: set[str] | None = None) -> dict[str, list[bytes]]:
     """Figure bytes by problem id, in order."""
-    import pyarrow.parquet as pq
-
     from lemmata.catalog import table_path
+    from lemmata.release.parquet import read_rows
 
-    rows = pq.read_table(table_path(release, "images", "images")).to_pylist()
+    rows = read_rows(table_path(release, "images", "images"))
     out: dict[str, list[tuple[int, bytes]]] = {}
     for r in rows:
         if ids is None or r["unique_id"] in ids:

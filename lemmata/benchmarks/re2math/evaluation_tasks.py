@@ -33,11 +33,11 @@ def theorem_task(split: str = "test", variant: str = "raw") -> RankingTask:
 def record_years(world) -> "object":
     """Each record's year as an int64 array in world order (-1: unknown)."""
     import numpy as np
-    import pyarrow.parquet as pq
 
     from lemmata.benchmarks.re2math.scholar.world import RECORDS_FILE
+    from lemmata.release.parquet import read_table
 
-    years = pq.read_table(world.root / RECORDS_FILE, columns=["year"])["year"].to_numpy(zero_copy_only=False)
+    years = read_table(world.root / RECORDS_FILE, columns=["year"])["year"].to_numpy(zero_copy_only=False)
     years = years.astype(np.float64)
     return np.where(np.isnan(years), -1, years).astype(np.int64)
 
